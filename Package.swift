@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+// bleanalyze — Bluetooth HCI captures turned into answers. See README.md and DESIGN notes in Sources/*/README.
+import PackageDescription
+
+let package = Package(
+    name: "bleanalyze",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "bleanalyze", targets: ["bleanalyze"]),
+        .library(name: "BLEProtocol", targets: ["BLEProtocol"]),
+        .library(name: "BLECapture", targets: ["BLECapture"]),
+        .library(name: "BLEAnalysis", targets: ["BLEAnalysis"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CPcap", pkgConfig: "libpcap",
+                       providers: [.apt(["libpcap-dev"]), .brew(["libpcap"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // Linux-only (HCI user channel sockets): depended on with `condition: .when(platforms: [.linux])`
+        // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
+                       providers: [.apt(["libbluetooth-dev"])]),
+
+        .target(name: "BLEBytes"),
+        .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib"]),
+        .target(name: "BLEProtocol", dependencies: ["BLEBytes"]),
+        .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"]),
+        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"]),
+        .executableTarget(name: "bleanalyze", dependencies: [
+            "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes"]),
+        .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture", "BLEBytes"]),
+        .testTarget(name: "BLEProtocolTests", dependencies: ["BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "CLITests", dependencies: ["BLECapture", "BLEBytes"]),
+    ]
+)

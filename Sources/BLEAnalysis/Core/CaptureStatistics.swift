@@ -1,0 +1,30 @@
+import BLECapture
+
+/// Counts kept over the whole capture for `info` and the report header.
+public struct CaptureStatistics: Sendable {
+    /// Frames per kind, indexed by `FrameKind.rawValue`.
+    public var perKind = [Int](repeating: 0, count: FrameKind.allCases.count)
+    public var malformed = 0
+    /// Frames whose payload the capture cut (`incl_len < orig_len`).
+    public var captureTruncated = 0
+    /// ATT PDUs per opcode (a reassembled PDU counts once).
+    public var attOpcodes = [Int](repeating: 0, count: 256)
+    /// First few malformed frames, for the report (bounded).
+    public var malformedExamples: [(frame: Int, reason: String, offset: Int)] = []
+    public static let maxExamples = 50
+
+    public init() {}
+
+    public func count(_ kind: FrameKind) -> Int { perKind[Int(kind.rawValue)] }
+}
+
+/// A controller seen in the capture: an adapter index (BlueZ monitor) with what the log says about it.
+public struct AdapterInfo: Sendable {
+    public var index: UInt16
+    public var address: String?
+    public var name: String?
+    public var bus: String?
+    public var manufacturer: String?
+
+    public init(index: UInt16) { self.index = index }
+}

@@ -1,0 +1,38 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// Decodes a frame into display layers (for `packets`): HCI through the decoding tables, log
+/// records by kind. Stateless; the session context (GATT names, reassembly) is added by the caller.
+public enum FrameLayers {
+    public static func decode(_ frame: Frame) -> [Layer] {
+        var r = ByteReader(frame.payload, base: frame.payloadOffset)
+        if frame.problem != nil {
+            return [LogRecords.raw("Raw \(frame.kind.name) record", &r)]
+        }
+        if let type = frame.kind.hciPacketType {
+            return [HCIDecoder.decode(type, &r, originalLength: frame.originalLength)]
+        }
+        switch frame.kind {
+        case .indexNew: return [LogRecords.newIndex(&r)]
+        case .indexDeleted: return [Layer(protocolName: "Log", name: "Delete Index", code: "")]
+        case .indexOpen: return [Layer(protocolName: "Log", name: "Open Index", code: "")]
+        case .indexClosed: return [Layer(protocolName: "Log", name: "Close Index", code: "")]
+        case .indexInfo: return [LogRecords.indexInfo(&r)]
+        case .systemNote: return [LogRecords.text("System Note", &r)]
+        case .userLogging: return [LogRecords.userLogging(&r)]
+        case .vendorDiagnostic: return [LogRecords.raw("Vendor Diagnostic", &r)]
+        case .controlOpen: return [LogRecords.controlOpen(&r)]
+        case .controlClose: return [LogRecords.control("Control Close", &r)]
+        case .controlCommand: return [LogRecords.control("Control Command", &r)]
+        case .controlEvent: return [LogRecords.control("Control Event", &r)]
+        case .syslog: return [LogRecords.syslog(&r)]
+        case .note: return [LogRecords.text("Note", &r)]
+        case .power: return [LogRecords.text("Power", &r)]
+        case .newController: return [LogRecords.raw("New Controller", &r)]
+        case .vendor: return [LogRecords.raw("Vendor record 0x\(Hex.pad(frame.rawType, 2))", &r)]
+        case .airLE: return [LogRecords.raw("LE air packet (not decoded yet)", &r)]
+        default: return [LogRecords.raw("Unknown record", &r)]
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import BLEBytes
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A capture file opened for one streaming pass: the format is detected from the bytes, gzip is
+/// inflated transparently, and `read` hands every record to the caller as a `Frame` view.
+///
+/// ```swift
+/// let capture = try CaptureFile(path: "btsnoop_hci.log")
+/// let summary = capture.read { frame in … }
+/// ```
+public final class CaptureFile {
+    public let path: String
+    public private(set) var info: CaptureInfo
+
+    private enum Source {
+        case btsnoop(MappedFile, BTSnoopReader)
+        case packetLogger(MappedFile, PacketLoggerReader)
+        case pcap(PcapReader)
+    }
+    private let source: Source
+    /// The inflated copy of a gzip input, removed when the capture is closed.
+    private let temporaryPath: String?
+
+    /// Opens `path` and detects its format.
+    /// - Throws: `CaptureError` when the file cannot be opened or is not a capture we know (exit code 2).
+    public init(path: String) throws(CaptureError) {
+        self.path = path
+        var readPath = path
+        var compressed = false
+        var temporary: String? = nil
+        var mapped = try Self.map(path)
+        if mapped.withBytes({ FormatSniffer.guess($0) }) == .gzip {
+            let inflated = try Gzip.inflateToTemporaryFile(path)
+            temporary = inflated
+            readPath = inflated
+            compressed = true
+            do { mapped = try Self.map(inflated) } catch { unlink(inflated); throw error }
+        }
+        temporaryPath = temporary
+        let size = mapped.size
+        do throws(CaptureError) {
+            switch mapped.withBytes({ FormatSniffer.guess($0) }) {
+            case .btsnoop:
+                let datalink = try mapped.withBytes { (b) throws(CaptureError) in try BTSnoopReader.readHeader(b, path: path) }
+                let known = [Datalink.btsnoopH1, Datalink.btsnoopH4, Datalink.btsnoopMonitor].contains(datalink)
+                info = CaptureInfo(format: .btsnoop, datalink: datalink, compressed: compressed,
+                                   notDecodedReason: known ? nil : "btsnoop datalink \(datalink): not decoded", fileSize: size)
+                source = .btsnoop(mapped, BTSnoopReader(datalink: datalink))
+            case let .packetlogger(bigEndian):
+                info = CaptureInfo(format: .packetlogger, datalink: Datalink.packetLogger, compressed: compressed,
+                                   bigEndian: bigEndian, fileSize: size)
+                source = .packetLogger(mapped, PacketLoggerReader(bigEndian: bigEndian))
+            case .pcap, .pcapng:
+                let format: CaptureFormat = mapped.withBytes({ FormatSniffer.guess($0) }) == .pcap ? .pcap : .pcapng
+                let reader = try PcapReader(path: readPath, format: format)
+                let dlt = reader.datalink
+                let reason: String?
+                switch dlt {
+                case Datalink.pcapH4, Datalink.pcapH4WithPHDR, Datalink.pcapMonitor: reason = nil
+                case _ where Datalink.isAirCapture(dlt): reason = "air capture, link type \(dlt): not decoded yet"
+                default: reason = "link type \(dlt) is not a Bluetooth HCI link type: not decoded"
+                }
+                info = CaptureInfo(format: format, datalink: dlt, compressed: compressed, notDecodedReason: reason, fileSize: size)
+                source = .pcap(reader)
+            case .gzip:
+                throw CaptureError(path: path, offset: 0, reason: "gzip inside gzip is not supported")
+            case .unknown:
+                if size == 0 { throw CaptureError(path: path, offset: 0, reason: "empty file: not a capture") }
+                throw CaptureError(path: path, offset: 0,
+                                   reason: "not a capture: no btsnoop, pcap, pcapng or PacketLogger header")
+            }
+        } catch {
+            if let temporary { unlink(temporary) }
+            throw error
+        }
+    }
+
+    deinit {
+        if let temporaryPath { unlink(temporaryPath) }
+    }
+
+    private static func map(_ path: String) throws(CaptureError) -> MappedFile {
+        do { return try MappedFile(path: path) } catch { throw CaptureError(path: path, reason: error.reason) }
+    }
+
+    /// Reads every record once, in file order. Frames are views valid only inside `body`.
+    public func read(_ body: (inout Frame) -> Void) -> ReadSummary {
+        switch source {
+        case let .btsnoop(file, reader):
+            return file.withBytes { reader.read($0, mapped: file, body) }
+        case let .packetLogger(file, reader):
+            return file.withBytes { reader.read($0, mapped: file, body) }
+        case let .pcap(reader):
+            return reader.read(body)
+        }
+    }
+}

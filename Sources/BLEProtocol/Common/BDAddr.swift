@@ -1,0 +1,90 @@
+import BLEBytes
+
+/// A Bluetooth device address (BD_ADDR), Core v5.4 Vol 2 Part B 1.2. On the wire it is 6 bytes,
+/// least significant first; it is shown most significant first: `C0:FF:EE:00:00:01`.
+public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 48-bit value (bits 47…0).
+    public let value: UInt64
+
+    @inlinable public init(_ value: UInt64) { self.value = value & 0xFFFF_FFFF_FFFF }
+
+    /// Parses `"C0:FF:EE:00:00:01"` (also with `-`); nil when it is not 6 hex octets.
+    public init?(string: String) {
+        let parts = string.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        guard parts.count == 6 else { return nil }
+        var v: UInt64 = 0
+        for p in parts {
+            guard p.count == 2, let b = UInt8(p, radix: 16) else { return nil }
+            v = v << 8 | UInt64(b)
+        }
+        self.value = v
+    }
+
+    public var description: String {
+        var s = ""
+        for i in stride(from: 40, through: 0, by: -8) {
+            if !s.isEmpty { s += ":" }
+            s += Hex.pad((value >> UInt64(i)) & 0xFF, 2).uppercased()
+        }
+        return s
+    }
+
+    /// The two most significant bits, which classify a random address (Core v5.4 Vol 6 Part B 1.3.2).
+    public var randomSubtype: RandomAddressSubtype {
+        switch value >> 46 {
+        case 0b11: .staticRandom
+        case 0b01: .resolvablePrivate
+        case 0b00: .nonResolvablePrivate
+        default: .reserved
+        }
+    }
+
+    public static func < (a: BDAddr, b: BDAddr) -> Bool { a.value < b.value }
+}
+
+/// The kind of a random device address, from its two most significant bits.
+public enum RandomAddressSubtype: String, Sendable {
+    case staticRandom = "static"
+    case resolvablePrivate = "resolvable private"
+    case nonResolvablePrivate = "non-resolvable private"
+    case reserved = "reserved"
+}
+
+/// LE address type as HCI carries it (Core v5.4 Vol 4 Part E 7.8.12 and 7.7.65.10).
+public struct LEAddressType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let publicDevice = LEAddressType(rawValue: 0)
+    public static let randomDevice = LEAddressType(rawValue: 1)
+    public static let publicIdentity = LEAddressType(rawValue: 2)
+    public static let randomIdentity = LEAddressType(rawValue: 3)
+    public static let anonymous = LEAddressType(rawValue: 0xFF)
+
+    public var isRandom: Bool { rawValue == 1 || rawValue == 3 }
+
+    public var name: String {
+        switch rawValue {
+        case 0: "Public"
+        case 1: "Random"
+        case 2: "Public Identity"
+        case 3: "Random Identity"
+        case 0xFF: "Anonymous"
+        default: "Reserved (0x\(Hex.pad(rawValue, 2)))"
+        }
+    }
+
+    /// `Random (static)`, `Random (resolvable private)`… for a given address.
+    public func describe(_ address: BDAddr) -> String {
+        isRandom ? "\(name) (\(address.randomSubtype.rawValue))" : name
+    }
+}
+
+extension ByteReader {
+    /// Reads a 6-byte BD_ADDR (little-endian on the wire).
+    @inlinable
+    public mutating func address(_ field: StaticString) throws(DecodeError) -> BDAddr {
+        let lo = UInt64(try u32le(field))
+        let hi = UInt64(try u16le(field))
+        return BDAddr(hi << 32 | lo)
+    }
+}

@@ -1,0 +1,86 @@
+import BLEBytes
+
+/// One protocol layer of a decoded frame, for display and JSON: `HCI Event: Disconnect Complete
+/// (0x05) plen 4` and its fields. A frame decodes to a stack of layers (ACL → L2CAP → ATT).
+public struct Layer: Sendable {
+    /// The protocol: "HCI Command", "HCI Event", "ACL Data", "L2CAP", "ATT", "SMP"…
+    public var protocolName: StaticString
+    /// The message name from the decoding table, or "Unknown".
+    public var name: String
+    /// The code as shown after the name: `0x05`, `0x08|0x000b`.
+    public var code: String
+    /// Parameter length as declared by the header (plen, dlen), when the layer has one.
+    public var length: Int?
+    public var fields: [Field]
+    /// Why decoding stopped, when it did; `fields` then hold what was read before.
+    public var error: DecodeError?
+    /// Warnings that do not make the layer malformed (trailing bytes, capture truncation).
+    public var notes: [String]
+
+    public init(protocolName: StaticString, name: String, code: String, length: Int? = nil,
+                fields: [Field] = [], error: DecodeError? = nil, notes: [String] = []) {
+        self.protocolName = protocolName
+        self.name = name
+        self.code = code
+        self.length = length
+        self.fields = fields
+        self.error = error
+        self.notes = notes
+    }
+}
+
+/// A row shape shared by the HCI command, event and LE subevent tables.
+public struct MessageEntry: Sendable {
+    public let code: UInt16
+    public let name: StaticString
+    public let parameters: [Param]
+    /// Command Complete return parameters (commands only).
+    public let returns: [Param]?
+    /// Size rule of `parameters`, derived once.
+    public let size: SizeRule
+    /// Size rule of `returns`, derived once.
+    public let returnsSize: SizeRule?
+
+    public init(_ code: UInt16, _ name: StaticString, _ parameters: [Param] = [], returns: [Param]? = nil) {
+        (self.code, self.name, self.parameters, self.returns) = (code, name, parameters, returns)
+        size = SizeRule(parameters)
+        returnsSize = returns.map(SizeRule.init)
+    }
+}
+
+/// An index over a table by code, built once; a duplicate row is a programming error caught by tests.
+public struct MessageTable: Sendable {
+    public let entries: [MessageEntry]
+    private let index: [UInt16: Int]
+
+    public init(_ entries: [MessageEntry]) {
+        self.entries = entries
+        var index: [UInt16: Int] = [:]
+        for (i, e) in entries.enumerated() where index[e.code] == nil { index[e.code] = i }
+        self.index = index
+    }
+
+    public subscript(code: UInt16) -> MessageEntry? {
+        guard let i = index[code] else { return nil }
+        return entries[i]
+    }
+
+    /// Codes that appear in more than one row (should be empty; checked by a test).
+    public var duplicateCodes: [UInt16] {
+        var seen = Set<UInt16>(), dups: [UInt16] = []
+        for e in entries where !seen.insert(e.code).inserted { dups.append(e.code) }
+        return dups
+    }
+}
+
+extension FieldDecoder {
+    /// Decodes a message's parameters and turns leftovers into a note (a warning, not malformed).
+    public static func decodeMessage(_ params: [Param], _ r: inout ByteReader) -> (fields: [Field], error: DecodeError?, notes: [String]) {
+        let (fields, error) = decodeAll(params, &r)
+        var notes: [String] = []
+        if error == nil, r.remaining > 0 {
+            notes.append("\(r.remaining) trailing byte\(r.remaining == 1 ? "" : "s"): \(Hex.string(r.remainingBytes))")
+        }
+        return (fields, error, notes)
+    }
+}

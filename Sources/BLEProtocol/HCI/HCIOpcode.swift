@@ -1,0 +1,64 @@
+/// An HCI command opcode: OGF (6 bits) and OCF (10 bits), Core v5.4 Vol 4 Part E 5.4.1.
+public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    public init(ogf: UInt8, ocf: UInt16) { rawValue = UInt16(ogf & 0x3F) << 10 | (ocf & 0x03FF) }
+
+    public var ogf: UInt8 { UInt8(rawValue >> 10) }
+    public var ocf: UInt16 { rawValue & 0x03FF }
+    /// OGF 0x3F is reserved for vendor-specific commands.
+    public var isVendor: Bool { ogf == 0x3F }
+
+    public static let disconnect = HCIOpcode(rawValue: 0x0406)
+    public static let createConnection = HCIOpcode(rawValue: 0x0405)
+    public static let createConnectionCancel = HCIOpcode(rawValue: 0x0408)
+    public static let reset = HCIOpcode(rawValue: 0x0C03)
+    public static let readBufferSize = HCIOpcode(rawValue: 0x1005)
+    public static let leReadBufferSize = HCIOpcode(rawValue: 0x2002)
+    public static let leReadBufferSizeV2 = HCIOpcode(rawValue: 0x2060)
+    public static let leSetAdvertisingData = HCIOpcode(rawValue: 0x2008)
+    public static let leSetScanResponseData = HCIOpcode(rawValue: 0x2009)
+    public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
+    public static let leSetExtendedAdvertisingData = HCIOpcode(rawValue: 0x2037)
+    public static let leSetExtendedAdvertisingEnable = HCIOpcode(rawValue: 0x2039)
+    public static let leCreateConnection = HCIOpcode(rawValue: 0x200D)
+    public static let leCreateConnectionCancel = HCIOpcode(rawValue: 0x200E)
+    public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)
+    public static let leExtendedCreateConnectionV2 = HCIOpcode(rawValue: 0x2085)
+    public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
+    public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
+}
+
+/// HCI event codes used by the analysis, Core v5.4 Vol 4 Part E 7.7.
+public enum HCIEventCode {
+    public static let connectionComplete: UInt8 = 0x03
+    public static let disconnectionComplete: UInt8 = 0x05
+    public static let encryptionChange: UInt8 = 0x08
+    public static let commandComplete: UInt8 = 0x0E
+    public static let commandStatus: UInt8 = 0x0F
+    public static let hardwareError: UInt8 = 0x10
+    public static let numberOfCompletedPackets: UInt8 = 0x13
+    public static let dataBufferOverflow: UInt8 = 0x1A
+    public static let encryptionKeyRefreshComplete: UInt8 = 0x30
+    public static let leMeta: UInt8 = 0x3E
+    public static let encryptionChangeV2: UInt8 = 0x59
+    public static let vendor: UInt8 = 0xFF
+}
+
+/// LE meta subevent codes, Core v5.4 Vol 4 Part E 7.7.65.
+public enum LESubevent {
+    public static let connectionComplete: UInt8 = 0x01
+    public static let advertisingReport: UInt8 = 0x02
+    public static let connectionUpdateComplete: UInt8 = 0x03
+    public static let readRemoteFeaturesComplete: UInt8 = 0x04
+    public static let longTermKeyRequest: UInt8 = 0x05
+    public static let remoteConnectionParameterRequest: UInt8 = 0x06
+    public static let dataLengthChange: UInt8 = 0x07
+    public static let enhancedConnectionComplete: UInt8 = 0x0A
+    public static let directedAdvertisingReport: UInt8 = 0x0B
+    public static let phyUpdateComplete: UInt8 = 0x0C
+    public static let extendedAdvertisingReport: UInt8 = 0x0D
+    public static let advertisingSetTerminated: UInt8 = 0x12
+    public static let channelSelectionAlgorithm: UInt8 = 0x14
+    public static let enhancedConnectionCompleteV2: UInt8 = 0x29
+}

@@ -1,0 +1,111 @@
+import BLEBytes
+
+/// Records of a capture that are not HCI packets: BlueZ monitor bookkeeping (Linux
+/// `include/net/bluetooth/hci_mon.h`, BlueZ `monitor/control.c`) and PacketLogger's own records
+/// (syslog lines from bluetoothd/CoreBluetooth, notes, power). Decoded for display; none throw.
+public enum LogRecords {
+    /// Monitor New Index (opcode 0): u8 type, u8 bus, BD_ADDR, char name[8].
+    public static func newIndex(_ r: inout ByteReader) -> Layer {
+        message("New Index", [
+            Param("Type", .named(1, NameTable([(0, "Primary"), (1, "AMP")]))),
+            Param("Bus", .named(1, busNames)), Param("Address", .address), Param("Name", .text(8))], &r)
+    }
+
+    /// Monitor Index Info (opcode 10): BD_ADDR, u16 manufacturer.
+    public static func indexInfo(_ r: inout ByteReader) -> Layer {
+        message("Index Info", [Param("Address", .address), Param("Manufacturer", .custom(CompanySpec.company))], &r)
+    }
+
+    /// Monitor User Logging (opcode 13): u8 priority, u8 ident length, ident, message.
+    public static func userLogging(_ r: inout ByteReader) -> Layer {
+        var layer = Layer(protocolName: "Log", name: "User Logging", code: "")
+        do {
+            let priority = try r.u8("Priority")
+            let identLength = try r.u8("Ident Length")
+            let ident = cString(try r.copy(Int(identLength), "Ident"))
+            let text = cString(Array(r.rest().bytes))
+            layer.fields = [Field("Priority", .integer(UInt64(priority), .named(bytes: 1, priorityNames))),
+                            Field("Ident", .text(ident)), Field("Message", .text(text))]
+        } catch { layer.error = error }
+        return layer
+    }
+
+    /// Monitor control (mgmt) channel open (opcode 14): cookie, format, version, revision, flags, ident.
+    public static func controlOpen(_ r: inout ByteReader) -> Layer {
+        var layer = message("Control Open", [
+            Param("Cookie", .hex(4)), Param("Format", .named(2, NameTable([(0, "Raw"), (1, "User"), (2, "Control")]))),
+            Param("Version", .uint(1)), Param("Revision", .uint(2)), Param("Flags", .hex(4))], &r)
+        if layer.error == nil, let n = try? r.u8("Ident Length"), let ident = try? r.copy(Int(n), "Ident") {
+            layer.fields.append(Field("Ident", .text(cString(ident))))
+        }
+        return layer
+    }
+
+    /// Monitor control command/event (opcodes 16/17): cookie, mgmt opcode, parameters.
+    public static func control(_ name: StaticString, _ r: inout ByteReader) -> Layer {
+        message(name, [Param("Cookie", .hex(4)), Param("Opcode", .hex(2)), Param("Parameters", .rest)], &r)
+    }
+
+    /// A record whose whole payload is text (monitor System Note, PacketLogger notes and power).
+    public static func text(_ name: StaticString, _ r: inout ByteReader) -> Layer {
+        let text = cString(Array(r.rest().bytes)).trimmingTrailingNewlines()
+        return Layer(protocolName: "Log", name: name.description, code: "", fields: [Field("Text", .text(text))])
+    }
+
+    /// PacketLogger syslog record (type 0xF7): u32 pid, u8 level, then NUL-terminated process,
+    /// sender, subsystem, category and message. This is bluetoothd's and CoreBluetooth's own log.
+    public static func syslog(_ r: inout ByteReader) -> Layer {
+        var layer = Layer(protocolName: "Log", name: "Syslog", code: "")
+        do {
+            let pid = try r.u32le("PID")
+            let level = try r.u8("Level")
+            var strings: [String] = []
+            var rest = Array(r.rest().bytes)
+            while strings.count < 5, !rest.isEmpty {
+                let end = rest.firstIndex(of: 0) ?? rest.count
+                strings.append(String(decoding: rest[..<end], as: UTF8.self))
+                rest = end < rest.count ? Array(rest[(end + 1)...]) : []
+            }
+            let names: [StaticString] = ["Process", "Sender", "Subsystem", "Category", "Message"]
+            layer.fields = [Field("PID", .integer(UInt64(pid), .decimal(bytes: 4))),
+                            Field("Level", .integer(UInt64(level), .hex(bytes: 1)))]
+            for (i, s) in strings.enumerated() { layer.fields.append(Field(names[i], .text(s))) }
+        } catch { layer.error = error }
+        return layer
+    }
+
+    /// A record kept raw; printable text is shown as text.
+    public static func raw(_ name: String, _ r: inout ByteReader) -> Layer {
+        let bytes = Array(r.rest().bytes)
+        let printable = !bytes.isEmpty && bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0 }
+        let value: FieldValue = printable ? .text(cString(bytes).trimmingTrailingNewlines()) : .bytes(bytes)
+        return Layer(protocolName: "Log", name: name, code: "", fields: [Field(printable ? "Text" : "Data", value)])
+    }
+
+    static func message(_ name: StaticString, _ params: [Param], _ r: inout ByteReader) -> Layer {
+        let (fields, error, notes) = FieldDecoder.decodeMessage(params, &r)
+        return Layer(protocolName: "Log", name: name.description, code: "", fields: fields, error: error, notes: notes)
+    }
+
+    static func cString(_ bytes: [UInt8]) -> String {
+        let end = bytes.firstIndex(of: 0) ?? bytes.count
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    static let busNames = NameTable([
+        (0, "Virtual"), (1, "USB"), (2, "PC Card"), (3, "UART"), (4, "RS232"), (5, "PCI"), (6, "SDIO"), (7, "SPI"), (8, "I2C"), (9, "SMD"),
+        (10, "VIRTIO"), (11, "IPC"),
+    ])
+    /// syslog(3) priorities.
+    static let priorityNames = NameTable([
+        (0, "Emergency"), (1, "Alert"), (2, "Critical"), (3, "Error"), (4, "Warning"), (5, "Notice"), (6, "Info"), (7, "Debug"),
+    ])
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var s = self
+        while let last = s.last, last == "\n" || last == "\r" { s.removeLast() }
+        return s
+    }
+}

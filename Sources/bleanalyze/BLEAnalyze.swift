@@ -1,0 +1,32 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `bleanalyze` command line. Only this target prints.
+@main
+struct BLEAnalyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bleanalyze",
+        abstract: "Bluetooth HCI captures turned into answers: what happened, connection by connection, and what went wrong.",
+        version: "0.1.0",
+        subcommands: [Report.self, Info.self, Packets.self],
+        defaultSubcommand: Report.self)
+
+    /// Like ArgumentParser's `main()`, but usage errors exit with 2 (DESIGN.md: 2 = bad input/usage).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                Diagnostics.message(fullMessage(for: error))
+                terminate(ExitCodes.badInput)
+            }
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import BLEAnalysis
+import BLECapture
+import BLEReport
+
+/// `bleanalyze packets FILE`: the decoded packet list, btmon-style, or JSON Lines with `--json`.
+struct Packets: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print every frame decoded, like btmon (or one JSON object per frame with --json).")
+
+    @OptionGroup var capture: CaptureArgument
+    @Flag(name: .long, help: "JSON Lines: one object per frame.") var json = false
+    @Flag(name: .long, help: "Print key material (LTK, IRK, SMP values) in full instead of shortened.") var showKeys = false
+
+    func run() throws {
+        let file = try capture.open()
+        let analyzer = Analyzer()
+        let options = RenderOptions(showKeys: showKeys)
+        let text = PacketText(options: options, width: Diagnostics.terminalWidth())
+        let jsonRenderer = PacketJSON(options: options)
+        var out = Output()
+        if let reason = file.info.notDecodedReason, !json { out.line("= \(reason)") }
+        let summary = file.read { frame in
+            analyzer.consume(frame)
+            let layers = FrameLayers.decode(frame)
+            if json {
+                out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
+            } else {
+                var s = ""
+                text.render(frame, layers: layers, status: analyzer.lastStatus, into: &s)
+                out.write(s)
+            }
+        }
+        for issue in summary.issues {
+            if json {
+                var w = JSONWriter()
+                w.beginObject()
+                w.string("issue", issue.description)
+                w.int("frame", issue.frameNumber)
+                w.int("offset", issue.offset)
+                w.endObject()
+                out.line(w.output)
+            } else {
+                out.line("* \(issue)")
+            }
+        }
+        out.flush()
+        for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+    }
+}
