@@ -1,0 +1,56 @@
+# bleanalyze — the two commands: `make run` (analyze a bundled capture) and `make test`.
+# Both install what is missing on a fresh Debian machine (apt packages, the Python venv with
+# Bumble, the Swift build). On macOS the apt step is skipped (libpcap and zlib ship with Xcode).
+
+SWIFT        ?= swift
+PYTHON       ?= python3
+VENV         := .venv
+BUMBLE       := bumble==0.0.236
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev pkg-config tshark bluez python3-venv
+RUN_CAPTURE  ?= captures/healthy.btsnoop
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test build release deps venv captures assigned-numbers clean
+
+run: deps release
+	.build/release/bleanalyze $(RUN_CAPTURE)
+
+test: deps venv
+	$(SWIFT) build
+	BLEANALYZE_VENV=$(CURDIR)/$(VENV) $(SWIFT) test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# System packages: installed only when missing (dpkg -s), so repeated runs are quick.
+deps:
+	@if command -v apt-get >/dev/null 2>&1; then \
+	  missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "Installing:$$missing"; \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	  fi; \
+	else echo "apt-get not found: install libpcap (and tshark for the cross-checks) yourself"; fi
+
+# The Python venv with Bumble: the real virtual controller and capture source used by tests.
+venv: $(VENV)/.installed
+$(VENV)/.installed:
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q $(BUMBLE)
+	touch $@
+
+# Regenerates captures/ with two Bumble devices over a virtual link (see captures/README.md).
+captures: venv
+	$(VENV)/bin/python scripts/make_captures.py --out captures/
+
+# Regenerates the assigned-numbers tables (needs PyPI bluetooth-numbers; see the script).
+assigned-numbers: venv
+	$(VENV)/bin/pip install -q bluetooth-numbers==1.1.2
+	$(VENV)/bin/python scripts/gen_assigned_numbers.py
+
+clean:
+	rm -rf .build
