@@ -11,7 +11,14 @@ import BLEProtocol
 /// let summary = capture.read { frame in analyzer.consume(frame) }
 /// ```
 public final class Analyzer {
-    public private(set) var statistics = CaptureStatistics()
+    private var counts = CaptureStatistics()
+    public var statistics: CaptureStatistics {
+        var s = counts
+        s.attOpcodes = session.attOpcodes
+        return s
+    }
+    /// Connections, attempts, GATT databases, advertisers.
+    public let session = SessionModel()
     public private(set) var adapters: [UInt16: AdapterInfo] = [:]
     /// The verdict on the frame last consumed (for `packets`, which prints it).
     public private(set) var lastStatus: FrameStatus = .ok
@@ -20,8 +27,8 @@ public final class Analyzer {
 
     /// Consumes one frame. Frames must come in file order.
     public func consume(_ frame: Frame) {
-        statistics.perKind[Int(frame.kind.rawValue)] &+= 1   // safe: a count of frames
-        if frame.isCaptureTruncated { statistics.captureTruncated &+= 1 }
+        counts.perKind[Int(frame.kind.rawValue)] &+= 1   // safe: a count of frames
+        if frame.isCaptureTruncated { counts.captureTruncated &+= 1 }
         if adapters[frame.adapter] == nil { adapters[frame.adapter] = AdapterInfo(index: frame.adapter) }
         var status = FrameStatus.ok
         if let problem = frame.problem {
@@ -30,16 +37,37 @@ public final class Analyzer {
             if let error = HCIValidation.check(type, frame.payload, base: frame.payloadOffset,
                                                captureTruncated: frame.isCaptureTruncated) {
                 status = .decode(error)
+            } else {
+                feed(type, frame, &status)
             }
         } else {
             noteLogRecord(frame)
         }
         lastStatus = status
         if case let .malformed(reason, offset) = status {
-            statistics.malformed &+= 1
-            if statistics.malformedExamples.count < CaptureStatistics.maxExamples {
-                statistics.malformedExamples.append((frame.number, reason, offset))
+            counts.malformed &+= 1
+            if counts.malformedExamples.count < CaptureStatistics.maxExamples {
+                counts.malformedExamples.append((frame.number, reason, offset))
             }
+        }
+    }
+
+    /// Typed decoding of a structurally valid HCI packet into the session model.
+    private func feed(_ type: HCIPacketType, _ frame: Frame, _ status: inout FrameStatus) {
+        var r = ByteReader(frame.payload, base: frame.payloadOffset)
+        switch type {
+        case .command:
+            if let cmd = try? HCICommand.decode(&r) { session.command(cmd, frame: frame) }
+        case .event:
+            do {
+                session.event(try HCIEvent.decode(&r), frame: frame, status: &status)
+            } catch {
+                if !frame.isCaptureTruncated { status = .decode(error) }
+            }
+        case .acl:
+            session.acl(frame, status: &status)
+        case .sco, .iso:
+            break
         }
     }
 

@@ -9,7 +9,10 @@ public enum HCIPacketType: UInt8, Sendable {
 /// parameters through the decoding tables. Never throws: a malformed packet is a layer with an
 /// `error` and the fields read before it.
 public enum HCIDecoder {
-    public static let commands = MessageTable(BasicCommands.rows + LEControllerCommands.rows)
+    public static let commands = MessageTable(
+        LinkControlCommands.rows + LinkPolicyCommands.rows + ControllerBasebandCommands.rows + InformationalCommands.rows
+            + StatusCommands.rows + LEControllerCommands.rows + LEAdvertisingCommands.rows + LEIsochronousCommands.rows
+            + LEConnectionCommands.rows)
     public static let events = MessageTable(EventTable.rows)
     public static let leMeta = MessageTable(LEMetaTable.rows)
 
@@ -129,9 +132,20 @@ public enum HCIDecoder {
 
     /// Command Complete: its return parameters are decoded by the row of the command it completes.
     static func commandComplete(_ p: inout ByteReader, into layer: inout Layer) {
-        apply([Param("Num HCI Command Packets", .uint(1)), Param("Opcode", .named(2, opcodeNames))], &p, to: &layer)
+        // The header fields only: what follows are the return parameters, not trailing bytes.
+        let (header, headerError) = FieldDecoder.decodeAll([Param("Num HCI Command Packets", .uint(1)),
+                                                            Param("Opcode", .named(2, opcodeNames))], &p)
+        layer.fields += header
+        if layer.error == nil { layer.error = headerError }
         guard layer.error == nil, layer.fields.count == 2, case let .integer(op, _) = layer.fields[1].value else { return }
         if let returns = commands[UInt16(op)]?.returns {
+            // Controllers often return only the Status when a command fails (or is unknown to them);
+            // btmon accepts a one-byte return for any command, and so do we.
+            if p.remaining == 1, returns.count > 1 {
+                apply([Param("Status", .status)], &p, to: &layer)
+                if case .integer(0, _)? = layer.fields.last?.value { layer.notes.append("only the Status return parameter present") }
+                return
+            }
             apply(returns, &p, to: &layer)
         } else if p.remaining > 0 {
             // Unknown or vendor command: the status byte is still defined for every command.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEAnalysis
 import BLECapture
+import BLEProtocol
 import BLEReport
 
 /// `bleanalyze packets FILE`: the decoded packet list, btmon-style, or JSON Lines with `--json`.
@@ -20,9 +21,16 @@ struct Packets: ParsableCommand {
         let jsonRenderer = PacketJSON(options: options)
         var out = Output()
         if let reason = file.info.notDecodedReason, !json { out.line("= \(reason)") }
+        var upper: [Layer] = []
+        var received = false
+        analyzer.session.onL2CAPPDU = { pdu, connection in
+            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received))
+        }
         let summary = file.read { frame in
+            upper.removeAll(keepingCapacity: true)
+            received = frame.direction == .received
             analyzer.consume(frame)
-            let layers = FrameLayers.decode(frame)
+            let layers = FrameLayers.decode(frame) + upper
             if json {
                 out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
             } else {

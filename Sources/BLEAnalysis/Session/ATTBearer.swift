@@ -1,0 +1,49 @@
+import BLEBytes
+import BLEProtocol
+
+/// The ATT bearer on a connection's fixed channel (CID 0x0004): MTU exchange and the
+/// request/response transactions in each direction (Core v5.4 Vol 3 Part F 3.3: one outstanding
+/// request per client, one outstanding indication per server).
+public struct ATTBearer: Sendable {
+    /// A request waiting for its response.
+    public struct Pending: Sendable {
+        public var opcode: ATTOpcode
+        public var handle: UInt16?
+        /// Read By Type / Read By Group Type: the attribute type asked for.
+        public var type: BluetoothUUID?
+        public var offset: UInt16 = 0
+        public var valueLength = 0
+        public var frame: Int
+        public var time: Int64
+    }
+
+    /// Client Rx MTU from the Exchange MTU Request, and who sent it.
+    public var clientMTU: UInt16?
+    public var clientIsHost = false
+    /// Server Rx MTU from the Exchange MTU Response.
+    public var serverMTU: UInt16?
+    /// The ATT_MTU in force: min of both once the exchange completed, else 23 (LE default).
+    public var mtu: Int = ATT.defaultLEMTU
+    public var mtuFrame: Int?
+    public var mtuTime: Int64?
+
+    /// Outstanding request sent by the host (index 0) and by the peer (index 1).
+    public var outstanding: [Pending?] = [nil, nil]
+    /// Unconfirmed indication sent by the host (0) / by the peer (1).
+    public var unconfirmedIndication: [Pending?] = [nil, nil]
+
+    public var requests = 0
+    public var responses = 0
+    public var errors = 0
+    public var latencyTotal: Int64 = 0
+    public var latencyMax: Int64 = 0
+    public var pdusSent = 0
+    public var pdusReceived = 0
+    /// Discovery requests seen (for the "discovery done" story line).
+    public var discoveryRequests = 0
+    public var discoveryReported = false
+
+    public init() {}
+
+    public var averageLatency: Int64? { responses > 0 ? latencyTotal / Int64(responses) : nil }
+}

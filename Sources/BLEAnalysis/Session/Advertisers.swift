@@ -1,0 +1,154 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// Advertisers seen in advertising reports: one entry per (address, type), with what their data
+/// says and how often and how strongly they were heard. Bounded per advertiser.
+public struct Advertisers: Sendable {
+    public struct Key: Hashable, Sendable {
+        public var address: BDAddr
+        public var type: UInt8
+    }
+
+    public struct Advertiser: Sendable {
+        public var address: BDAddr
+        public var addressType: LEAddressType
+        public var reports = 0
+        public var scanResponses = 0
+        public var firstTime: Int64 = 0
+        public var lastTime: Int64 = 0
+        public var firstFrame = 0
+        public var connectable = false
+        public var extended = false
+        public var names: [String] = []
+        public var services: [BluetoothUUID] = []
+        public var companies: [UInt16] = []
+        public var txPower: Int8?
+        public var appearance: UInt16?
+        public var maxDataLength = 0
+        public var malformed: [String] = []
+        /// RSSI histogram (index = rssi + 128) for min/median/max without keeping every value.
+        var rssiCounts = [UInt32](repeating: 0, count: 256)
+        /// Gaps between consecutive advertising (not scan response) reports, first few only.
+        var gaps: [Int64] = []
+        var lastAdvTime: Int64?
+
+        public var rssiMin: Int? { rssiCounts.firstIndex { $0 > 0 }.map { $0 - 128 } }
+        public var rssiMax: Int? { rssiCounts.lastIndex { $0 > 0 }.map { $0 - 128 } }
+        public var rssiMedian: Int? {
+            let total = rssiCounts.reduce(0) { $0 + Int($1) }
+            guard total > 0 else { return nil }
+            var seen = 0
+            for (i, n) in rssiCounts.enumerated() {
+                seen += Int(n)
+                if seen * 2 >= total { return i - 128 }
+            }
+            return nil
+        }
+        /// Median gap between advertising reports (µs): an estimate of the advertising interval as heard.
+        public var intervalEstimate: Int64? {
+            guard !gaps.isEmpty else { return nil }
+            return gaps.sorted()[gaps.count / 2]
+        }
+    }
+
+    public private(set) var byKey: [Key: Advertiser] = [:]
+    public private(set) var order: [Key] = []
+    public private(set) var totalReports = 0
+    static let maxAdvertisers = 20_000
+    static let maxKept = 8
+
+    public init() {}
+
+    public var all: [Advertiser] { order.compactMap { byKey[$0] } }
+
+    /// Adds a report; returns a problem when its advertising data is malformed.
+    @discardableResult
+    mutating func add(_ report: AdvertisingReport, frame: Frame) -> String? {
+        totalReports += 1
+        let key = Key(address: report.address, type: report.addressType.rawValue)
+        if byKey[key] == nil {
+            guard byKey.count < Self.maxAdvertisers else { return nil }
+            var a = Advertiser(address: report.address, addressType: report.addressType)
+            a.firstTime = frame.timestamp
+            a.firstFrame = frame.number
+            byKey[key] = a
+            order.append(key)
+        }
+        guard var a = byKey[key] else { return nil }
+        a.reports += 1
+        a.lastTime = frame.timestamp
+        if report.isScanResponse { a.scanResponses += 1 } else {
+            if let last = a.lastAdvTime, a.gaps.count < 64, frame.timestamp > last { a.gaps.append(frame.timestamp - last) }
+            a.lastAdvTime = frame.timestamp
+        }
+        if report.isConnectable { a.connectable = true }
+        if report.extended && !report.isLegacyPDU { a.extended = true }
+        let rssi = Int(report.rssi)
+        if rssi != 127 { a.rssiCounts[rssi + 128] &+= 1 }   // 127: RSSI not available
+        if report.txPower != nil { a.txPower = report.txPower }
+        a.maxDataLength = max(a.maxDataLength, report.data.count)
+        var problem: String? = nil
+        let start = report.data.offset - frame.payloadOffset
+        if start >= 0, start + report.data.count <= frame.payload.count {
+            let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + report.data.count]), base: report.data.offset)
+            problem = Self.absorb(r, into: &a)
+        }
+        byKey[key] = a
+        return problem
+    }
+
+    /// Fewest data bytes an AD type needs (Core Supplement Part A 1), and the UUID width of lists.
+    static func minimumLength(_ type: UInt8) -> Int {
+        switch type {
+        case 0x01, 0x0A, 0x1C: 1
+        case 0x19, 0xFF, 0x16: 2
+        case 0x20: 4
+        case 0x21: 16
+        case 0x12: 4
+        case 0x1B: 7
+        default: 0
+        }
+    }
+
+    /// Takes names, services, companies and appearance out of the AD structures (Core Supplement Part A);
+    /// returns the first problem (a structure running past the data, or too short for its type).
+    static func absorb(_ data: ByteReader, into a: inout Advertiser) -> String? {
+        var it = AD.StructureIterator(data)
+        var problem: String? = nil
+        while let s = it.next() {
+            var d = s.data
+            let width = [0x02: 2, 0x03: 2, 0x04: 4, 0x05: 4, 0x06: 16, 0x07: 16][Int(s.type.rawValue)]
+            if d.remaining < minimumLength(s.type.rawValue) || width.map({ d.remaining % $0 != 0 }) == true {
+                problem = problem ?? "\(s.type.name) of \(d.remaining) bytes is malformed (at offset \(d.absoluteOffset))"
+                continue
+            }
+            switch s.type.rawValue {
+            case 0x08, 0x09:
+                let name = String(decoding: d.remainingBytes, as: UTF8.self)
+                if !name.isEmpty, !a.names.contains(name), a.names.count < maxKept { a.names.append(name) }
+            case 0x02, 0x03, 0x04, 0x05, 0x06, 0x07:
+                let width = [0x02: 2, 0x03: 2, 0x04: 4, 0x05: 4, 0x06: 16, 0x07: 16][Int(s.type.rawValue)] ?? 2
+                while d.remaining >= width, let u = try? d.uuid(width: width) {
+                    if !a.services.contains(u), a.services.count < 32 { a.services.append(u) }
+                }
+            case 0x16, 0x20, 0x21:
+                let width = s.type.rawValue == 0x16 ? 2 : s.type.rawValue == 0x20 ? 4 : 16
+                if let u = try? d.uuid(width: width), !a.services.contains(u), a.services.count < 32 { a.services.append(u) }
+            case 0x0A:
+                if let t = try? d.u8("TX Power") { a.txPower = Int8(bitPattern: t) }
+            case 0x19:
+                a.appearance = try? d.u16le("Appearance")
+            case 0xFF:
+                if let company = try? d.u16le("Company"), !a.companies.contains(company), a.companies.count < maxKept {
+                    a.companies.append(company)
+                }
+            default:
+                break
+            }
+        }
+        problem = problem ?? it.problem
+        if let problem, a.malformed.count < maxKept, !a.malformed.contains(problem) { a.malformed.append(problem) }
+        return problem
+    }
+}

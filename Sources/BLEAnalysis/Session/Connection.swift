@@ -1,0 +1,142 @@
+import BLEBytes
+import BLEProtocol
+
+/// A live key for a connection: the same handle is reused after a disconnect, so the session model
+/// maps this key to the connection that is open *now*.
+public struct LinkKey: Hashable, Sendable {
+    public var adapter: UInt16
+    public var handle: UInt16
+    public init(adapter: UInt16, handle: UInt16) { (self.adapter, self.handle) = (adapter, handle) }
+}
+
+/// One connection's story: lifecycle, parameters, ATT bearer, GATT activity, security, counters.
+/// A closed connection keeps this summary, not its frames.
+public final class Connection: @unchecked Sendable {   // safe: mutated only by the single analysis pass
+    public enum Role: String, Sendable { case central, peripheral, unknown }
+
+    /// 1-based order of appearance in the capture.
+    public let index: Int
+    public let adapter: UInt16
+    public let handle: UInt16
+    public var isLE = true
+    /// The local host's role.
+    public var role: Role = .unknown
+    public var peerAddress: BDAddr?
+    public var peerAddressType: LEAddressType?
+
+    // Lifecycle
+    public var attemptFrame: Int?
+    public var attemptTime: Int64?
+    public var completeFrame: Int?
+    public var completeTime: Int64?
+    /// True when the capture shows traffic but no connection set-up (it began mid-connection).
+    public var inferred = false
+    public var disconnectFrame: Int?
+    public var disconnectTime: Int64?
+    public var disconnectReason: HCIStatus?
+    /// The host asked for the disconnect (HCI Disconnect seen), with this reason.
+    public var localDisconnectReason: HCIStatus?
+
+    // Parameters
+    public var intervalUnits: UInt16 = 0
+    public var latency: UInt16 = 0
+    public var timeoutUnits: UInt16 = 0
+    public var parameterUpdates = 0
+    public var dataLength: (tx: UInt16, rx: UInt16)?
+    public var phy: (tx: UInt8, rx: UInt8)?
+    public var encrypted = false
+    public var encryptionFailures = 0
+
+    // Traffic
+    public var aclSent = 0
+    public var aclReceived = 0
+    public var bytesSent = 0
+    public var bytesReceived = 0
+    public var firstDataTime: Int64?
+    public var lastDataTime: Int64?
+    public var lastReceivedFrame: Int?
+    public var lastReceivedTime: Int64?
+    public var lastSentFrame: Int?
+    public var lastSentTime: Int64?
+
+    public var att = ATTBearer()
+    public var smp = SMPState()
+    /// The GATT server on this connection (the peer's database, or the local one).
+    public var gatt: GATTDatabase?
+
+    /// Per value handle: notifications and indications seen.
+    public var valueStreams: [UInt16: ValueStream] = [:]
+    /// Per CCCD handle: the last write and its outcome.
+    public var subscriptions: [UInt16: Subscription] = [:]
+
+    public private(set) var timeline: [TimelineEvent] = []
+    public private(set) var droppedTimelineEvents = 0
+    static let maxTimeline = 400
+
+    init(index: Int, adapter: UInt16, handle: UInt16) {
+        self.index = index
+        self.adapter = adapter
+        self.handle = handle
+    }
+
+    public var isOpen: Bool { disconnectFrame == nil }
+    public var intervalMillis: Double { Double(intervalUnits) * 1.25 }
+    public var supervisionTimeoutMillis: Int { Int(timeoutUnits) * 10 }
+
+    /// Time the connection started (set-up, or first traffic when inferred).
+    public var startTime: Int64? { completeTime ?? attemptTime ?? firstDataTime }
+
+    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String) {
+        guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
+        timeline.append(TimelineEvent(time: time, frame: frame, kind: kind, text: text))
+    }
+}
+
+/// One line of a connection's story.
+public struct TimelineEvent: Sendable {
+    public enum Kind: String, Sendable {
+        case attempt, connected, connectionFailed, parameters, dataLength, phy, mtu, discovery, subscribe
+        case subscribeFailed, notifications, indications, read, write, attError, security, disconnected, signaling
+    }
+    public var time: Int64
+    public var frame: Int
+    public var kind: Kind
+    public var text: String
+}
+
+/// Notifications or indications of one value handle.
+public struct ValueStream: Sendable {
+    public var handle: UInt16
+    public var notifications = 0
+    public var indications = 0
+    public var confirmations = 0
+    public var bytes = 0
+    public var firstFrame = 0
+    public var firstTime: Int64 = 0
+    public var lastFrame = 0
+    public var lastTime: Int64 = 0
+    /// Value length of the largest PDU seen.
+    public var maxLength = 0
+    /// Sent by the host (the host is the server).
+    public var sentByHost = false
+}
+
+/// A CCCD write and what came of it.
+public struct Subscription: Sendable {
+    public enum Outcome: Sendable, Equatable { case pending, accepted, failed(ATTErrorCode) }
+    public var cccdHandle: UInt16
+    public var value: UInt16
+    public var frame: Int
+    public var time: Int64
+    public var outcome: Outcome
+    public var enablesNotify: Bool { value & 1 != 0 }
+    public var enablesIndicate: Bool { value & 2 != 0 }
+}
+
+/// SMP state of a connection.
+public struct SMPState: Sendable {
+    public var pairingRequests = 0
+    public var failures: [(frame: Int, reason: String)] = []
+    public var succeeded = false
+    public var keysDistributed: [String] = []
+}

@@ -1,0 +1,25 @@
+import BLEProtocol
+
+/// A connection attempt (LE Create Connection, LE Extended Create Connection, Create Connection)
+/// and how it ended. Controllers allow one pending LE attempt at a time.
+public struct ConnectionAttempt: Sendable {
+    public enum Outcome: Sendable, Equatable {
+        case pending
+        case connected(connection: Int)
+        /// Command Status or Connection Complete with an error.
+        case failed(HCIStatus)
+        /// Ended by Create Connection Cancel (Connection Complete with 0x02/0x44).
+        case cancelled
+    }
+    public var adapter: UInt16
+    public var isLE: Bool
+    public var peerAddress: BDAddr?
+    public var peerAddressType: LEAddressType?
+    public var frame: Int
+    public var time: Int64
+    public var statusFrame: Int?
+    public var cancelFrame: Int?
+    public var endFrame: Int?
+    public var endTime: Int64?
+    public var outcome: Outcome = .pending
+}

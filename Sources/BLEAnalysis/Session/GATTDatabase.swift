@@ -1,0 +1,129 @@
+import BLEBytes
+import BLEProtocol
+
+/// The attribute database of one GATT server, rebuilt from the discovery responses seen in the
+/// capture (Core v5.4 Vol 3 Part G 4.4–4.7) and from handles used later. Context is implicitly
+/// versioned by frame: the streaming pass names a handle by what discovery had shown *then*.
+public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only by the single analysis pass
+    public struct Service: Sendable {
+        public var handle: UInt16
+        public var endHandle: UInt16
+        public var uuid: BluetoothUUID
+        public var primary: Bool
+        public var frame: Int
+    }
+    public struct Characteristic: Sendable {
+        /// Handle of the characteristic declaration.
+        public var declarationHandle: UInt16
+        public var valueHandle: UInt16
+        public var properties: UInt8
+        public var uuid: BluetoothUUID
+        public var frame: Int
+
+        public var canNotify: Bool { properties & 0x10 != 0 }
+        public var canIndicate: Bool { properties & 0x20 != 0 }
+    }
+    public struct Descriptor: Sendable {
+        public var handle: UInt16
+        public var uuid: BluetoothUUID
+    }
+    public struct Include: Sendable {
+        public var handle: UInt16
+        public var range: ATT.HandleRange
+        public var uuid: BluetoothUUID?
+    }
+
+    /// Who serves this database: the peer's address, or the local host (peripheral-side captures).
+    public let owner: String
+    public private(set) var services: [UInt16: Service] = [:]
+    public private(set) var characteristics: [UInt16: Characteristic] = [:]   // by declaration handle
+    public private(set) var descriptors: [UInt16: Descriptor] = [:]
+    public private(set) var includes: [UInt16: Include] = [:]
+    private var byValueHandle: [UInt16: UInt16] = [:]   // value handle → declaration handle
+    /// Short values read for well-known characteristics (Device Name, Manufacturer Name…), bounded.
+    public private(set) var values: [UInt16: [UInt8]] = [:]
+    static let maxKeptValue = 64
+
+    public init(owner: String) { self.owner = owner }
+
+    public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty }
+
+    func addService(handle: UInt16, end: UInt16, uuid: BluetoothUUID, primary: Bool, frame: Int) {
+        services[handle] = Service(handle: handle, endHandle: end, uuid: uuid, primary: primary, frame: frame)
+    }
+
+    func addCharacteristic(declaration: UInt16, value: UInt16, properties: UInt8, uuid: BluetoothUUID, frame: Int) {
+        characteristics[declaration] = Characteristic(declarationHandle: declaration, valueHandle: value,
+                                                      properties: properties, uuid: uuid, frame: frame)
+        byValueHandle[value] = declaration
+    }
+
+    func addInclude(handle: UInt16, range: ATT.HandleRange, uuid: BluetoothUUID?) {
+        includes[handle] = Include(handle: handle, range: range, uuid: uuid)
+    }
+
+    /// A Find Information entry: declarations are known from elsewhere; value handles are skipped.
+    func addInformation(handle: UInt16, uuid: BluetoothUUID) {
+        if [BluetoothUUID.primaryService, .secondaryService, .characteristic, .include].contains(uuid) { return }
+        if byValueHandle[handle] != nil { return }
+        descriptors[handle] = Descriptor(handle: handle, uuid: uuid)
+    }
+
+    func keepValue(_ handle: UInt16, _ bytes: [UInt8]) {
+        values[handle] = Array(bytes.prefix(Self.maxKeptValue))
+    }
+
+    /// The characteristic whose value is `handle`.
+    public func characteristic(valueHandle handle: UInt16) -> Characteristic? {
+        byValueHandle[handle].flatMap { characteristics[$0] }
+    }
+
+    /// The characteristic a descriptor (or value) handle belongs to: the nearest declaration at or below it.
+    public func owningCharacteristic(of handle: UInt16) -> Characteristic? {
+        var best: Characteristic? = nil
+        for c in characteristics.values where c.declarationHandle <= handle {
+            if best == nil || c.declarationHandle > best!.declarationHandle { best = c }   // safe: checked non-nil
+        }
+        guard let best else { return nil }
+        // Not past the end of its service.
+        if let s = service(containing: best.declarationHandle), handle > s.endHandle { return nil }
+        return best
+    }
+
+    public func service(containing handle: UInt16) -> Service? {
+        services.values.first { $0.handle <= handle && handle <= $0.endHandle }
+    }
+
+    /// The UUID of the attribute at `handle`, as far as discovery showed it.
+    public func uuid(of handle: UInt16) -> BluetoothUUID? {
+        if let c = characteristic(valueHandle: handle) { return c.uuid }
+        if let d = descriptors[handle] { return d.uuid }
+        if characteristics[handle] != nil { return .characteristic }
+        if let s = services[handle] { return s.primary ? .primaryService : .secondaryService }
+        return nil
+    }
+
+    /// `Heart Rate Measurement (0x2A37) @0x0010`, `Client Characteristic Configuration of Heart Rate
+    /// Measurement @0x0011`: what a handle is, for every PDU that names one.
+    public func describe(_ handle: UInt16) -> String? {
+        name(of: handle).map { $0 + " @0x" + Hex.pad(handle, 4) }
+    }
+
+    /// What a handle is, without the handle: `Heart Rate Measurement (0x2A37)`.
+    public func name(of handle: UInt16) -> String? {
+        let at = ""
+        if let c = characteristic(valueHandle: handle) { return c.uuid.displayName + at }
+        if let d = descriptors[handle] {
+            let owner = owningCharacteristic(of: handle).map { " of " + $0.uuid.displayName } ?? ""
+            return d.uuid.displayName + owner + at
+        }
+        if let c = characteristics[handle] { return "Characteristic declaration of " + c.uuid.displayName + at }
+        if let s = services[handle] { return (s.primary ? "Primary Service " : "Secondary Service ") + s.uuid.displayName + at }
+        return nil
+    }
+
+    /// Is `handle` a Client Characteristic Configuration descriptor?
+    public func isCCCD(_ handle: UInt16) -> Bool {
+        descriptors[handle]?.uuid == .clientCharacteristicConfiguration
+    }
+}

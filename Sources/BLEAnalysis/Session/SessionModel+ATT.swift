@@ -1,0 +1,230 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// ATT on the fixed channel: MTU, request/response pairing with latency, indications and their
+/// confirmations, GATT discovery rebuilt into the database, subscriptions, value streams.
+extension SessionModel {
+    func att(_ pdu: ATT.PDU, _ c: Connection, frame: Frame, sent: Bool, pduFrame: Int) {
+        let me = sent ? 0 : 1, peer = sent ? 1 : 0
+        if sent { c.att.pdusSent += 1 } else { c.att.pdusReceived += 1 }
+        switch pdu {
+        // Requests: remember them until their response.
+        case let .exchangeMTURequest(mtu):
+            c.att.clientMTU = mtu
+            c.att.clientIsHost = sent
+            request(c, me, .init(opcode: pdu.opcode, frame: pduFrame, time: frame.timestamp))
+        case .findInformationRequest, .findByTypeValueRequest, .readMultipleRequest, .readMultipleVariableRequest,
+             .executeWriteRequest:
+            if case .findInformationRequest = pdu { c.att.discoveryRequests += 1 }
+            if case .findByTypeValueRequest = pdu { c.att.discoveryRequests += 1 }
+            request(c, me, .init(opcode: pdu.opcode, frame: pduFrame, time: frame.timestamp))
+        case let .readByTypeRequest(range, type), let .readByGroupTypeRequest(range, type):
+            c.att.discoveryRequests += 1
+            request(c, me, .init(opcode: pdu.opcode, handle: range.start, type: type, frame: pduFrame, time: frame.timestamp))
+        case let .readRequest(handle):
+            request(c, me, .init(opcode: pdu.opcode, handle: handle, frame: pduFrame, time: frame.timestamp))
+        case let .readBlobRequest(handle, offset):
+            request(c, me, .init(opcode: pdu.opcode, handle: handle, offset: offset, frame: pduFrame, time: frame.timestamp))
+        case let .writeRequest(handle, value), let .prepareWriteRequest(handle, _, value):
+            request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: pduFrame, time: frame.timestamp))
+            if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true) }
+        case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
+            cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false)
+
+        // Responses: pair with the peer's outstanding request.
+        case let .exchangeMTUResponse(mtu):
+            guard response(c, peer, frame: frame) != nil else { return }
+            c.att.serverMTU = mtu
+            let effective = max(ATT.defaultLEMTU, Int(min(mtu, c.att.clientMTU ?? mtu)))
+            c.att.mtu = effective
+            c.att.mtuFrame = frame.number
+            c.att.mtuTime = frame.timestamp
+            c.note(frame.timestamp, frame.number, .mtu,
+                   "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)")
+        case let .errorResponse(requestOpcode, handle, error):
+            let p = response(c, peer, frame: frame)
+            c.att.errors += 1
+            if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
+            var text = "\(requestOpcode.name) failed: \(error)"
+            if handle != 0 { text += " on " + describe(c, handle) }
+            if let p, let h = p.handle, c.gatt?.isCCCD(h) == true || c.subscriptions[h] != nil {
+                c.subscriptions[h]?.outcome = .failed(error)
+                c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describe(c, h)) failed: \(error)")
+                return
+            }
+            c.note(frame.timestamp, frame.number, .attError, text)
+        case let .readByGroupTypeResponse(resp):
+            guard let p = response(c, peer, frame: frame) else { return }
+            let db = database(for: c, serverIsHost: sent)
+            for e in resp.elements {
+                guard let uuid = uuidValue(e.value, frame: frame) else { continue }
+                db.addService(handle: e.handle, end: e.endGroupHandle, uuid: uuid,
+                              primary: p.type != .secondaryService, frame: frame.number)
+            }
+        case let .findByTypeValueResponse(handles):
+            guard let p = response(c, peer, frame: frame), p.opcode == .findByTypeValueRequest else { return }
+            _ = handles   // service UUID of a Find By Type Value is in the request; kept by the display only
+        case let .readByTypeResponse(resp):
+            guard let p = response(c, peer, frame: frame) else { return }
+            let db = database(for: c, serverIsHost: sent)
+            if p.type == .characteristic {
+                for e in resp.elements { characteristicDeclaration(db, e, frame: frame) }
+            } else if p.type == .include {
+                for e in resp.elements { includeDeclaration(db, e, frame: frame) }
+            }
+        case let .findInformationResponse(resp):
+            guard response(c, peer, frame: frame) != nil else { return }
+            let db = database(for: c, serverIsHost: sent)
+            for e in resp.entries { db.addInformation(handle: e.handle, uuid: e.uuid) }
+        case let .readResponse(value), let .readBlobResponse(value):
+            guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
+            let db = database(for: c, serverIsHost: sent)
+            if p.opcode == .readRequest, value.count <= GATTDatabase.maxKeptValue, let bytes = copy(value, frame: frame) {
+                db.keepValue(h, bytes)
+            }
+            if p.opcode == .readRequest, c.att.discoveryRequests > 0 { reportDiscovery(c, frame: frame) }
+        case .writeResponse:
+            guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
+            if var s = c.subscriptions[h], s.outcome == .pending {
+                s.outcome = .accepted
+                c.subscriptions[h] = s
+                let what = s.value == 0 ? "unsubscribed from" : s.enablesIndicate ? "subscribed (indications) to" : "subscribed (notifications) to"
+                c.note(frame.timestamp, frame.number, .subscribe, "\(what) \(describeCCCDOwner(c, h))")
+            }
+        case .readMultipleResponse, .readMultipleVariableResponse, .prepareWriteResponse, .executeWriteResponse:
+            _ = response(c, peer, frame: frame)
+
+        // Server-initiated values.
+        case let .handleValueNotification(handle, value):
+            stream(c, handle, value.count, frame: frame, sent: sent, indication: false)
+        case let .multipleHandleValueNotification(m):
+            for v in m.values { stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false) }
+        case let .handleValueIndication(handle, value):
+            stream(c, handle, value.count, frame: frame, sent: sent, indication: true)
+            c.att.unconfirmedIndication[me] = .init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp)
+        case .handleValueConfirmation:
+            if let ind = c.att.unconfirmedIndication[peer], let h = ind.handle {
+                c.valueStreams[h]?.confirmations += 1
+            }
+            c.att.unconfirmedIndication[peer] = nil
+        case .unknown:
+            break
+        }
+    }
+
+    static func isDiscovery(_ op: ATTOpcode) -> Bool {
+        op == .readByGroupTypeRequest || op == .readByTypeRequest || op == .findInformationRequest || op == .findByTypeValueRequest
+    }
+
+    private func request(_ c: Connection, _ side: Int, _ p: ATTBearer.Pending) {
+        c.att.requests += 1
+        c.att.outstanding[side] = p
+        if !Self.isDiscovery(p.opcode), p.opcode != .exchangeMTURequest, c.att.discoveryRequests > 0 {
+            reportDiscovery(c, frame: nil)
+        }
+    }
+
+    /// Pairs a response with the outstanding request of the other side; nil when there was none.
+    private func response(_ c: Connection, _ requester: Int, frame: Frame) -> ATTBearer.Pending? {
+        guard let p = c.att.outstanding[requester] else { return nil }
+        c.att.outstanding[requester] = nil
+        c.att.responses += 1
+        let latency = frame.timestamp - p.time
+        c.att.latencyTotal += latency
+        c.att.latencyMax = max(c.att.latencyMax, latency)
+        return p
+    }
+
+    private func reportDiscovery(_ c: Connection, frame: Frame?) {
+        guard !c.att.discoveryReported, let db = c.gatt, !db.isEmpty else { return }
+        c.att.discoveryReported = true
+        let time = frame?.timestamp ?? c.lastDataTime ?? 0
+        c.note(time, frame?.number ?? c.lastSentFrame ?? 0, .discovery,
+               "discovery: \(db.services.count) services, \(db.characteristics.count) characteristics, \(db.descriptors.count) descriptors")
+    }
+
+    private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool) {
+        guard value.count == 2, let bytes = copy(value, frame: frame) else { return }
+        let isCCCD = c.gatt?.isCCCD(handle) ?? false
+        // Without discovery, a 2-byte write of 0/1/2 to the handle after a notifiable value is very likely a CCCD.
+        let looksLikeCCCD = isCCCD || (c.gatt?.characteristic(valueHandle: handle &- 1)).map { $0.canNotify || $0.canIndicate } == true
+        guard looksLikeCCCD else { return }
+        let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        c.subscriptions[handle] = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
+                                               outcome: pending ? .pending : .accepted)
+        if !pending {
+            c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle))")
+        }
+    }
+
+    private func stream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool, indication: Bool) {
+        var s = c.valueStreams[handle] ?? ValueStream(handle: handle)
+        if s.notifications + s.indications == 0 {
+            s.firstFrame = frame.number
+            s.firstTime = frame.timestamp
+            s.sentByHost = sent
+            c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
+                   "first \(indication ? "indication" : "notification") from \(describe(c, handle)) (\(length) bytes)")
+        }
+        if indication { s.indications += 1 } else { s.notifications += 1 }
+        s.bytes += length
+        s.maxLength = max(s.maxLength, length)
+        s.lastFrame = frame.number
+        s.lastTime = frame.timestamp
+        c.valueStreams[handle] = s
+    }
+
+    func describe(_ c: Connection, _ handle: UInt16) -> String {
+        c.gatt?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+    }
+
+    func describeCCCDOwner(_ c: Connection, _ cccd: UInt16) -> String {
+        if let owner = c.gatt?.owningCharacteristic(of: cccd) { return owner.uuid.displayName + " @0x" + Hex.pad(owner.valueHandle, 4) }
+        return "CCCD 0x" + Hex.pad(cccd, 4)
+    }
+
+    /// Characteristic declaration value: properties (1), value handle (2), UUID (2 or 16). Vol 3 Part G 3.3.1.
+    private func characteristicDeclaration(_ db: GATTDatabase, _ e: ATT.HandleValue, frame: Frame) {
+        withBytes(e.value, frame: frame) { r in
+            guard let props = try? r.u8("Properties"), let value = try? r.u16le("Value Handle"),
+                  let uuid = try? r.uuid(width: r.remaining) else { return }
+            db.addCharacteristic(declaration: e.handle, value: value, properties: props, uuid: uuid, frame: frame.number)
+        }
+    }
+
+    /// Include declaration value: start, end, optional 16-bit UUID. Vol 3 Part G 3.2.
+    private func includeDeclaration(_ db: GATTDatabase, _ e: ATT.HandleValue, frame: Frame) {
+        withBytes(e.value, frame: frame) { r in
+            guard let start = try? r.u16le("Start"), let end = try? r.u16le("End") else { return }
+            let uuid = r.remaining == 2 ? try? r.uuid(width: 2) : nil
+            db.addInclude(handle: e.handle, range: ATT.HandleRange(start: start, end: end), uuid: uuid)
+        }
+    }
+
+    private func uuidValue(_ range: ByteRange, frame: Frame) -> BluetoothUUID? {
+        var out: BluetoothUUID? = nil
+        withBytes(range, frame: frame) { r in out = try? r.uuid(width: r.remaining) }
+        return out
+    }
+
+    /// Runs `body` on the bytes of `range`, which must lie in the current frame or PDU.
+    func withBytes(_ range: ByteRange, frame: Frame, _ body: (inout ByteReader) -> Void) {
+        if let bytes = currentPDU, range.offset >= bytes.base, range.offset + range.count <= bytes.base + bytes.count {
+            let start = range.offset - bytes.base
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes.buffer[start ..< start + range.count]), base: range.offset)
+            body(&r)
+            return
+        }
+        let start = range.offset - frame.payloadOffset
+        guard start >= 0, start + range.count <= frame.payload.count else { return }
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + range.count]), base: range.offset)
+        body(&r)
+    }
+
+    func copy(_ range: ByteRange, frame: Frame) -> [UInt8]? {
+        var out: [UInt8]? = nil
+        withBytes(range, frame: frame) { r in out = Array(r.remainingBytes) }
+        return out
+    }
+}

@@ -1,0 +1,31 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// SMP on the fixed channel 0x0006 (Core v5.4 Vol 3 Part H): pairing attempts, failures, keys.
+extension SessionModel {
+    func smp(_ cmd: SMP.Command, _ c: Connection, frame: Frame, sent: Bool) {
+        let who = sent ? "host" : "peer"
+        switch cmd {
+        case let .pairingRequest(p):
+            c.smp.pairingRequests += 1
+            c.note(frame.timestamp, frame.number, .security,
+                   "pairing requested by \(who): IO \(p.ioCapability), \(p.authReq), key size \(p.maxEncryptionKeySize)")
+        case .securityRequest:
+            c.note(frame.timestamp, frame.number, .security, "security requested by \(who)")
+        case let .pairingFailed(reason):
+            c.smp.failures.append((frame.number, reason.description))
+            c.note(frame.timestamp, frame.number, .security, "pairing failed (sent by \(who)): \(reason)")
+        case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
+            c.smp.succeeded = true
+            if let key = cmd.distributedKey, let name = SMP.KeyDistribution.names.name(UInt64(key.rawValue)) {
+                let entry = "\(name) from \(who)"
+                if !c.smp.keysDistributed.contains(entry) { c.smp.keysDistributed.append(entry) }
+            }
+        case .pairingDHKeyCheck:
+            if !sent || c.role == .peripheral { c.smp.succeeded = true }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// The session model: connections, attempts, flow control, ATT bearers and GATT databases, built
+/// from typed HCI and upper-layer decoding as frames stream by (DESIGN.md "Session").
+/// Memory is bounded by live state; a closed connection keeps its summary.
+public final class SessionModel {
+    public private(set) var connections: [Connection] = []
+    public private(set) var live: [LinkKey: Connection] = [:]
+    public private(set) var attempts: [ConnectionAttempt] = []
+    private var pendingAttempt: [UInt16: Int] = [:]   // adapter → index in `attempts`
+    public private(set) var flow = FlowControl()
+    public private(set) var databases: [String: GATTDatabase] = [:]
+    public internal(set) var advertisers = Advertisers()
+    var reassembler = L2CAPReassembler()
+    /// Maximum simultaneously open connections, and the frame where it was reached.
+    public private(set) var peakConnections = 0
+    public private(set) var peakConnectionsFrame = 0
+    static let maxAttempts = 10_000
+    static let maxConnections = 100_000
+
+    /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
+    var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
+
+    /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
+    public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
+    /// ATT PDUs per opcode (a reassembled PDU counts once).
+    public internal(set) var attOpcodes = [Int](repeating: 0, count: 256)
+
+    init() {}
+
+    // MARK: Commands
+
+    func command(_ cmd: HCICommand, frame: Frame) {
+        switch cmd {
+        case let .createConnection(type, address, isLE):
+            if attempts.count < Self.maxAttempts {
+                attempts.append(ConnectionAttempt(adapter: frame.adapter, isLE: isLE, peerAddress: address, peerAddressType: type,
+                                                  frame: frame.number, time: frame.timestamp))
+                pendingAttempt[frame.adapter] = attempts.count - 1
+            }
+        case .createConnectionCancel:
+            if let i = pendingAttempt[frame.adapter] { attempts[i].cancelFrame = frame.number }
+        case let .disconnect(handle, reason):
+            live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason
+        case .reset:
+            for (key, c) in live {
+                c.disconnectFrame = frame.number
+                c.disconnectTime = frame.timestamp
+                c.note(frame.timestamp, frame.number, .disconnected, "closed by HCI Reset")
+                _ = flow.dropLink(key, isLE: c.isLE)
+            }
+            live.removeAll()
+            pendingAttempt[frame.adapter] = nil
+        default:
+            break
+        }
+    }
+
+    // MARK: Events
+
+    func event(_ event: HCIEvent, frame: Frame, status: inout FrameStatus) {
+        switch event {
+        case let .connectionComplete(cc):
+            connectionComplete(cc, frame: frame)
+        case let .disconnectionComplete(status, handle, reason):
+            guard status == .success else { return }
+            let key = LinkKey(adapter: frame.adapter, handle: handle)
+            guard let c = live.removeValue(forKey: key) else { return }
+            c.disconnectFrame = frame.number
+            c.disconnectTime = frame.timestamp
+            c.disconnectReason = reason
+            let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
+            c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)")
+            _ = flow.dropLink(key, isLE: c.isLE)
+            reassembler.reset(adapter: frame.adapter, handle: handle)
+        case let .commandStatus(status, _, opcode):
+            guard [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection].contains(opcode),
+                  let i = pendingAttempt[frame.adapter] else { return }
+            attempts[i].statusFrame = frame.number
+            if status != .success {
+                attempts[i].outcome = .failed(status)
+                attempts[i].endFrame = frame.number
+                attempts[i].endTime = frame.timestamp
+                pendingAttempt[frame.adapter] = nil
+            }
+        case let .commandComplete(cc):
+            guard cc.status == .success || cc.status == nil else { return }
+            var r = ByteReader(frame.payload, base: frame.payloadOffset)
+            let start = cc.returnParameters.offset - frame.payloadOffset
+            guard start >= 0, start <= frame.payload.count else { return }
+            r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start...]), base: cc.returnParameters.offset)
+            if let size = try? BufferSize.decode(cc.opcode, &r) {
+                if cc.opcode == .readBufferSize { flow.aclBuffers = size } else { flow.leBuffers = size }
+            }
+        case let .numberOfCompletedPackets(pairs):
+            pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
+                let key = LinkKey(adapter: frame.adapter, handle: handle)
+                _ = flow.completed(key, isLE: live[key]?.isLE ?? true, count: Int(count))
+            }
+        case let .encryptionChange(status, handle, enabled, keySize):
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            if status == .success {
+                c.encrypted = enabled
+                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""))
+            } else {
+                c.encryptionFailures += 1
+                c.note(frame.timestamp, frame.number, .security, "encryption failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+            }
+        case let .encryptionKeyRefreshComplete(status, handle):
+            guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.encryptionFailures += 1
+            c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)")
+        case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
+            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.intervalUnits = interval
+            c.latency = latency
+            c.timeoutUnits = timeout
+            c.parameterUpdates += 1
+            c.note(frame.timestamp, frame.number, .parameters,
+                   "parameters: interval \(Self.ms(interval)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
+        case let .dataLengthChange(handle, tx, _, rx, _):
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.dataLength = (tx, rx)
+            c.note(frame.timestamp, frame.number, .dataLength, "data length: TX \(tx) bytes, RX \(rx) bytes")
+        case let .phyUpdateComplete(status, handle, tx, rx):
+            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.phy = (tx, rx)
+            c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
+        case let .advertisingReports(reports):
+            var problem: String? = nil
+            reports.forEach(in: frame.payload, base: frame.payloadOffset) { report in
+                if let p = advertisers.add(report, frame: frame), problem == nil { problem = p }
+            }
+            if let problem, status == .ok { status = .malformed(reason: "advertising data: " + problem, offset: frame.payloadOffset) }
+        default:
+            break
+        }
+    }
+
+    static func ms(_ units: UInt16) -> String {
+        let v = Int(units) * 125
+        return "\(v / 100).\(v % 100 < 10 ? "0" : "")\(v % 100)"
+    }
+
+    private func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
+        let attemptIndex = pendingAttempt[frame.adapter]
+        if cc.status != .success {
+            // A failed completion ends the pending attempt (cancel → 0x02 Unknown Connection Identifier or 0x44).
+            if let i = attemptIndex, cc.role != 1 {
+                let cancelled = attempts[i].cancelFrame != nil && (cc.status == .unknownConnectionIdentifier || cc.status == .unknownConnectionCancelled)
+                attempts[i].outcome = cancelled ? .cancelled : .failed(cc.status)
+                attempts[i].endFrame = frame.number
+                attempts[i].endTime = frame.timestamp
+                pendingAttempt[frame.adapter] = nil
+            }
+            return
+        }
+        guard connections.count < Self.maxConnections else { return }
+        let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: cc.handle)
+        c.isLE = cc.isLE
+        c.role = cc.role == 0 ? .central : cc.role == 1 ? .peripheral : .unknown
+        c.peerAddress = cc.peerAddress
+        c.peerAddressType = cc.peerAddressType
+        c.completeFrame = frame.number
+        c.completeTime = frame.timestamp
+        c.intervalUnits = cc.intervalUnits
+        c.latency = cc.latency
+        c.timeoutUnits = cc.timeoutUnits
+        if let i = attemptIndex, cc.role != 1 || !cc.isLE {
+            attempts[i].outcome = .connected(connection: c.index)
+            attempts[i].endFrame = frame.number
+            attempts[i].endTime = frame.timestamp
+            c.attemptFrame = attempts[i].frame
+            c.attemptTime = attempts[i].time
+            pendingAttempt[frame.adapter] = nil
+        }
+        let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description
+        var text = "connected as \(c.role.rawValue) to \(peer)"
+        if cc.isLE { text += ", interval \(Self.ms(cc.intervalUnits)) ms, latency \(cc.latency), timeout \(Int(cc.timeoutUnits) * 10) ms" }
+        c.note(frame.timestamp, frame.number, .connected, text)
+        open(c, frame: frame)
+    }
+
+    private func open(_ c: Connection, frame: Frame) {
+        let key = LinkKey(adapter: c.adapter, handle: c.handle)
+        if let old = live[key] {
+            // A handle reused without a Disconnection Complete in the capture.
+            old.disconnectFrame = frame.number
+            old.disconnectTime = frame.timestamp
+            old.note(frame.timestamp, frame.number, .disconnected, "handle reused: no Disconnection Complete in the capture")
+        }
+        live[key] = c
+        connections.append(c)
+        if live.count > peakConnections {
+            peakConnections = live.count
+            peakConnectionsFrame = frame.number
+        }
+    }
+
+    /// The open connection for an ACL packet; one is inferred when the capture began mid-connection.
+    func connection(for frame: Frame, handle: UInt16) -> Connection? {
+        let key = LinkKey(adapter: frame.adapter, handle: handle)
+        if let c = live[key] { return c }
+        guard connections.count < Self.maxConnections else { return nil }
+        let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
+        c.inferred = true
+        c.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle) with no connection set-up in the capture")
+        open(c, frame: frame)
+        return c
+    }
+
+    /// The GATT database of the server on `c`: keyed by the peer address when the peer serves.
+    func database(for c: Connection, serverIsHost: Bool) -> GATTDatabase {
+        if let db = c.gatt { return db }
+        let owner: String
+        if serverIsHost { owner = "local (hci\(c.adapter))" }
+        else if let a = c.peerAddress { owner = a.description }
+        else { owner = "connection #\(c.index) (handle \(c.handle))" }
+        let db = databases[owner] ?? GATTDatabase(owner: owner)
+        databases[owner] = db
+        c.gatt = db
+        return db
+    }
+
+    // MARK: ACL
+
+    func acl(_ frame: Frame, status: inout FrameStatus) {
+        var r = ByteReader(frame.payload, base: frame.payloadOffset)
+        guard let word = try? r.u16le("Handle"), let dlen = try? r.u16le("Length") else { return }
+        let header = ACLHeader(word: word, length: dlen)
+        guard let c = connection(for: frame, handle: header.handle) else { return }
+        let sent = frame.direction != .received
+        let key = LinkKey(adapter: frame.adapter, handle: header.handle)
+        if sent {
+            c.aclSent += 1
+            c.bytesSent += Int(dlen)
+            c.lastSentFrame = frame.number
+            c.lastSentTime = frame.timestamp
+            flow.sent(key, isLE: c.isLE)
+        } else {
+            c.aclReceived += 1
+            c.bytesReceived += Int(dlen)
+            c.lastReceivedFrame = frame.number
+            c.lastReceivedTime = frame.timestamp
+        }
+        if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }
+        c.lastDataTime = frame.timestamp
+        if frame.isCaptureTruncated { return }   // cut by the capture: upper layers are not decodable
+        let data = r.rest()
+        let problem = reassembler.push(L2CAPReassembler.Key(adapter: frame.adapter, handle: header.handle, received: !sent),
+                                       isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
+            self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
+        }
+        if let problem, status == .ok {
+            if case .orphanContinuation = problem, c.inferred, c.aclSent + c.aclReceived <= 2 {
+                return   // the capture began in the middle of a PDU: not the stack's fault
+            }
+            status = .malformed(reason: problem.description, offset: frame.payloadOffset)
+        }
+    }
+
+    private func l2cap(_ pdu: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool,
+                       origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
+        if let hook = onL2CAPPDU {
+            var copy = pdu
+            hook(&copy, c)
+        }
+        currentPDU = (pdu.remainingBytes, pdu.absoluteOffset, pdu.remaining)
+        defer { currentPDU = nil }
+        guard let length = try? pdu.u16le("Length"), let cid = try? pdu.u16le("Channel ID") else { return }
+        var payload = pdu.rest()
+        if Int(length) != payload.remaining, status == .ok {
+            status = .decode(DecodeError(kind: .lengthMismatch(declared: Int(length), actual: payload.remaining),
+                                         offset: payload.base, field: "L2CAP Length"))
+        }
+        switch cid {
+        case L2CAP.ChannelID.att.rawValue:
+            if let op = payload.peekU8() { attOpcodes[Int(op)] &+= 1 }
+            do {
+                let att = try ATT.decode(&payload)
+                self.att(att, c, frame: frame, sent: sent, pduFrame: origin.firstFrame)
+            } catch {
+                if status == .ok { status = .decode(error) }
+            }
+        case L2CAP.ChannelID.smp.rawValue:
+            do {
+                let cmd = try SMP.decode(&payload)
+                smp(cmd, c, frame: frame, sent: sent)
+            } catch {
+                if status == .ok { status = .decode(error) }
+            }
+        default:
+            break
+        }
+    }
+}

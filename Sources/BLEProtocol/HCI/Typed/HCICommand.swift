@@ -1,0 +1,86 @@
+import BLEBytes
+
+/// Typed HCI commands for the analysis pass (the ones the session model tracks). Fast path; display
+/// decoding is table-driven (`HCIDecoder`).
+public enum HCICommand: Sendable {
+    /// LE Create Connection / LE Extended Create Connection (v1, v2): the peer being connected to.
+    /// `peerAddress` is nil when the filter accept list is used.
+    case createConnection(peerAddressType: LEAddressType?, peerAddress: BDAddr?, isLE: Bool)
+    case createConnectionCancel(isLE: Bool)
+    case disconnect(handle: UInt16, reason: HCIStatus)
+    /// Legacy or extended advertising enable/disable.
+    case setAdvertisingEnable(enabled: Bool)
+    /// LE Set Advertising Data / Scan Response Data (legacy): the declared length and the data.
+    case setAdvertisingData(scanResponse: Bool, declaredLength: UInt8, data: ByteRange)
+    case enableEncryption(handle: UInt16)
+    case reset
+    case other(HCIOpcode)
+
+    /// Decodes an HCI command packet (header included).
+    public static func decode(_ r: inout ByteReader) throws(DecodeError) -> HCICommand {
+        let opcode = HCIOpcode(rawValue: try r.u16le("Opcode"))
+        let plen = Int(try r.u8("Parameter Total Length"))
+        var p = try r.slice(min(plen, r.remaining), "Parameters")
+        switch opcode {
+        case .leCreateConnection:
+            try p.skip(5, "Scan Interval, Window, Filter Policy")
+            let filter = p.bytes[p.position - 1]   // safe: 5 bytes were just skipped
+            let type = LEAddressType(rawValue: try p.u8("Peer Address Type"))
+            let address = try p.address("Peer Address")
+            return filter == 0 ? .createConnection(peerAddressType: type, peerAddress: address, isLE: true)
+                               : .createConnection(peerAddressType: nil, peerAddress: nil, isLE: true)
+        case .leExtendedCreateConnection, .leExtendedCreateConnectionV2:
+            if opcode == .leExtendedCreateConnectionV2 { try p.skip(2, "Advertising and Sync Handles") }
+            let filter = try p.u8("Initiator Filter Policy")
+            try p.skip(1, "Own Address Type")
+            let type = LEAddressType(rawValue: try p.u8("Peer Address Type"))
+            let address = try p.address("Peer Address")
+            return filter == 0 ? .createConnection(peerAddressType: type, peerAddress: address, isLE: true)
+                               : .createConnection(peerAddressType: nil, peerAddress: nil, isLE: true)
+        case .createConnection:
+            return .createConnection(peerAddressType: nil, peerAddress: try p.address("Address"), isLE: false)
+        case .leCreateConnectionCancel:
+            return .createConnectionCancel(isLE: true)
+        case .createConnectionCancel:
+            return .createConnectionCancel(isLE: false)
+        case .disconnect:
+            return .disconnect(handle: try p.u16le("Handle") & 0x0FFF, reason: HCIStatus(rawValue: try p.u8("Reason")))
+        case .leSetAdvertisingEnable:
+            return .setAdvertisingEnable(enabled: try p.u8("Advertising Enable") != 0)
+        case .leSetExtendedAdvertisingEnable:
+            return .setAdvertisingEnable(enabled: try p.u8("Enable") != 0)
+        case .leSetAdvertisingData, .leSetScanResponseData:
+            let length = try p.u8("Data Length")
+            let data = p.rest()
+            return .setAdvertisingData(scanResponse: opcode == .leSetScanResponseData, declaredLength: length,
+                                       data: ByteRange(offset: data.base, count: min(Int(length), data.remaining)))
+        case .leEnableEncryption:
+            return .enableEncryption(handle: try p.u16le("Handle") & 0x0FFF)
+        case .reset:
+            return .reset
+        default:
+            return .other(opcode)
+        }
+    }
+}
+
+/// Buffer sizes from (LE) Read Buffer Size return parameters (Core v5.4 Vol 4 Part E 7.4.5, 7.8.2, 7.8.2 v2).
+public struct BufferSize: Sendable, Equatable {
+    public var aclLength: UInt16
+    public var aclPackets: UInt16
+
+    /// Decodes from a Command Complete's return parameters (after the status byte).
+    public static func decode(_ opcode: HCIOpcode, _ r: inout ByteReader) throws(DecodeError) -> BufferSize? {
+        switch opcode {
+        case .readBufferSize:
+            let len = try r.u16le("ACL Data Packet Length")
+            try r.skip(1, "SCO Data Packet Length")
+            return BufferSize(aclLength: len, aclPackets: try r.u16le("Total Num ACL Data Packets"))
+        case .leReadBufferSize, .leReadBufferSizeV2:
+            let len = try r.u16le("LE ACL Data Packet Length")
+            return BufferSize(aclLength: len, aclPackets: UInt16(try r.u8("Total Num LE ACL Data Packets")))
+        default:
+            return nil
+        }
+    }
+}

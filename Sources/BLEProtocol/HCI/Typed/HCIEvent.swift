@@ -1,0 +1,234 @@
+import BLEBytes
+
+/// Typed HCI events for the analysis pass: only the events the session model and detectors use,
+/// decoded without allocation (lists stay `ByteReader` views). Everything else is `.other`.
+/// Display decoding is table-driven (`HCIDecoder`); this is the fast path.
+public enum HCIEvent: Sendable {
+    case connectionComplete(ConnectionComplete)
+    case disconnectionComplete(status: HCIStatus, handle: UInt16, reason: HCIStatus)
+    case encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool, keySize: UInt8?)
+    case encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16)
+    case commandComplete(CommandComplete)
+    case commandStatus(status: HCIStatus, numPackets: UInt8, opcode: HCIOpcode)
+    /// Handle/count pairs: iterate with `CompletedPackets.forEach`.
+    case numberOfCompletedPackets(CompletedPackets)
+    case connectionUpdateComplete(status: HCIStatus, handle: UInt16, intervalUnits: UInt16, latency: UInt16, timeoutUnits: UInt16)
+    case dataLengthChange(handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16)
+    case phyUpdateComplete(status: HCIStatus, handle: UInt16, txPHY: UInt8, rxPHY: UInt8)
+    /// Legacy or extended advertising reports: iterate with `AdvertisingReports.forEach`.
+    case advertisingReports(AdvertisingReports)
+    case advertisingSetTerminated(status: HCIStatus, advertisingHandle: UInt8, connectionHandle: UInt16)
+    case longTermKeyRequest(handle: UInt16)
+    case hardwareError(code: UInt8)
+    case dataBufferOverflow
+    case other(code: UInt8, subevent: UInt8?)
+}
+
+/// LE Connection Complete, LE Enhanced Connection Complete v1/v2 (Core v5.4 Vol 4 Part E 7.7.65.1,
+/// 7.7.65.10) and BR/EDR Connection Complete (7.7.3), normalised.
+public struct ConnectionComplete: Sendable {
+    public var status: HCIStatus
+    public var handle: UInt16
+    /// 0 central, 1 peripheral (LE); nil for BR/EDR.
+    public var role: UInt8?
+    public var peerAddressType: LEAddressType?
+    public var peerAddress: BDAddr
+    /// ×1.25 ms (LE only).
+    public var intervalUnits: UInt16
+    public var latency: UInt16
+    /// ×10 ms (LE only).
+    public var timeoutUnits: UInt16
+    public var isLE: Bool
+
+    public var intervalMicros: Int64 { Int64(intervalUnits) * 1250 }
+}
+
+/// Command Complete with the return parameters left as a reader.
+public struct CommandComplete: Sendable {
+    public var numPackets: UInt8
+    public var opcode: HCIOpcode
+    /// The first return parameter, when present (every command's status except NOP).
+    public var status: HCIStatus?
+    /// Return parameters after the status byte.
+    public var returnParameters: ByteRange
+}
+
+/// The handle/count pairs of Number Of Completed Packets (Core v5.4 Vol 4 Part E 7.7.19).
+public struct CompletedPackets: Sendable {
+    public let count: Int
+    public let pairs: ByteRange
+
+    /// Calls `body(handle, completed)` for each pair; the bytes are re-read from the frame.
+    @inlinable
+    public func forEach(in bytes: UnsafeRawBufferPointer, base: Int, _ body: (UInt16, UInt16) -> Void) {
+        let start = pairs.offset - base
+        guard start >= 0, start + count * 4 <= bytes.count else { return }
+        for i in 0..<count {
+            let o = start + i * 4
+            let h = UInt16(bytes[o]) | UInt16(bytes[o + 1]) << 8
+            let c = UInt16(bytes[o + 2]) | UInt16(bytes[o + 3]) << 8
+            body(h & 0x0FFF, c)
+        }
+    }
+}
+
+/// The reports of an LE (Extended) Advertising Report event (7.7.65.2, 7.7.65.13), validated once.
+public struct AdvertisingReports: Sendable {
+    public let extended: Bool
+    public let count: Int
+    public let reports: ByteRange
+}
+
+/// One advertising report.
+public struct AdvertisingReport: Sendable {
+    /// Legacy: ADV_IND…SCAN_RSP (0–4). Extended: the event type bits.
+    public var eventType: UInt16
+    public var extended: Bool
+    public var addressType: LEAddressType
+    public var address: BDAddr
+    public var rssi: Int8
+    public var txPower: Int8?
+    public var data: ByteRange
+
+    /// Legacy PDUs: legacy reports, or extended reports with the legacy bit (0x10).
+    public var isLegacyPDU: Bool { !extended || eventType & 0x10 != 0 }
+    public var isScanResponse: Bool { extended ? eventType & 0x08 != 0 : eventType == 4 }
+    public var isConnectable: Bool { extended ? eventType & 0x01 != 0 : eventType == 0 || eventType == 1 }
+}
+
+extension AdvertisingReports {
+    /// Calls `body` for each report, reading from the frame's bytes.
+    public func forEach(in bytes: UnsafeRawBufferPointer, base: Int, _ body: (AdvertisingReport) -> Void) {
+        let start = reports.offset - base
+        guard start >= 0, start + reports.count <= bytes.count else { return }
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[start ..< start + reports.count]), base: reports.offset)
+        for _ in 0..<count {
+            guard let report = try? Self.read(&r, extended: extended) else { return }
+            body(report)
+        }
+    }
+
+    static func read(_ r: inout ByteReader, extended: Bool) throws(DecodeError) -> AdvertisingReport {
+        if extended {
+            let type = try r.u16le("Event Type")
+            let addressType = LEAddressType(rawValue: try r.u8("Address Type"))
+            let address = try r.address("Address")
+            try r.skip(3, "PHYs and SID")
+            let tx = Int8(bitPattern: try r.u8("TX Power"))
+            let rssi = Int8(bitPattern: try r.u8("RSSI"))
+            try r.skip(9, "Interval and Direct Address")
+            let length = Int(try r.u8("Data Length"))
+            let data = try r.slice(length, "Data")
+            return AdvertisingReport(eventType: type, extended: true, addressType: addressType, address: address,
+                                     rssi: rssi, txPower: tx == 127 ? nil : tx, data: data.remainingRange)
+        }
+        let type = UInt16(try r.u8("Event Type"))
+        let addressType = LEAddressType(rawValue: try r.u8("Address Type"))
+        let address = try r.address("Address")
+        let length = Int(try r.u8("Data Length"))
+        let data = try r.slice(length, "Data")
+        let rssi = Int8(bitPattern: try r.u8("RSSI"))
+        return AdvertisingReport(eventType: type, extended: false, addressType: addressType, address: address,
+                                 rssi: rssi, txPower: nil, data: data.remainingRange)
+    }
+
+    /// Walks every report once to check the lengths (so a malformed event is reported as such).
+    static func validate(_ r: ByteReader, count: Int, extended: Bool) throws(DecodeError) {
+        var r = r
+        for _ in 0..<count { _ = try read(&r, extended: extended) }
+        try r.expectEnd("Advertising Reports")
+    }
+}
+
+extension HCIEvent {
+    /// Decodes the events the analysis needs from an HCI event packet (header included).
+    /// - Throws: `DecodeError` when a known event is malformed.
+    public static func decode(_ r: inout ByteReader) throws(DecodeError) -> HCIEvent {
+        let code = try r.u8("Event Code")
+        let plen = Int(try r.u8("Parameter Total Length"))
+        var p = try r.slice(min(plen, r.remaining), "Parameters")
+        switch code {
+        case HCIEventCode.disconnectionComplete:
+            return .disconnectionComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
+                                          reason: HCIStatus(rawValue: try p.u8("Reason")))
+        case HCIEventCode.connectionComplete:
+            let status = HCIStatus(rawValue: try p.u8("Status"))
+            let handle = try p.u16le("Handle") & 0x0FFF
+            let address = try p.address("Address")
+            return .connectionComplete(ConnectionComplete(status: status, handle: handle, role: nil, peerAddressType: nil,
+                                                          peerAddress: address, intervalUnits: 0, latency: 0, timeoutUnits: 0, isLE: false))
+        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
+            let status = HCIStatus(rawValue: try p.u8("Status"))
+            let handle = try p.u16le("Handle") & 0x0FFF
+            let enabled = try p.u8("Encryption Enabled") != 0
+            let keySize = code == HCIEventCode.encryptionChangeV2 ? try p.u8("Key Size") : nil
+            return .encryptionChange(status: status, handle: handle, enabled: enabled, keySize: keySize)
+        case HCIEventCode.encryptionKeyRefreshComplete:
+            return .encryptionKeyRefreshComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF)
+        case HCIEventCode.commandComplete:
+            let n = try p.u8("Num HCI Command Packets")
+            let opcode = HCIOpcode(rawValue: try p.u16le("Opcode"))
+            let status = p.remaining > 0 ? HCIStatus(rawValue: try p.u8("Status")) : nil
+            return .commandComplete(CommandComplete(numPackets: n, opcode: opcode, status: status, returnParameters: p.remainingRange))
+        case HCIEventCode.commandStatus:
+            let status = HCIStatus(rawValue: try p.u8("Status"))
+            let n = try p.u8("Num HCI Command Packets")
+            return .commandStatus(status: status, numPackets: n, opcode: HCIOpcode(rawValue: try p.u16le("Opcode")))
+        case HCIEventCode.numberOfCompletedPackets:
+            let n = Int(try p.u8("Num Handles"))
+            let pairs = try p.slice(n * 4, "Handles")
+            return .numberOfCompletedPackets(CompletedPackets(count: n, pairs: pairs.remainingRange))
+        case HCIEventCode.hardwareError:
+            return .hardwareError(code: try p.u8("Hardware Code"))
+        case HCIEventCode.dataBufferOverflow:
+            return .dataBufferOverflow
+        case HCIEventCode.leMeta:
+            return try leMeta(&p)
+        default:
+            return .other(code: code, subevent: nil)
+        }
+    }
+
+    static func leMeta(_ p: inout ByteReader) throws(DecodeError) -> HCIEvent {
+        let sub = try p.u8("Subevent Code")
+        switch sub {
+        case LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2:
+            let status = HCIStatus(rawValue: try p.u8("Status"))
+            let handle = try p.u16le("Handle") & 0x0FFF
+            let role = try p.u8("Role")
+            let type = LEAddressType(rawValue: try p.u8("Peer Address Type"))
+            let address = try p.address("Peer Address")
+            if sub != LESubevent.connectionComplete { try p.skip(12, "Resolvable Private Addresses") }
+            let interval = try p.u16le("Connection Interval")
+            let latency = try p.u16le("Peripheral Latency")
+            let timeout = try p.u16le("Supervision Timeout")
+            return .connectionComplete(ConnectionComplete(status: status, handle: handle, role: role, peerAddressType: type,
+                                                          peerAddress: address, intervalUnits: interval, latency: latency,
+                                                          timeoutUnits: timeout, isLE: true))
+        case LESubevent.advertisingReport, LESubevent.extendedAdvertisingReport:
+            let extended = sub == LESubevent.extendedAdvertisingReport
+            let n = Int(try p.u8("Num Reports"))
+            let rest = p.rest()
+            try AdvertisingReports.validate(rest, count: n, extended: extended)
+            return .advertisingReports(AdvertisingReports(extended: extended, count: n, reports: rest.remainingRange))
+        case LESubevent.connectionUpdateComplete:
+            return .connectionUpdateComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
+                                             intervalUnits: try p.u16le("Interval"), latency: try p.u16le("Latency"),
+                                             timeoutUnits: try p.u16le("Timeout"))
+        case LESubevent.dataLengthChange:
+            return .dataLengthChange(handle: try p.u16le("Handle") & 0x0FFF, maxTxOctets: try p.u16le("Max TX Octets"),
+                                     maxTxTime: try p.u16le("Max TX Time"), maxRxOctets: try p.u16le("Max RX Octets"),
+                                     maxRxTime: try p.u16le("Max RX Time"))
+        case LESubevent.phyUpdateComplete:
+            return .phyUpdateComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
+                                      txPHY: try p.u8("TX PHY"), rxPHY: try p.u8("RX PHY"))
+        case LESubevent.advertisingSetTerminated:
+            return .advertisingSetTerminated(status: HCIStatus(rawValue: try p.u8("Status")), advertisingHandle: try p.u8("Advertising Handle"),
+                                             connectionHandle: try p.u16le("Connection Handle") & 0x0FFF)
+        case LESubevent.longTermKeyRequest:
+            return .longTermKeyRequest(handle: try p.u16le("Handle") & 0x0FFF)
+        default:
+            return .other(code: HCIEventCode.leMeta, subevent: sub)
+        }
+    }
+}
