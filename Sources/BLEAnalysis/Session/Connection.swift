@@ -61,8 +61,13 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
 
     public var att = ATTBearer()
     public var smp = SMPState()
-    /// The GATT server on this connection (the peer's database, or the local one).
-    public var gatt: GATTDatabase?
+    /// The peer's GATT server (the host is its client), when discovery or use showed it.
+    public var peerGATT: GATTDatabase?
+    /// The host's own GATT server as the peer used it (peripheral-side captures).
+    public var localGATT: GATTDatabase?
+
+    /// The database of whichever side is the server for a PDU.
+    public func gatt(serverIsHost: Bool) -> GATTDatabase? { serverIsHost ? localGATT : peerGATT }
 
     /// Per value handle: notifications and indications seen.
     public var valueStreams: [UInt16: ValueStream] = [:]
@@ -102,6 +107,10 @@ public struct TimelineEvent: Sendable {
     public var frame: Int
     public var kind: Kind
     public var text: String
+
+    public init(time: Int64, frame: Int, kind: Kind, text: String) {
+        (self.time, self.frame, self.kind, self.text) = (time, frame, kind, text)
+    }
 }
 
 /// Notifications or indications of one value handle.

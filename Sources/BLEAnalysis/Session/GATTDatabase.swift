@@ -56,6 +56,7 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
         characteristics[declaration] = Characteristic(declarationHandle: declaration, valueHandle: value,
                                                       properties: properties, uuid: uuid, frame: frame)
         byValueHandle[value] = declaration
+        descriptors[value] = nil   // a Find Information entry for the value handle is the value, not a descriptor
     }
 
     func addInclude(handle: UInt16, range: ATT.HandleRange, uuid: BluetoothUUID?) {
@@ -112,18 +113,47 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     /// What a handle is, without the handle: `Heart Rate Measurement (0x2A37)`.
     public func name(of handle: UInt16) -> String? {
         let at = ""
-        if let c = characteristic(valueHandle: handle) { return c.uuid.displayName + at }
+        if let c = characteristic(valueHandle: handle) { return c.uuid.gattLabel(.characteristic) + at }
         if let d = descriptors[handle] {
-            let owner = owningCharacteristic(of: handle).map { " of " + $0.uuid.displayName } ?? ""
-            return d.uuid.displayName + owner + at
+            let owner = owningCharacteristic(of: handle)
+            if let owner, owner.uuid == d.uuid { return owner.uuid.gattLabel(.characteristic) + at }
+            return d.uuid.gattLabel(.descriptor) + (owner.map { " of " + $0.uuid.gattLabel(.characteristic) } ?? "") + at
         }
-        if let c = characteristics[handle] { return "Characteristic declaration of " + c.uuid.displayName + at }
-        if let s = services[handle] { return (s.primary ? "Primary Service " : "Secondary Service ") + s.uuid.displayName + at }
+        if let c = characteristics[handle] { return "Characteristic declaration of " + c.uuid.gattLabel(.characteristic) + at }
+        if let s = services[handle] { return (s.primary ? "Primary Service " : "Secondary Service ") + s.uuid.gattLabel(.service) + at }
         return nil
     }
 
     /// Is `handle` a Client Characteristic Configuration descriptor?
     public func isCCCD(_ handle: UInt16) -> Bool {
         descriptors[handle]?.uuid == .clientCharacteristicConfiguration
+    }
+}
+
+/// Where an attribute UUID is used, so that a SIG name of another category is not shown (vendors
+/// often reuse 0xFFF0–0xFFF4, which the SIG assigned to consortia as *service* UUIDs).
+public enum AttributeRole: Sendable { case service, characteristic, descriptor }
+
+/// Which side is the GATT server for an ATT PDU (Core v5.4 Vol 3 Part F 3.4): requests,
+/// commands and confirmations go client → server (even opcodes); responses, notifications and
+/// indications go server → client (odd opcodes 0x01–0x23).
+public enum ATTRoles {
+    public static func serverIsHost(_ opcode: ATTOpcode, sent: Bool) -> Bool {
+        let serverSends = opcode.rawValue & 1 == 1 && opcode.rawValue <= 0x23
+        return serverSends == sent
+    }
+}
+
+extension BluetoothUUID {
+    /// `Heart Rate Measurement (0x2A37)` when the SIG name fits the role, else just the UUID.
+    public func gattLabel(_ role: AttributeRole) -> String {
+        guard let category else { return description }
+        let fits: Bool
+        switch role {
+        case .service: fits = category == .service || category == .memberService
+        case .characteristic: fits = category == .characteristic
+        case .descriptor: fits = category == .descriptor || category == .declaration
+        }
+        return fits ? displayName : description
     }
 }

@@ -7,6 +7,7 @@ import BLEProtocol
 extension SessionModel {
     func att(_ pdu: ATT.PDU, _ c: Connection, frame: Frame, sent: Bool, pduFrame: Int) {
         let me = sent ? 0 : 1, peer = sent ? 1 : 0
+        let server = ATTRoles.serverIsHost(pdu.opcode, sent: sent)
         if sent { c.att.pdusSent += 1 } else { c.att.pdusReceived += 1 }
         switch pdu {
         // Requests: remember them until their response.
@@ -28,9 +29,9 @@ extension SessionModel {
             request(c, me, .init(opcode: pdu.opcode, handle: handle, offset: offset, frame: pduFrame, time: frame.timestamp))
         case let .writeRequest(handle, value), let .prepareWriteRequest(handle, _, value):
             request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: pduFrame, time: frame.timestamp))
-            if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true) }
+            if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true, server: server) }
         case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
-            cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false)
+            cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false, server: server)
 
         // Responses: pair with the peer's outstanding request.
         case let .exchangeMTUResponse(mtu):
@@ -47,10 +48,10 @@ extension SessionModel {
             c.att.errors += 1
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
             var text = "\(requestOpcode.name) failed: \(error)"
-            if handle != 0 { text += " on " + describe(c, handle) }
-            if let p, let h = p.handle, c.gatt?.isCCCD(h) == true || c.subscriptions[h] != nil {
+            if handle != 0 { text += " on " + describe(c, handle, server) }
+            if let p, let h = p.handle, c.gatt(serverIsHost: server)?.isCCCD(h) == true || c.subscriptions[h] != nil {
                 c.subscriptions[h]?.outcome = .failed(error)
-                c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describe(c, h)) failed: \(error)")
+                c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describeCCCDOwner(c, h, server)) failed: \(error)")
                 return
             }
             c.note(frame.timestamp, frame.number, .attError, text)
@@ -83,25 +84,25 @@ extension SessionModel {
             if p.opcode == .readRequest, value.count <= GATTDatabase.maxKeptValue, let bytes = copy(value, frame: frame) {
                 db.keepValue(h, bytes)
             }
-            if p.opcode == .readRequest, c.att.discoveryRequests > 0 { reportDiscovery(c, frame: frame) }
+            if p.opcode == .readRequest, c.att.discoveryRequests > 0 { reportDiscovery(c, frame: frame, serverIsHost: server) }
         case .writeResponse:
             guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
             if var s = c.subscriptions[h], s.outcome == .pending {
                 s.outcome = .accepted
                 c.subscriptions[h] = s
                 let what = s.value == 0 ? "unsubscribed from" : s.enablesIndicate ? "subscribed (indications) to" : "subscribed (notifications) to"
-                c.note(frame.timestamp, frame.number, .subscribe, "\(what) \(describeCCCDOwner(c, h))")
+                c.note(frame.timestamp, frame.number, .subscribe, "\(what) \(describeCCCDOwner(c, h, server))")
             }
         case .readMultipleResponse, .readMultipleVariableResponse, .prepareWriteResponse, .executeWriteResponse:
             _ = response(c, peer, frame: frame)
 
         // Server-initiated values.
         case let .handleValueNotification(handle, value):
-            stream(c, handle, value.count, frame: frame, sent: sent, indication: false)
+            stream(c, handle, value.count, frame: frame, sent: sent, indication: false, server: server)
         case let .multipleHandleValueNotification(m):
-            for v in m.values { stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false) }
+            for v in m.values { stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false, server: server) }
         case let .handleValueIndication(handle, value):
-            stream(c, handle, value.count, frame: frame, sent: sent, indication: true)
+            stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
             c.att.unconfirmedIndication[me] = .init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp)
         case .handleValueConfirmation:
             if let ind = c.att.unconfirmedIndication[peer], let h = ind.handle {
@@ -121,7 +122,7 @@ extension SessionModel {
         c.att.requests += 1
         c.att.outstanding[side] = p
         if !Self.isDiscovery(p.opcode), p.opcode != .exchangeMTURequest, c.att.discoveryRequests > 0 {
-            reportDiscovery(c, frame: nil)
+            reportDiscovery(c, frame: nil, serverIsHost: side == 1)
         }
     }
 
@@ -136,36 +137,37 @@ extension SessionModel {
         return p
     }
 
-    private func reportDiscovery(_ c: Connection, frame: Frame?) {
-        guard !c.att.discoveryReported, let db = c.gatt, !db.isEmpty else { return }
+    private func reportDiscovery(_ c: Connection, frame: Frame?, serverIsHost: Bool) {
+        guard !c.att.discoveryReported, let db = c.gatt(serverIsHost: serverIsHost), !db.isEmpty else { return }
         c.att.discoveryReported = true
         let time = frame?.timestamp ?? c.lastDataTime ?? 0
         c.note(time, frame?.number ?? c.lastSentFrame ?? 0, .discovery,
                "discovery: \(db.services.count) services, \(db.characteristics.count) characteristics, \(db.descriptors.count) descriptors")
     }
 
-    private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool) {
+    private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool, server: Bool) {
         guard value.count == 2, let bytes = copy(value, frame: frame) else { return }
-        let isCCCD = c.gatt?.isCCCD(handle) ?? false
+        let db = c.gatt(serverIsHost: server)
+        let isCCCD = db?.isCCCD(handle) ?? false
         // Without discovery, a 2-byte write of 0/1/2 to the handle after a notifiable value is very likely a CCCD.
-        let looksLikeCCCD = isCCCD || (c.gatt?.characteristic(valueHandle: handle &- 1)).map { $0.canNotify || $0.canIndicate } == true
+        let looksLikeCCCD = isCCCD || (db?.characteristic(valueHandle: handle &- 1)).map { $0.canNotify || $0.canIndicate } == true
         guard looksLikeCCCD else { return }
         let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
         c.subscriptions[handle] = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
                                                outcome: pending ? .pending : .accepted)
         if !pending {
-            c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle))")
+            c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle, server))")
         }
     }
 
-    private func stream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool, indication: Bool) {
+    private func stream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool, indication: Bool, server: Bool) {
         var s = c.valueStreams[handle] ?? ValueStream(handle: handle)
         if s.notifications + s.indications == 0 {
             s.firstFrame = frame.number
             s.firstTime = frame.timestamp
             s.sentByHost = sent
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
-                   "first \(indication ? "indication" : "notification") from \(describe(c, handle)) (\(length) bytes)")
+                   "first \(indication ? "indication" : "notification") from \(describe(c, handle, server)) (\(length) bytes)")
         }
         if indication { s.indications += 1 } else { s.notifications += 1 }
         s.bytes += length
@@ -175,12 +177,14 @@ extension SessionModel {
         c.valueStreams[handle] = s
     }
 
-    func describe(_ c: Connection, _ handle: UInt16) -> String {
-        c.gatt?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+    func describe(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> String {
+        c.gatt(serverIsHost: serverIsHost)?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
     }
 
-    func describeCCCDOwner(_ c: Connection, _ cccd: UInt16) -> String {
-        if let owner = c.gatt?.owningCharacteristic(of: cccd) { return owner.uuid.displayName + " @0x" + Hex.pad(owner.valueHandle, 4) }
+    func describeCCCDOwner(_ c: Connection, _ cccd: UInt16, _ serverIsHost: Bool) -> String {
+        if let owner = c.gatt(serverIsHost: serverIsHost)?.owningCharacteristic(of: cccd) {
+            return owner.uuid.gattLabel(.characteristic) + " @0x" + Hex.pad(owner.valueHandle, 4)
+        }
         return "CCCD 0x" + Hex.pad(cccd, 4)
     }
 

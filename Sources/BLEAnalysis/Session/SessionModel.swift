@@ -213,14 +213,14 @@ public final class SessionModel {
 
     /// The GATT database of the server on `c`: keyed by the peer address when the peer serves.
     func database(for c: Connection, serverIsHost: Bool) -> GATTDatabase {
-        if let db = c.gatt { return db }
+        if let db = c.gatt(serverIsHost: serverIsHost) { return db }
         let owner: String
         if serverIsHost { owner = "local (hci\(c.adapter))" }
         else if let a = c.peerAddress { owner = a.description }
         else { owner = "connection #\(c.index) (handle \(c.handle))" }
         let db = databases[owner] ?? GATTDatabase(owner: owner)
         databases[owner] = db
-        c.gatt = db
+        if serverIsHost { c.localGATT = db } else { c.peerGATT = db }
         return db
     }
 

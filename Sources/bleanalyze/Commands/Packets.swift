@@ -24,7 +24,9 @@ struct Packets: ParsableCommand {
         var upper: [Layer] = []
         var received = false
         analyzer.session.onL2CAPPDU = { pdu, connection in
-            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received))
+            // The ATT opcode (after the 4-byte L2CAP header) tells which side serves the database.
+            let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
+            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode))
         }
         let summary = file.read { frame in
             upper.removeAll(keepingCapacity: true)

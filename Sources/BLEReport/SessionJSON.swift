@@ -1,0 +1,150 @@
+import BLEBytes
+import BLEProtocol
+import BLEAnalysis
+
+/// JSON for `timeline`, `gatt` and `adv`.
+public enum SessionJSON {
+    public static func timeline(_ model: SessionModel) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.beginArray("connections")
+        for c in model.connections { connection(c, &w) }
+        w.endArray()
+        w.beginArray("attempts")
+        for a in model.attempts {
+            w.beginObject()
+            w.int("frame", a.frame)
+            w.int("time", a.time)
+            w.optional("peer", a.peerAddress?.description)
+            switch a.outcome {
+            case .pending: w.string("outcome", "pending")
+            case let .connected(i): w.string("outcome", "connected"); w.int("connection", i)
+            case let .failed(s): w.string("outcome", "failed"); w.int("status", s.rawValue); w.string("statusName", s.name)
+            case .cancelled: w.string("outcome", "cancelled")
+            }
+            w.optional("endFrame", a.endFrame)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.output
+    }
+
+    static func connection(_ c: Connection, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.int("index", c.index)
+        w.int("adapter", c.adapter)
+        w.int("handle", c.handle)
+        w.string("transport", c.isLE ? "LE" : "BR/EDR")
+        w.string("role", c.role.rawValue)
+        w.optional("peer", c.peerAddress?.description)
+        w.optional("peerAddressType", c.peerAddressType?.name)
+        w.bool("inferred", c.inferred)
+        w.optional("connectFrame", c.completeFrame)
+        w.optional("connectTime", c.completeTime)
+        w.optional("disconnectFrame", c.disconnectFrame)
+        w.optional("disconnectTime", c.disconnectTime)
+        if let r = c.disconnectReason { w.int("disconnectReason", r.rawValue); w.string("disconnectReasonName", r.name) }
+        if c.intervalUnits > 0 { w.double("intervalMs", c.intervalMillis); w.int("latency", c.latency); w.int("supervisionTimeoutMs", c.supervisionTimeoutMillis) }
+        w.int("mtu", c.att.mtu)
+        w.int("aclSent", c.aclSent)
+        w.int("aclReceived", c.aclReceived)
+        w.int("attRequests", c.att.requests)
+        w.int("attResponses", c.att.responses)
+        if let avg = c.att.averageLatency { w.int("attLatencyAverageMicros", avg); w.int("attLatencyMaxMicros", c.att.latencyMax) }
+        w.beginArray("events")
+        for e in SessionText.mergedEvents(c) {
+            w.beginObject()
+            w.int("time", e.time)
+            w.int("frame", e.frame)
+            w.string("kind", e.kind.rawValue)
+            w.string("text", e.text)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    public static func gatt(_ model: SessionModel) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.beginArray("servers")
+        for db in model.databases.values.filter({ !$0.isEmpty }).sorted(by: { $0.owner < $1.owner }) {
+            w.beginObject()
+            w.string("owner", db.owner)
+            w.beginArray("services")
+            for s in db.services.values.sorted(by: { $0.handle < $1.handle }) {
+                w.beginObject()
+                w.int("handle", s.handle)
+                w.int("endHandle", s.endHandle)
+                w.string("uuid", s.uuid.description)
+                w.optional("name", s.uuid.name)
+                w.bool("primary", s.primary)
+                w.beginArray("characteristics")
+                for c in db.characteristics.values.sorted(by: { $0.declarationHandle < $1.declarationHandle })
+                where c.declarationHandle > s.handle && c.declarationHandle <= s.endHandle {
+                    w.beginObject()
+                    w.int("handle", c.declarationHandle)
+                    w.int("valueHandle", c.valueHandle)
+                    w.string("uuid", c.uuid.description)
+                    w.optional("name", c.uuid.name)
+                    w.int("properties", c.properties)
+                    w.beginArray("propertyNames")
+                    for n in GATTNames.characteristicProperties.flagNames(UInt64(c.properties)).names { w.string(nil, n) }
+                    w.endArray()
+                    w.beginArray("descriptors")
+                    let next = db.characteristics.keys.filter { $0 > c.declarationHandle }.min() ?? (s.endHandle &+ 1)
+                    for d in db.descriptors.values.sorted(by: { $0.handle < $1.handle })
+                    where d.handle > c.valueHandle && d.handle < next && d.handle <= s.endHandle {
+                        w.beginObject()
+                        w.int("handle", d.handle)
+                        w.string("uuid", d.uuid.description)
+                        w.optional("name", d.uuid.name)
+                        w.endObject()
+                    }
+                    w.endArray()
+                    w.endObject()
+                }
+                w.endArray()
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.output
+    }
+
+    public static func advertisers(_ model: SessionModel) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.int("reports", model.advertisers.totalReports)
+        w.beginArray("advertisers")
+        for a in model.advertisers.all {
+            w.beginObject()
+            w.string("address", a.address.description)
+            w.string("addressType", a.addressType.describe(a.address))
+            w.int("reports", a.reports)
+            w.int("scanResponses", a.scanResponses)
+            w.bool("connectable", a.connectable)
+            w.bool("extended", a.extended)
+            w.beginArray("names"); for n in a.names { w.string(nil, n) }; w.endArray()
+            w.beginArray("services"); for u in a.services { w.string(nil, u.description) }; w.endArray()
+            w.beginArray("companies"); for c in a.companies { w.int(nil, c) }; w.endArray()
+            w.optional("txPower", a.txPower)
+            w.optional("appearance", a.appearance)
+            w.optional("rssiMin", a.rssiMin)
+            w.optional("rssiMedian", a.rssiMedian)
+            w.optional("rssiMax", a.rssiMax)
+            w.optional("intervalEstimateMicros", a.intervalEstimate)
+            w.int("firstTime", a.firstTime)
+            w.int("lastTime", a.lastTime)
+            w.beginArray("malformed"); for m in a.malformed { w.string(nil, m) }; w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.output
+    }
+}

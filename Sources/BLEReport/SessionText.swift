@@ -1,0 +1,165 @@
+import BLEBytes
+import BLEProtocol
+import BLEAnalysis
+
+/// Text for `timeline`, `gatt` and `adv`: what a person reads in a terminal.
+public enum SessionText {
+    /// One line per meaningful event per connection, then each value stream's count and rate.
+    public static func timeline(_ model: SessionModel) -> String {
+        var s = ""
+        if model.connections.isEmpty { s += "No connections in this capture.\n" }
+        for c in model.connections {
+            s += header(c) + "\n"
+            for e in mergedEvents(c) {
+                s += "  " + TimeFormat.time(e.time) + "  #" + String(e.frame).padding(6) + e.text + "\n"
+            }
+            if c.droppedTimelineEvents > 0 { s += "  … \(c.droppedTimelineEvents) more events not kept\n" }
+            s += "\n"
+        }
+        let failed = model.attempts.filter { if case .connected = $0.outcome { false } else { true } }
+        for a in failed {
+            s += "Attempt #\(a.frame) to \(a.peerAddress?.description ?? "filter accept list"): " + describe(a.outcome)
+                + (a.endFrame.map { " (frame \($0))" } ?? "") + "\n"
+        }
+        return s
+    }
+
+    static func describe(_ o: ConnectionAttempt.Outcome) -> String {
+        switch o {
+        case .pending: "never completed"
+        case let .connected(i): "connected (connection \(i))"
+        case let .failed(status): "failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))"
+        case .cancelled: "cancelled by the host"
+        }
+    }
+
+    public static func header(_ c: Connection) -> String {
+        var parts = ["Connection \(c.index): handle \(c.handle)"]
+        if c.adapter != 0 { parts.append("hci\(c.adapter)") }
+        parts.append(c.isLE ? "LE" : "BR/EDR")
+        if c.role != .unknown { parts.append(c.role.rawValue) }
+        if let a = c.peerAddress { parts.append("peer " + a.description) }
+        if let start = c.startTime {
+            let end = c.disconnectTime ?? c.lastDataTime ?? start
+            parts.append("lasted " + TimeFormat.duration(end - start) + (c.isOpen ? " (still open at the end)" : ""))
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The connection's stored events plus one summary line per value stream, in time order.
+    public static func mergedEvents(_ c: Connection) -> [TimelineEvent] {
+        var events = c.timeline
+        for stream in c.valueStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
+            let n = stream.notifications + stream.indications
+            guard n > 1 else { continue }
+            let span = stream.lastTime - stream.firstTime
+            let name = c.gatt(serverIsHost: stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
+            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") from \(name), \(stream.bytes) bytes"
+            if span > 0 {
+                let rate = Double(n - 1) * 1e6 / Double(span)
+                text += " over " + TimeFormat.duration(span) + " (" + FieldText.formatScaled(rate) + "/s)"
+            }
+            if stream.indications > 0 { text += ", \(stream.confirmations) confirmed" }
+            events.append(TimelineEvent(time: stream.lastTime, frame: stream.lastFrame, kind: .notifications, text: text))
+        }
+        return events.sorted { ($0.time, $0.frame) < ($1.time, $1.frame) }
+    }
+
+    /// The rebuilt attribute table per server.
+    public static func gatt(_ model: SessionModel) -> String {
+        var s = ""
+        let dbs = model.databases.values.filter { !$0.isEmpty }.sorted { $0.owner < $1.owner }
+        if dbs.isEmpty { return "No GATT discovery in this capture.\n" }
+        for db in dbs {
+            s += "GATT server \(db.owner)\n"
+            for line in gattLines(db) { s += line + "\n" }
+            s += "\n"
+        }
+        return s
+    }
+
+    /// `0x000e  Primary Service  Heart Rate (0x180D)  0x000e–0x0013` and nested characteristics/descriptors.
+    public static func gattLines(_ db: GATTDatabase) -> [String] {
+        var lines: [String] = []
+        let services = db.services.values.sorted { $0.handle < $1.handle }
+        let chars = db.characteristics.values.sorted { $0.declarationHandle < $1.declarationHandle }
+        let descs = db.descriptors.values.sorted { $0.handle < $1.handle }
+        var usedChars = Set<UInt16>(), usedDescs = Set<UInt16>()
+        func h(_ v: UInt16) -> String { "0x" + Hex.pad(v, 4) }
+        func characteristicLines(_ c: GATTDatabase.Characteristic, end: UInt16) {
+            usedChars.insert(c.declarationHandle)
+            let props = GATTNames.characteristicProperties.flagNames(UInt64(c.properties)).names.joined(separator: ", ")
+            var line = "  \(h(c.declarationHandle))  Characteristic  \(c.uuid.gattLabel(.characteristic))  value \(h(c.valueHandle))  [\(props)]"
+            if let v = db.values[c.valueHandle] { line += "  = " + valueText(c.uuid, v) }
+            lines.append(line)
+            for d in descs where d.handle > c.valueHandle && d.handle <= end && !usedDescs.contains(d.handle) {
+                usedDescs.insert(d.handle)
+                lines.append("    \(h(d.handle))  Descriptor  \(d.uuid.gattLabel(.descriptor))")
+            }
+        }
+        for (si, svc) in services.enumerated() {
+            lines.append("\(h(svc.handle))  \(svc.primary ? "Primary Service" : "Secondary Service")  \(svc.uuid.gattLabel(.service))  \(h(svc.handle))–\(h(svc.endHandle))")
+            for inc in db.includes.values.sorted(by: { $0.handle < $1.handle }) where inc.handle > svc.handle && inc.handle <= svc.endHandle {
+                lines.append("  \(h(inc.handle))  Include  \(h(inc.range.start))–\(h(inc.range.end))" + (inc.uuid.map { "  " + $0.displayName } ?? ""))
+            }
+            let inService = chars.filter { $0.declarationHandle > svc.handle && $0.declarationHandle <= svc.endHandle }
+            for (i, c) in inService.enumerated() {
+                let next = i + 1 < inService.count ? inService[i + 1].declarationHandle - 1 : svc.endHandle
+                characteristicLines(c, end: next)
+            }
+            _ = si
+        }
+        let orphans = chars.filter { !usedChars.contains($0.declarationHandle) }
+        if !orphans.isEmpty { lines.append("(characteristics outside any discovered service)") }
+        for (i, c) in orphans.enumerated() {
+            characteristicLines(c, end: i + 1 < orphans.count ? orphans[i + 1].declarationHandle - 1 : 0xFFFF)
+        }
+        let loose = descs.filter { !usedDescs.contains($0.handle) }
+        for d in loose { lines.append("  \(h(d.handle))  Attribute  \(d.uuid.displayName)") }
+        return lines
+    }
+
+    /// A kept value: decoded by the characteristic's value decoder when there is one, else as text
+    /// when it is printable, else hex.
+    static func valueText(_ uuid: BluetoothUUID, _ bytes: [UInt8]) -> String {
+        var decoded: String? = nil
+        bytes.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            if let fields = GATTValues.decode(uuid: uuid, &r), !fields.isEmpty {
+                let ft = FieldText(options: RenderOptions())
+                decoded = fields.map { $0.nameString + ": " + ft.value($0.value) }.joined(separator: ", ")
+            }
+        }
+        if let decoded { return decoded }
+        if bytes.count >= 2, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return "\"" + String(decoding: bytes, as: UTF8.self) + "\"" }
+        return Hex.string(bytes)
+    }
+
+    /// Advertisers: address, names, services, company, RSSI min/median/max, count, interval.
+    public static func advertisers(_ model: SessionModel) -> String {
+        let all = model.advertisers.all
+        if all.isEmpty { return "No advertising reports in this capture.\n" }
+        var s = "\(all.count) advertiser\(all.count == 1 ? "" : "s"), \(model.advertisers.totalReports) reports\n\n"
+        for a in all {
+            s += a.address.description + "  " + a.addressType.describe(a.address) + (a.connectable ? ", connectable" : "")
+                + (a.extended ? ", extended" : "") + "\n"
+            if !a.names.isEmpty { s += "  Name:        " + a.names.joined(separator: " | ") + "\n" }
+            if !a.services.isEmpty { s += "  Services:    " + a.services.map(\.displayName).joined(separator: ", ") + "\n" }
+            if !a.companies.isEmpty {
+                s += "  Company:     " + a.companies.map { (AssignedNumbers.companyName($0) ?? "Unknown") + " (0x" + Hex.pad($0, 4) + ")" }
+                    .joined(separator: ", ") + "\n"
+            }
+            if let ap = a.appearance { s += "  Appearance:  " + (AssignedNumbers.appearanceName(ap) ?? "Unknown") + " (0x" + Hex.pad(ap, 4) + ")\n" }
+            if let tx = a.txPower { s += "  TX power:    \(tx) dBm\n" }
+            if let lo = a.rssiMin, let med = a.rssiMedian, let hi = a.rssiMax { s += "  RSSI:        \(lo) / \(med) / \(hi) dBm (min / median / max)\n" }
+            var count = "  Reports:     \(a.reports)"
+            if a.scanResponses > 0 { count += " (\(a.scanResponses) scan responses)" }
+            count += ", " + TimeFormat.duration(a.lastTime - a.firstTime) + " from frame \(a.firstFrame)"
+            if let i = a.intervalEstimate { count += ", heard every ~" + TimeFormat.duration(i) }
+            s += count + "\n"
+            for m in a.malformed { s += "  Malformed:   " + m + "\n" }
+            s += "\n"
+        }
+        return s
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import BLEAnalysis
+import BLECapture
+import BLEReport
+
+/// Runs the analysis pass over a capture (shared by the session commands).
+struct AnalysisRun {
+    let file: CaptureFile
+    let analyzer: Analyzer
+    let summary: ReadSummary
+
+    init(_ capture: CaptureArgument) throws {
+        file = try capture.open()
+        let analyzer = Analyzer()
+        summary = file.read { analyzer.consume($0) }
+        self.analyzer = analyzer
+        for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+    }
+}
+
+/// `bleanalyze timeline FILE`: one line per meaningful event per connection.
+struct Timeline: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "One story per connection: connect, MTU, discovery, subscriptions, data, errors, disconnect.")
+    @OptionGroup var capture: CaptureArgument
+    @Flag(name: .long, help: "JSON instead of text.") var json = false
+
+    func run() throws {
+        let run = try AnalysisRun(capture)
+        var out = Output()
+        out.write(json ? SessionJSON.timeline(run.analyzer.session) + "\n" : SessionText.timeline(run.analyzer.session))
+        out.flush()
+    }
+}
+
+/// `bleanalyze gatt FILE`: the attribute table rebuilt per GATT server.
+struct Gatt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatt", abstract: "The GATT database rebuilt from discovery, per server.")
+    @OptionGroup var capture: CaptureArgument
+    @Flag(name: .long, help: "JSON instead of text.") var json = false
+
+    func run() throws {
+        let run = try AnalysisRun(capture)
+        var out = Output()
+        out.write(json ? SessionJSON.gatt(run.analyzer.session) + "\n" : SessionText.gatt(run.analyzer.session))
+        out.flush()
+    }
+}
+
+/// `bleanalyze adv FILE`: advertisers seen in advertising reports.
+struct Adv: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Advertisers: address, names, services, company, RSSI, count and interval.")
+    @OptionGroup var capture: CaptureArgument
+    @Flag(name: .long, help: "JSON instead of text.") var json = false
+
+    func run() throws {
+        let run = try AnalysisRun(capture)
+        var out = Output()
+        out.write(json ? SessionJSON.advertisers(run.analyzer.session) + "\n" : SessionText.advertisers(run.analyzer.session))
+        out.flush()
+    }
+}
