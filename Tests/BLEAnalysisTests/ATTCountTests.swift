@@ -1,0 +1,36 @@
+import BLEAnalysis
+import Foundation
+import Testing
+
+/// ATT PDU counts per opcode equal tshark's (`-Y btatt -T fields -e btatt.opcode`) on every capture,
+/// when tshark is installed. A reassembled PDU counts once, as tshark shows it once.
+@Suite struct ATTCountTests {
+    @Test func attOpcodeCountsMatchTshark() throws {
+        guard AnalysisFixtures.run("tshark", ["-v"]) != nil else { print("notice: tshark not installed; skipping"); return }
+        var checked = 0
+        for path in try AnalysisFixtures.allCaptures() {
+            guard let out = AnalysisFixtures.run("tshark", ["-r", path, "-Y", "btatt", "-T", "fields", "-e", "btatt.opcode"]) else {
+                Issue.record("tshark failed on \(path)"); continue
+            }
+            var theirs = [Int](repeating: 0, count: 256)
+            for line in out.split(separator: "\n") {
+                // One line per frame; a frame with several ATT PDUs lists them comma-separated.
+                for op in line.split(separator: ",") {
+                    if let v = Int(op.dropFirst(2), radix: 16) { theirs[v] += 1 }
+                }
+            }
+            let (analyzer, _, info) = try AnalysisFixtures.analyzeWithInfo(path)
+            let ours = analyzer.statistics.attOpcodes
+            if info.notDecodedReason != nil { continue }   // air captures: not decoded yet
+            #expect(ours == theirs, "\(path): ours \(Self.nonZero(ours)) tshark \(Self.nonZero(theirs))")
+            checked += 1
+        }
+        #expect(checked >= 10)
+    }
+
+    static func nonZero(_ a: [Int]) -> [String: Int] {
+        var d: [String: Int] = [:]
+        for (i, n) in a.enumerated() where n > 0 { d[String(format: "0x%02x", i)] = n }
+        return d
+    }
+}
