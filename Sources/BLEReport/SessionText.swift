@@ -49,12 +49,20 @@ public enum SessionText {
     /// The connection's stored events plus one summary line per value stream, in time order.
     public static func mergedEvents(_ c: Connection) -> [TimelineEvent] {
         var events = c.timeline
+        for stream in c.writeStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
+            let name = c.gatt(serverIsHost: !stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
+            let n = stream.notifications
+            let span = stream.lastTime - stream.firstTime
+            var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), \(stream.bytes) bytes"
+            if span > 0, n > 1 { text += " over " + TimeFormat.duration(span) + " (" + FieldText.formatScaled(Double(n - 1) * 1e6 / Double(span)) + "/s)" }
+            events.append(TimelineEvent(time: stream.firstTime, frame: stream.firstFrame, kind: .write, text: text))
+        }
         for stream in c.valueStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
             let n = stream.notifications + stream.indications
             guard n > 1 else { continue }
             let span = stream.lastTime - stream.firstTime
             let name = c.gatt(serverIsHost: stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
-            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") from \(name), \(stream.bytes) bytes"
+            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), \(stream.bytes) bytes"
             if span > 0 {
                 let rate = Double(n - 1) * 1e6 / Double(span)
                 text += " over " + TimeFormat.duration(span) + " (" + FieldText.formatScaled(rate) + "/s)"

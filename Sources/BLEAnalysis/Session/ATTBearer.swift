@@ -39,6 +39,10 @@ public struct ATTBearer: Sendable {
     public var latencyMax: Int64 = 0
     public var pdusSent = 0
     public var pdusReceived = 0
+    /// A long read in progress (Read then Read Blob on one handle): bytes and requests so far.
+    public var longRead: (handle: UInt16, bytes: Int, requests: Int, frame: Int)?
+    /// Prepared writes queued before Execute Write: bytes and requests so far, per first handle.
+    public var preparedWrite: (handle: UInt16, bytes: Int, requests: Int, frame: Int)?
     /// Discovery requests seen (for the "discovery done" story line).
     public var discoveryRequests = 0
     public var discoveryReported = false

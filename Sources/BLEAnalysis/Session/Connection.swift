@@ -71,6 +71,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
 
     /// Per value handle: notifications and indications seen.
     public var valueStreams: [UInt16: ValueStream] = [:]
+    /// Per value handle: Write Commands (write without response) seen.
+    public var writeStreams: [UInt16: ValueStream] = [:]
     /// Per CCCD handle: the last write and its outcome.
     public var subscriptions: [UInt16: Subscription] = [:]
 

@@ -15,10 +15,16 @@ extension SessionModel {
             c.att.clientMTU = mtu
             c.att.clientIsHost = sent
             request(c, me, .init(opcode: pdu.opcode, frame: pduFrame, time: frame.timestamp))
-        case .findInformationRequest, .findByTypeValueRequest, .readMultipleRequest, .readMultipleVariableRequest,
-             .executeWriteRequest:
+        case let .findByTypeValueRequest(req):
+            c.att.discoveryRequests += 1
+            // Discover Primary Service By Service UUID (Vol 3 Part G 4.4.2): the value is the service UUID.
+            var uuid: BluetoothUUID? = nil
+            if req.type == .primaryService || req.type == .secondaryService {
+                withBytes(req.value, frame: frame) { r in uuid = try? r.uuid(width: r.remaining) }
+            }
+            request(c, me, .init(opcode: pdu.opcode, handle: req.range.start, type: uuid, frame: pduFrame, time: frame.timestamp))
+        case .findInformationRequest, .readMultipleRequest, .readMultipleVariableRequest, .executeWriteRequest:
             if case .findInformationRequest = pdu { c.att.discoveryRequests += 1 }
-            if case .findByTypeValueRequest = pdu { c.att.discoveryRequests += 1 }
             request(c, me, .init(opcode: pdu.opcode, frame: pduFrame, time: frame.timestamp))
         case let .readByTypeRequest(range, type), let .readByGroupTypeRequest(range, type):
             c.att.discoveryRequests += 1
@@ -31,6 +37,7 @@ extension SessionModel {
             request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: pduFrame, time: frame.timestamp))
             if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true, server: server) }
         case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
+            writeStream(c, handle, value.count, frame: frame)
             cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false, server: server)
 
         // Responses: pair with the peer's outstanding request.
@@ -64,8 +71,11 @@ extension SessionModel {
                               primary: p.type != .secondaryService, frame: frame.number)
             }
         case let .findByTypeValueResponse(handles):
-            guard let p = response(c, peer, frame: frame), p.opcode == .findByTypeValueRequest else { return }
-            _ = handles   // service UUID of a Find By Type Value is in the request; kept by the display only
+            guard let p = response(c, peer, frame: frame), p.opcode == .findByTypeValueRequest, let uuid = p.type else { return }
+            let db = database(for: c, serverIsHost: sent)
+            for range in handles where range.isValid {
+                db.addService(handle: range.start, end: range.end, uuid: uuid, primary: true, frame: frame.number)
+            }
         case let .readByTypeResponse(resp):
             guard let p = response(c, peer, frame: frame) else { return }
             let db = database(for: c, serverIsHost: sent)
@@ -81,19 +91,36 @@ extension SessionModel {
         case let .readResponse(value), let .readBlobResponse(value):
             guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
             let db = database(for: c, serverIsHost: sent)
-            if p.opcode == .readRequest, value.count <= GATTDatabase.maxKeptValue, let bytes = copy(value, frame: frame) {
+            // Keep whole values only: a part of ATT_MTU−1 bytes may be the start of a long value.
+            if p.opcode == .readRequest, value.count < c.att.mtu - 1, value.count <= GATTDatabase.maxKeptValue,
+               let bytes = copy(value, frame: frame) {
                 db.keepValue(h, bytes)
             }
             if p.opcode == .readRequest, c.att.discoveryRequests > 0 { reportDiscovery(c, frame: frame, serverIsHost: server) }
+            longRead(c, p, h, value.count, frame: frame, server: server)
         case .writeResponse:
             guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
             if var s = c.subscriptions[h], s.outcome == .pending {
                 s.outcome = .accepted
                 c.subscriptions[h] = s
                 let what = s.value == 0 ? "unsubscribed from" : s.enablesIndicate ? "subscribed (indications) to" : "subscribed (notifications) to"
-                c.note(frame.timestamp, frame.number, .subscribe, "\(what) \(describeCCCDOwner(c, h, server))")
+                let who = server ? "peer" : "host"
+                c.note(frame.timestamp, frame.number, .subscribe, "\(who) \(what) \(describeCCCDOwner(c, h, server))")
             }
-        case .readMultipleResponse, .readMultipleVariableResponse, .prepareWriteResponse, .executeWriteResponse:
+        case .prepareWriteResponse:
+            guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
+            var w = c.att.preparedWrite ?? (h, 0, 0, p.frame)
+            w.bytes += p.valueLength
+            w.requests += 1
+            c.att.preparedWrite = w
+        case .executeWriteResponse:
+            guard response(c, peer, frame: frame) != nil else { return }
+            if let w = c.att.preparedWrite {
+                c.note(frame.timestamp, frame.number, .write,
+                       "long write of \(w.bytes) bytes to \(describe(c, w.handle, server)) (\(w.requests) Prepare Write + Execute Write)")
+            }
+            c.att.preparedWrite = nil
+        case .readMultipleResponse, .readMultipleVariableResponse:
             _ = response(c, peer, frame: frame)
 
         // Server-initiated values.
@@ -113,6 +140,8 @@ extension SessionModel {
             break
         }
     }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     static func isDiscovery(_ op: ATTOpcode) -> Bool {
         op == .readByGroupTypeRequest || op == .readByTypeRequest || op == .findInformationRequest || op == .findByTypeValueRequest
@@ -142,7 +171,8 @@ extension SessionModel {
         c.att.discoveryReported = true
         let time = frame?.timestamp ?? c.lastDataTime ?? 0
         c.note(time, frame?.number ?? c.lastSentFrame ?? 0, .discovery,
-               "discovery: \(db.services.count) services, \(db.characteristics.count) characteristics, \(db.descriptors.count) descriptors")
+               "discovery: " + Self.count(db.services.count, "service") + ", " + Self.count(db.characteristics.count, "characteristic")
+                   + ", " + Self.count(db.descriptors.count, "descriptor"))
     }
 
     private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool, server: Bool) {
@@ -167,7 +197,7 @@ extension SessionModel {
             s.firstTime = frame.timestamp
             s.sentByHost = sent
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
-                   "first \(indication ? "indication" : "notification") from \(describe(c, handle, server)) (\(length) bytes)")
+                   "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(length) bytes)")
         }
         if indication { s.indications += 1 } else { s.notifications += 1 }
         s.bytes += length
@@ -175,6 +205,36 @@ extension SessionModel {
         s.lastFrame = frame.number
         s.lastTime = frame.timestamp
         c.valueStreams[handle] = s
+    }
+
+    /// Read then Read Blob on the same handle until a part shorter than ATT_MTU−1 (Vol 3 Part G 4.8.3).
+    private func longRead(_ c: Connection, _ p: ATTBearer.Pending, _ handle: UInt16, _ length: Int, frame: Frame, server: Bool) {
+        let full = c.att.mtu - 1
+        if p.opcode == .readRequest {
+            c.att.longRead = length == full ? (handle, length, 1, p.frame) : nil
+            return
+        }
+        guard var lr = c.att.longRead, lr.handle == handle else { return }
+        lr.bytes += length
+        lr.requests += 1
+        if length < full {
+            c.note(frame.timestamp, frame.number, .read,
+                   "long read of \(describe(c, handle, server)): \(lr.bytes) bytes in \(lr.requests) requests (Read + Read Blob)")
+            c.att.longRead = nil
+        } else {
+            c.att.longRead = lr
+        }
+    }
+
+    private func writeStream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame) {
+        var s = c.writeStreams[handle] ?? ValueStream(handle: handle)
+        if s.notifications == 0 { s.firstFrame = frame.number; s.firstTime = frame.timestamp; s.sentByHost = frame.direction != .received }
+        s.notifications += 1
+        s.bytes += length
+        s.maxLength = max(s.maxLength, length)
+        s.lastFrame = frame.number
+        s.lastTime = frame.timestamp
+        c.writeStreams[handle] = s
     }
 
     func describe(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> String {

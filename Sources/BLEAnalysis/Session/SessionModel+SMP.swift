@@ -10,7 +10,7 @@ extension SessionModel {
         case let .pairingRequest(p):
             c.smp.pairingRequests += 1
             c.note(frame.timestamp, frame.number, .security,
-                   "pairing requested by \(who): IO \(p.ioCapability), \(p.authReq), key size \(p.maxEncryptionKeySize)")
+                   "pairing requested by \(who): IO \(p.ioCapability), " + Self.authText(p.authReq) + ", key size \(p.maxEncryptionKeySize)")
         case .securityRequest:
             c.note(frame.timestamp, frame.number, .security, "security requested by \(who)")
         case let .pairingFailed(reason):
@@ -20,12 +20,21 @@ extension SessionModel {
             c.smp.succeeded = true
             if let key = cmd.distributedKey, let name = SMP.KeyDistribution.names.name(UInt64(key.rawValue)) {
                 let entry = "\(name) from \(who)"
-                if !c.smp.keysDistributed.contains(entry) { c.smp.keysDistributed.append(entry) }
+                if !c.smp.keysDistributed.contains(entry) {
+                    c.smp.keysDistributed.append(entry)
+                    c.note(frame.timestamp, frame.number, .security, "key distributed: \(entry)")
+                }
             }
         case .pairingDHKeyCheck:
             if !sent || c.role == .peripheral { c.smp.succeeded = true }
         default:
             break
         }
+    }
+
+    /// `Bonding, MITM, SC` (or `no bonding`).
+    static func authText(_ a: SMP.AuthReq) -> String {
+        let names = SMP.AuthReq.names.flagNames(UInt64(a.rawValue)).names
+        return names.isEmpty ? "no bonding, no MITM" : names.joined(separator: ", ")
     }
 }

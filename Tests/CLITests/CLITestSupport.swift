@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Runs the real `bleanalyze` binary built by SwiftPM.
+enum CLI {
+    static let repoRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// The binary next to the test bundle (same build configuration), or `.build/debug`.
+    static let binary: String = {
+        if let env = ProcessInfo.processInfo.environment["BLEANALYZE_BIN"] { return env }
+        let bundleDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundleDir.appendingPathComponent("bleanalyze"),
+                          bundleDir.deletingLastPathComponent().appendingPathComponent("bleanalyze"),
+                          repoRoot.appendingPathComponent(".build/debug/bleanalyze")]
+        where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        return repoRoot.appendingPathComponent(".build/debug/bleanalyze").path
+    }()
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = arguments
+        let out = Pipe()
+        // stderr goes to a file, so a large stdout and stderr cannot block each other.
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-stderr-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try err.close()
+        let errData = (try? Data(contentsOf: errURL)) ?? Data()
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
+
+    static let sharedReal: URL? = {
+        let url = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }()
+
+    static func allCaptures() throws -> [String] {
+        let own = try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures").path)
+            .filter { $0.hasSuffix(".btsnoop") || $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }
+            .map(capture)
+        guard let dir = sharedReal else {
+            print("notice: ../shared/captures/real absent; CLI tests use only the project's captures")
+            return own.sorted()
+        }
+        let real = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasSuffix(".md") }
+            .map { dir.appendingPathComponent($0).path }
+        return (own + real).sorted()
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    static func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-cli-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+}
