@@ -19,14 +19,29 @@ public final class Analyzer {
     }
     /// Connections, attempts, GATT databases, advertisers.
     public let session = SessionModel()
+    /// Detectors, when this pass looks for problems (the report, `check`).
+    public let engine: DetectorEngine?
+    private var lastTimestamp: Int64 = 0
+    private var lastFrameNumber = 0
     public private(set) var adapters: [UInt16: AdapterInfo] = [:]
     /// The verdict on the frame last consumed (for `packets`, which prints it).
     public private(set) var lastStatus: FrameStatus = .ok
 
-    public init() {}
+    /// - Parameter detect: feed the detectors (off for `packets`/`info`, which only decode).
+    public init(detect: Bool = false, configuration: RuleConfiguration = RuleConfiguration()) {
+        engine = detect ? DetectorEngine(model: session, configuration: configuration) : nil
+        session.engine = engine
+    }
+
+    /// Ends the pass and returns the findings, ordered by severity then time.
+    public func finish() -> [Finding] {
+        engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
+    }
 
     /// Consumes one frame. Frames must come in file order.
     public func consume(_ frame: Frame) {
+        lastTimestamp = frame.timestamp
+        lastFrameNumber = frame.number
         counts.perKind[Int(frame.kind.rawValue)] &+= 1   // safe: a count of frames
         if frame.isCaptureTruncated { counts.captureTruncated &+= 1 }
         if adapters[frame.adapter] == nil { adapters[frame.adapter] = AdapterInfo(index: frame.adapter) }

@@ -25,6 +25,8 @@ public struct ATTBearer: Sendable {
     /// The ATT_MTU in force: min of both once the exchange completed, else 23 (LE default).
     public var mtu: Int = ATT.defaultLEMTU
     public var mtuFrame: Int?
+    /// Frame of the last Exchange MTU Request.
+    public var lastMTURequestFrame: Int?
     public var mtuTime: Int64?
 
     /// Outstanding request sent by the host (index 0) and by the peer (index 1).

@@ -14,7 +14,8 @@ extension SessionModel {
         case let .exchangeMTURequest(mtu):
             c.att.clientMTU = mtu
             c.att.clientIsHost = sent
-            request(c, me, .init(opcode: pdu.opcode, frame: pduFrame, time: frame.timestamp))
+            c.att.lastMTURequestFrame = frame.number
+            request(c, me, .init(opcode: pdu.opcode, frame: frame.number, time: frame.timestamp))
         case let .findByTypeValueRequest(req):
             c.att.discoveryRequests += 1
             // Discover Primary Service By Service UUID (Vol 3 Part G 4.4.2): the value is the service UUID.
@@ -22,48 +23,57 @@ extension SessionModel {
             if req.type == .primaryService || req.type == .secondaryService {
                 withBytes(req.value, frame: frame) { r in uuid = try? r.uuid(width: r.remaining) }
             }
-            request(c, me, .init(opcode: pdu.opcode, handle: req.range.start, type: uuid, frame: pduFrame, time: frame.timestamp))
+            request(c, me, .init(opcode: pdu.opcode, handle: req.range.start, type: uuid, frame: frame.number, time: frame.timestamp))
         case .findInformationRequest, .readMultipleRequest, .readMultipleVariableRequest, .executeWriteRequest:
             if case .findInformationRequest = pdu { c.att.discoveryRequests += 1 }
-            request(c, me, .init(opcode: pdu.opcode, frame: pduFrame, time: frame.timestamp))
+            request(c, me, .init(opcode: pdu.opcode, frame: frame.number, time: frame.timestamp))
         case let .readByTypeRequest(range, type), let .readByGroupTypeRequest(range, type):
             c.att.discoveryRequests += 1
-            request(c, me, .init(opcode: pdu.opcode, handle: range.start, type: type, frame: pduFrame, time: frame.timestamp))
+            request(c, me, .init(opcode: pdu.opcode, handle: range.start, type: type, frame: frame.number, time: frame.timestamp))
         case let .readRequest(handle):
-            request(c, me, .init(opcode: pdu.opcode, handle: handle, frame: pduFrame, time: frame.timestamp))
+            request(c, me, .init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp))
         case let .readBlobRequest(handle, offset):
-            request(c, me, .init(opcode: pdu.opcode, handle: handle, offset: offset, frame: pduFrame, time: frame.timestamp))
+            request(c, me, .init(opcode: pdu.opcode, handle: handle, offset: offset, frame: frame.number, time: frame.timestamp))
         case let .writeRequest(handle, value), let .prepareWriteRequest(handle, _, value):
-            request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: pduFrame, time: frame.timestamp))
+            request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: frame.number, time: frame.timestamp))
+            if case .writeRequest = pdu {
+                emit(.att, .attWrite(c, handle: handle, length: value.count, command: false, frame: frame.number, time: frame.timestamp, sent: sent))
+            }
             if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true, server: server) }
         case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
             writeStream(c, handle, value.count, frame: frame)
+            emit(.att, .attWrite(c, handle: handle, length: value.count, command: true, frame: frame.number, time: frame.timestamp, sent: sent))
             cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false, server: server)
 
         // Responses: pair with the peer's outstanding request.
         case let .exchangeMTUResponse(mtu):
-            guard response(c, peer, frame: frame) != nil else { return }
+            guard response(c, peer, frame: frame, pdu: pdu, sent: sent) != nil else { return }
             c.att.serverMTU = mtu
             let effective = max(ATT.defaultLEMTU, Int(min(mtu, c.att.clientMTU ?? mtu)))
             c.att.mtu = effective
             c.att.mtuFrame = frame.number
             c.att.mtuTime = frame.timestamp
+            emit(.att, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
             c.note(frame.timestamp, frame.number, .mtu,
                    "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)")
         case let .errorResponse(requestOpcode, handle, error):
-            let p = response(c, peer, frame: frame)
+            let p = response(c, peer, frame: frame, pdu: pdu, sent: sent)
             c.att.errors += 1
+            emit(.att, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
             var text = "\(requestOpcode.name) failed: \(error)"
             if handle != 0 { text += " on " + describe(c, handle, server) }
             if let p, let h = p.handle, c.gatt(serverIsHost: server)?.isCCCD(h) == true || c.subscriptions[h] != nil {
                 c.subscriptions[h]?.outcome = .failed(error)
+                if let sub = c.subscriptions[h] {
+                    emit(.subscription, .subscriptionAnswered(c, sub, responseFrame: frame.number, time: frame.timestamp))
+                }
                 c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describeCCCDOwner(c, h, server)) failed: \(error)")
                 return
             }
             c.note(frame.timestamp, frame.number, .attError, text)
         case let .readByGroupTypeResponse(resp):
-            guard let p = response(c, peer, frame: frame) else { return }
+            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent) else { return }
             let db = database(for: c, serverIsHost: sent)
             for e in resp.elements {
                 guard let uuid = uuidValue(e.value, frame: frame) else { continue }
@@ -71,13 +81,13 @@ extension SessionModel {
                               primary: p.type != .secondaryService, frame: frame.number)
             }
         case let .findByTypeValueResponse(handles):
-            guard let p = response(c, peer, frame: frame), p.opcode == .findByTypeValueRequest, let uuid = p.type else { return }
+            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), p.opcode == .findByTypeValueRequest, let uuid = p.type else { return }
             let db = database(for: c, serverIsHost: sent)
             for range in handles where range.isValid {
                 db.addService(handle: range.start, end: range.end, uuid: uuid, primary: true, frame: frame.number)
             }
         case let .readByTypeResponse(resp):
-            guard let p = response(c, peer, frame: frame) else { return }
+            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent) else { return }
             let db = database(for: c, serverIsHost: sent)
             if p.type == .characteristic {
                 for e in resp.elements { characteristicDeclaration(db, e, frame: frame) }
@@ -85,11 +95,11 @@ extension SessionModel {
                 for e in resp.elements { includeDeclaration(db, e, frame: frame) }
             }
         case let .findInformationResponse(resp):
-            guard response(c, peer, frame: frame) != nil else { return }
+            guard response(c, peer, frame: frame, pdu: pdu, sent: sent) != nil else { return }
             let db = database(for: c, serverIsHost: sent)
             for e in resp.entries { db.addInformation(handle: e.handle, uuid: e.uuid) }
         case let .readResponse(value), let .readBlobResponse(value):
-            guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
+            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
             let db = database(for: c, serverIsHost: sent)
             // Keep whole values only: a part of ATT_MTU−1 bytes may be the start of a long value.
             if p.opcode == .readRequest, value.count < c.att.mtu - 1, value.count <= GATTDatabase.maxKeptValue,
@@ -99,45 +109,62 @@ extension SessionModel {
             if p.opcode == .readRequest, c.att.discoveryRequests > 0 { reportDiscovery(c, frame: frame, serverIsHost: server) }
             longRead(c, p, h, value.count, frame: frame, server: server)
         case .writeResponse:
-            guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
+            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
             if var s = c.subscriptions[h], s.outcome == .pending {
                 s.outcome = .accepted
                 c.subscriptions[h] = s
+                emit(.subscription, .subscriptionAnswered(c, s, responseFrame: frame.number, time: frame.timestamp))
                 let what = s.value == 0 ? "unsubscribed from" : s.enablesIndicate ? "subscribed (indications) to" : "subscribed (notifications) to"
                 let who = server ? "peer" : "host"
                 c.note(frame.timestamp, frame.number, .subscribe, "\(who) \(what) \(describeCCCDOwner(c, h, server))")
             }
         case .prepareWriteResponse:
-            guard let p = response(c, peer, frame: frame), let h = p.handle else { return }
+            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
             var w = c.att.preparedWrite ?? (h, 0, 0, p.frame)
             w.bytes += p.valueLength
             w.requests += 1
             c.att.preparedWrite = w
         case .executeWriteResponse:
-            guard response(c, peer, frame: frame) != nil else { return }
+            guard response(c, peer, frame: frame, pdu: pdu, sent: sent) != nil else { return }
             if let w = c.att.preparedWrite {
                 c.note(frame.timestamp, frame.number, .write,
                        "long write of \(w.bytes) bytes to \(describe(c, w.handle, server)) (\(w.requests) Prepare Write + Execute Write)")
             }
             c.att.preparedWrite = nil
         case .readMultipleResponse, .readMultipleVariableResponse:
-            _ = response(c, peer, frame: frame)
+            _ = response(c, peer, frame: frame, pdu: pdu, sent: sent)
 
         // Server-initiated values.
         case let .handleValueNotification(handle, value):
+            emit(.att, .attValue(c, handle: handle, length: value.count, indication: false, frame: frame.number, time: frame.timestamp,
+                                 sent: sent, unconfirmed: nil))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: false, server: server)
         case let .multipleHandleValueNotification(m):
-            for v in m.values { stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false, server: server) }
+            for v in m.values {
+                emit(.att, .attValue(c, handle: v.handle, length: v.value.count, indication: false, frame: frame.number,
+                                     time: frame.timestamp, sent: sent, unconfirmed: nil))
+                stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false, server: server)
+            }
         case let .handleValueIndication(handle, value):
+            emit(.att, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
+                                 sent: sent, unconfirmed: c.att.unconfirmedIndication[me]))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
             c.att.unconfirmedIndication[me] = .init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp)
         case .handleValueConfirmation:
+            emit(.att, .attConfirmation(c, indication: c.att.unconfirmedIndication[peer], frame: frame.number, time: frame.timestamp))
             if let ind = c.att.unconfirmedIndication[peer], let h = ind.handle {
                 c.valueStreams[h]?.confirmations += 1
             }
             c.att.unconfirmedIndication[peer] = nil
         case .unknown:
             break
+        }
+    }
+
+    static func valueLength(_ pdu: ATT.PDU) -> Int {
+        switch pdu {
+        case let .readResponse(v), let .readBlobResponse(v): v.count
+        default: 0
         }
     }
 
@@ -149,6 +176,7 @@ extension SessionModel {
 
     private func request(_ c: Connection, _ side: Int, _ p: ATTBearer.Pending) {
         c.att.requests += 1
+        emit(.att, .attRequest(c, p, sent: side == 0, overlapping: c.att.outstanding[side]))
         c.att.outstanding[side] = p
         if !Self.isDiscovery(p.opcode), p.opcode != .exchangeMTURequest, c.att.discoveryRequests > 0 {
             reportDiscovery(c, frame: nil, serverIsHost: side == 1)
@@ -156,8 +184,13 @@ extension SessionModel {
     }
 
     /// Pairs a response with the outstanding request of the other side; nil when there was none.
-    private func response(_ c: Connection, _ requester: Int, frame: Frame) -> ATTBearer.Pending? {
-        guard let p = c.att.outstanding[requester] else { return nil }
+    private func response(_ c: Connection, _ requester: Int, frame: Frame, pdu: ATT.PDU, sent: Bool) -> ATTBearer.Pending? {
+        let p = c.att.outstanding[requester]
+        if pdu.opcode != .errorResponse {
+            emit(.att, .attResponse(c, request: p, opcode: pdu.opcode, valueLength: Self.valueLength(pdu), frame: frame.number,
+                                    time: frame.timestamp, sent: sent))
+        }
+        guard let p else { return nil }
         c.att.outstanding[requester] = nil
         c.att.responses += 1
         let latency = frame.timestamp - p.time
@@ -183,8 +216,10 @@ extension SessionModel {
         let looksLikeCCCD = isCCCD || (db?.characteristic(valueHandle: handle &- 1)).map { $0.canNotify || $0.canIndicate } == true
         guard looksLikeCCCD else { return }
         let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
-        c.subscriptions[handle] = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
-                                               outcome: pending ? .pending : .accepted)
+        let sub = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
+                               outcome: pending ? .pending : .accepted)
+        c.subscriptions[handle] = sub
+        emit(.subscription, .subscriptionWritten(c, sub, characteristic: db?.owningCharacteristic(of: handle)))
         if !pending {
             c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle, server))")
         }

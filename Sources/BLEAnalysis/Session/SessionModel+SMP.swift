@@ -9,12 +9,14 @@ extension SessionModel {
         switch cmd {
         case let .pairingRequest(p):
             c.smp.pairingRequests += 1
+            emit(.security, .pairingRequest(c, frame: frame.number, time: frame.timestamp, sent: sent))
             c.note(frame.timestamp, frame.number, .security,
                    "pairing requested by \(who): IO \(p.ioCapability), " + Self.authText(p.authReq) + ", key size \(p.maxEncryptionKeySize)")
         case .securityRequest:
             c.note(frame.timestamp, frame.number, .security, "security requested by \(who)")
         case let .pairingFailed(reason):
             c.smp.failures.append((frame.number, reason.description))
+            emit(.security, .pairingFailed(c, frame: frame.number, time: frame.timestamp, reason: reason.description, sent: sent))
             c.note(frame.timestamp, frame.number, .security, "pairing failed (sent by \(who)): \(reason)")
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             c.smp.succeeded = true

@@ -25,6 +25,20 @@ public final class SessionModel {
 
     /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
     public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
+    /// The handle of the last LE Enable Encryption (its Command Status names no handle).
+    var lastEncryptionCommand: UInt16?
+    /// The detectors fed by this model (nil: no detection, e.g. `packets`).
+    public var engine: DetectorEngine?
+    /// Frames sent and not yet acknowledged, per link, oldest first (for `flow.credits-lost`).
+    var unacknowledged: [LinkKey: [Int]] = [:]
+    static let maxTrackedUnacknowledged = 4096
+
+    /// Emits an event when some detector wants its kind (the event is not built otherwise).
+    @inline(__always)
+    func emit(_ kind: SessionEvent.Kind, _ event: @autoclosure () -> SessionEvent) {
+        if let engine, engine.wants(kind) { engine.emit(event()) }
+    }
+
     /// ATT PDUs per opcode (a reassembled PDU counts once).
     public internal(set) var attOpcodes = [Int](repeating: 0, count: 256)
 
@@ -39,9 +53,28 @@ public final class SessionModel {
                 attempts.append(ConnectionAttempt(adapter: frame.adapter, isLE: isLE, peerAddress: address, peerAddressType: type,
                                                   frame: frame.number, time: frame.timestamp))
                 pendingAttempt[frame.adapter] = attempts.count - 1
+                emit(.attempt, .attemptStarted(index: attempts.count - 1))
             }
         case .createConnectionCancel:
             if let i = pendingAttempt[frame.adapter] { attempts[i].cancelFrame = frame.number }
+        case let .setAdvertisingData(scanResponse, declared, data):
+            _ = scanResponse
+            var problem: String? = nil
+            if declared > 31 {
+                problem = "advertising data length \(declared) exceeds the 31 bytes of legacy advertising"
+            } else {
+                let start = data.offset - frame.payloadOffset
+                if start >= 0, start + data.count <= frame.payload.count {
+                    var a = Advertisers.Advertiser(address: BDAddr(0), addressType: .publicDevice)
+                    let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + data.count]), base: data.offset)
+                    problem = Advertisers.absorb(r, into: &a)
+                }
+            }
+            emit(.advertising, .advertisingData(frame: frame.number, time: frame.timestamp, declaredLength: Int(declared), problem: problem))
+        case let .setAdvertisingEnable(enabled):
+            emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
+        case let .enableEncryption(handle):
+            lastEncryptionCommand = handle
         case let .disconnect(handle, reason):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason
         case .reset:
@@ -73,9 +106,19 @@ public final class SessionModel {
             c.disconnectReason = reason
             let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
             c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)")
+            let pending = unacknowledged.removeValue(forKey: key) ?? []
+            emit(.connection, .disconnected(c, unacknowledged: flow.inFlight[key] ?? 0, oldestUnacknowledgedFrame: pending.first))
             _ = flow.dropLink(key, isLE: c.isLE)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
+            if opcode == .leEnableEncryption, status != .success {
+                // The encryption attempt was refused; the connection is the one the command named.
+                if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
+                    c.encryptionFailures += 1
+                    emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
+                }
+                return
+            }
             guard [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection].contains(opcode),
                   let i = pendingAttempt[frame.adapter] else { return }
             attempts[i].statusFrame = frame.number
@@ -84,6 +127,7 @@ public final class SessionModel {
                 attempts[i].endFrame = frame.number
                 attempts[i].endTime = frame.timestamp
                 pendingAttempt[frame.adapter] = nil
+                emit(.attempt, .attemptEnded(index: i))
             }
         case let .commandComplete(cc):
             guard cc.status == .success || cc.status == nil else { return }
@@ -97,10 +141,17 @@ public final class SessionModel {
         case let .numberOfCompletedPackets(pairs):
             pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
                 let key = LinkKey(adapter: frame.adapter, handle: handle)
-                _ = flow.completed(key, isLE: live[key]?.isLE ?? true, count: Int(count))
+                let c = live[key]
+                let n = flow.completed(key, isLE: c?.isLE ?? true, count: Int(count))
+                if n > 0, var q = unacknowledged[key] {
+                    q.removeFirst(min(n, q.count))
+                    unacknowledged[key] = q
+                }
+                if let c { emit(.acl, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE))) }
             }
         case let .encryptionChange(status, handle, enabled, keySize):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
             if status == .success {
                 c.encrypted = enabled
                 c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""))
@@ -111,6 +162,7 @@ public final class SessionModel {
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.encryptionFailures += 1
+            emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
             c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)")
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
             guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
@@ -133,7 +185,10 @@ public final class SessionModel {
             reports.forEach(in: frame.payload, base: frame.payloadOffset) { report in
                 if let p = advertisers.add(report, frame: frame), problem == nil { problem = p }
             }
-            if let problem, status == .ok { status = .malformed(reason: "advertising data: " + problem, offset: frame.payloadOffset) }
+            if let problem {
+                if status == .ok { status = .malformed(reason: "advertising data: " + problem, offset: frame.payloadOffset) }
+                emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem))
+            }
         default:
             break
         }
@@ -154,6 +209,7 @@ public final class SessionModel {
                 attempts[i].endFrame = frame.number
                 attempts[i].endTime = frame.timestamp
                 pendingAttempt[frame.adapter] = nil
+                emit(.attempt, .attemptEnded(index: i))
             }
             return
         }
@@ -175,12 +231,14 @@ public final class SessionModel {
             c.attemptFrame = attempts[i].frame
             c.attemptTime = attempts[i].time
             pendingAttempt[frame.adapter] = nil
+            emit(.attempt, .attemptEnded(index: i))
         }
         let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description
         var text = "connected as \(c.role.rawValue) to \(peer)"
         if cc.isLE { text += ", interval \(Self.ms(cc.intervalUnits)) ms, latency \(cc.latency), timeout \(Int(cc.timeoutUnits) * 10) ms" }
         c.note(frame.timestamp, frame.number, .connected, text)
         open(c, frame: frame)
+        emit(.connection, .connected(c))
     }
 
     private func open(_ c: Connection, frame: Frame) {
@@ -238,16 +296,26 @@ public final class SessionModel {
             c.bytesSent += Int(dlen)
             c.lastSentFrame = frame.number
             c.lastSentTime = frame.timestamp
+            let before = flow.inUse(isLE: c.isLE)
             flow.sent(key, isLE: c.isLE)
+            if unacknowledged[key, default: []].count < Self.maxTrackedUnacknowledged { unacknowledged[key, default: []].append(frame.number) }
+            emit(.acl, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
         } else {
             c.aclReceived += 1
             c.bytesReceived += Int(dlen)
             c.lastReceivedFrame = frame.number
             c.lastReceivedTime = frame.timestamp
+            emit(.acl, .aclReceived(c, frame: frame.number, time: frame.timestamp))
         }
         if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }
         c.lastDataTime = frame.timestamp
-        if frame.isCaptureTruncated { return }   // cut by the capture: upper layers are not decodable
+        if frame.isCaptureTruncated {
+            // Cut by the capture: upper layers are not decodable. An ATT start fragment is noted for the MTU rules.
+            if header.isStart, r.remaining >= 4, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 {
+                emit(.att, .captureTruncatedATT(c, frame: frame.number, time: frame.timestamp))
+            }
+            return
+        }
         let data = r.rest()
         let problem = reassembler.push(L2CAPReassembler.Key(adapter: frame.adapter, handle: header.handle, received: !sent),
                                        isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in

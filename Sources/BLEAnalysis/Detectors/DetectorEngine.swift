@@ -1,0 +1,36 @@
+/// Routes session events to the detectors that asked for their kind and collects findings.
+/// Detectors are called once per *event*, never per frame, and ACL-level events reach only the
+/// flow-control rules.
+public final class DetectorEngine {
+    private var routes: [[any Detector]]
+    public private(set) var findings: [Finding] = []
+    var context: DetectorContext
+    private let detectors: [any Detector]
+
+    public init(model: SessionModel, configuration: RuleConfiguration) {
+        context = DetectorContext(model: model, configuration: configuration)
+        detectors = Rules.all.filter { configuration.isEnabled($0.rule.id) }.map { $0.make() }
+        routes = Array(repeating: [], count: SessionEvent.Kind.allCases.count)
+        for d in detectors { for k in d.kinds { routes[k.rawValue].append(d) } }
+    }
+
+    /// True when some detector wants events of `kind` (the model skips building the others).
+    public func wants(_ kind: SessionEvent.Kind) -> Bool { !routes[kind.rawValue].isEmpty }
+
+    public func emit(_ event: SessionEvent) {
+        for d in routes[event.kind.rawValue] { d.observe(event, context, &findings) }
+    }
+
+    /// Ends the pass: lets every detector report what is still open, then orders the findings
+    /// by severity (errors first) and time.
+    public func finish(captureEnd: Int64, lastFrame: Int) -> [Finding] {
+        context.captureEnd = captureEnd
+        context.lastFrame = lastFrame
+        for d in detectors { d.finish(context, &findings) }
+        return findings.sorted { a, b in
+            if a.severity != b.severity { return a.severity > b.severity }
+            if a.time != b.time { return a.time < b.time }
+            return (a.frames.first ?? 0) < (b.frames.first ?? 0)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import BLEProtocol
+
+/// How much a finding matters: `warning`/`error` = the developer must act; `info` = a fact worth knowing.
+public enum Severity: String, Sendable, Comparable, CaseIterable {
+    case info, warning, error
+
+    var rank: Int { switch self { case .info: 0; case .warning: 1; case .error: 2 } }
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+/// A problem (or fact) found in a capture, with the frames that prove it.
+public struct Finding: Sendable {
+    /// The rule id, e.g. `mtu.truncated-read` (docs/RULES.md).
+    public var rule: String
+    public var severity: Severity
+    /// HCI connection handle, nil for capture-wide findings.
+    public var connection: UInt16?
+    /// 1-based connection number in the report, when the finding is about one connection.
+    public var connectionIndex: Int?
+    /// µs since the Unix epoch: when it happened (the key evidence frame's time).
+    public var time: Int64
+    /// Evidence frame numbers; the first is the key one.
+    public var frames: [Int]
+    public var message: String
+
+    public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: String) {
+        self.rule = rule
+        self.severity = severity
+        self.connection = connection?.handle
+        self.connectionIndex = connection?.index
+        self.time = time
+        self.frames = frames
+        self.message = message
+    }
+}
+
+/// What a rule is, for `bleanalyze rules` and the report's advice.
+public struct RuleInfo: Sendable {
+    public struct Threshold: Sendable {
+        public var name: String
+        /// Default value, in `unit`.
+        public var defaultValue: Double
+        public var unit: String
+        public var meaning: String
+    }
+    public var id: String
+    public var severity: Severity
+    public var title: String
+    /// One paragraph for iOS and Android developers: what it means and what to change.
+    public var explanation: String
+    public var thresholds: [Threshold]
+
+    public init(id: String, severity: Severity, title: String, explanation: String, thresholds: [Threshold] = []) {
+        (self.id, self.severity, self.title, self.explanation, self.thresholds) = (id, severity, title, explanation, thresholds)
+    }
+}
+
+/// Rules switched off and thresholds overridden from the command line (`--rule ID=off`,
+/// `--rule ID.NAME=VALUE`).
+public struct RuleConfiguration: Sendable {
+    public var disabled: Set<String> = []
+    public var thresholds: [String: Double] = [:]
+
+    public init() {}
+
+    /// Parses one `--rule` argument; returns an error message for a bad one.
+    public mutating func apply(_ argument: String, known: [RuleInfo]) -> String? {
+        guard let eq = argument.firstIndex(of: "=") else { return "expected ID=off or ID.NAME=VALUE, got \(argument)" }
+        let key = String(argument[..<eq]), value = String(argument[argument.index(after: eq)...])
+        if value == "off" {
+            guard known.contains(where: { $0.id == key || $0.id.hasPrefix(key + ".") || key.hasSuffix("*") && $0.id.hasPrefix(String(key.dropLast())) })
+            else { return "unknown rule \(key)" }
+            disabled.insert(key)
+            return nil
+        }
+        guard let v = Double(value) else { return "threshold \(key) needs a number, got \(value)" }
+        let known = known.flatMap { r in r.thresholds.map { r.id + "." + $0.name } }
+        guard known.contains(key) else { return "unknown threshold \(key) (see `bleanalyze rules`)" }
+        thresholds[key] = v
+        return nil
+    }
+
+    public func isEnabled(_ id: String) -> Bool {
+        if disabled.contains(id) { return false }
+        // A family can be switched off at once: `--rule pool=off`, `--rule gatt.subscription*=off`.
+        for d in disabled where id.hasPrefix(d + ".") || (d.hasSuffix("*") && id.hasPrefix(String(d.dropLast()))) { return false }
+        return true
+    }
+
+    public func threshold(_ rule: RuleInfo, _ name: String) -> Double {
+        thresholds[rule.id + "." + name] ?? rule.thresholds.first { $0.name == name }?.defaultValue ?? 0
+    }
+}

@@ -1,0 +1,86 @@
+import BLEProtocol
+
+/// `flow.skipped-ready`: the host filled the controller's buffers, got credits back, and then stayed
+/// silent before resuming — the app missed its "ready to send" callback.
+final class SkippedReady: Detector {
+    static let rule = RuleInfo(
+        id: "flow.skipped-ready", severity: .warning, title: "Host stalled after credits came back",
+        explanation: """
+        A burst of writes without response (or notifications) filled the controller's ACL buffers; Number Of Completed \
+        Packets gave buffers back, but the host sent nothing for longer than the threshold and then resumed. The app \
+        waited for a "ready" callback it never got or did not handle. On iOS, send the next chunk from \
+        peripheralIsReady(toSendWriteWithoutResponse:) (central) or peripheralManagerIsReady(toUpdateSubscribers:) \
+        (peripheral) and check canSendWriteWithoutResponse before each write; on Android, drive writes from \
+        onCharacteristicWrite / onNotificationSent and retry when writeCharacteristic returns \
+        ERROR_GATT_WRITE_REQUEST_BUSY.
+        """,
+        thresholds: [.init(name: "stall", defaultValue: 1, unit: "s", meaning: "silence after credits returned")])
+    let kinds: [SessionEvent.Kind] = [.acl]
+
+    private struct State { var saturated = false; var returnFrame: Int?; var returnTime: Int64? }
+    private var state: [Int: State] = [:]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        switch event {
+        case let .aclSent(c, frame, time, inUseBefore, capacity):
+            var s = state[c.index] ?? State()
+            if let rt = s.returnTime, let rf = s.returnFrame, time - rt >= micros("stall", context) {
+                findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: rt, frames: [rf, frame],
+                                        message: "Controller buffers were free again at frame \(rf) but the host sent nothing for \(Format.seconds(time - rt))"))
+            }
+            s.returnFrame = nil
+            s.returnTime = nil
+            if let capacity, capacity > 0 { s.saturated = inUseBefore + 1 >= capacity }
+            state[c.index] = s
+        case let .creditsReturned(c, frame, time, returned, _):
+            guard returned > 0, var s = state[c.index], s.saturated else { return }
+            s.saturated = false
+            s.returnFrame = frame
+            s.returnTime = time
+            state[c.index] = s
+        default:
+            break
+        }
+    }
+}
+
+/// `flow.credits-exhausted`: the host sent more ACL packets than the controller has buffers.
+final class CreditsExhausted: Detector {
+    static let rule = RuleInfo(
+        id: "flow.credits-exhausted", severity: .error, title: "Host ignored controller flow control",
+        explanation: """
+        The host sent an ACL packet while every controller buffer was in use (by (LE) Read Buffer Size and Number Of \
+        Completed Packets). Controllers drop such packets or fail (Data Buffer Overflow). This is a host stack bug, or \
+        the capture is missing Number Of Completed Packets events; report it to the stack vendor with this capture.
+        """)
+    let kinds: [SessionEvent.Kind] = [.acl]
+    private var reported = Set<Int>()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .aclSent(c, frame, time, inUseBefore, capacity) = event, let capacity,
+              inUseBefore >= capacity, !reported.contains(c.index) else { return }
+        reported.insert(c.index)
+        findings.append(Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame],
+                                message: "ACL packet sent with all \(capacity) controller buffers in use"))
+    }
+}
+
+/// `flow.credits-lost`: packets never acknowledged before the link went down.
+final class CreditsLost: Detector {
+    static let rule = RuleInfo(
+        id: "flow.credits-lost", severity: .warning, title: "Packets never completed before disconnect",
+        explanation: """
+        The connection ended with ACL packets the controller never reported as completed: the data most likely never \
+        reached the peer. Writes without response and notifications are not acknowledged by the peer, so the app \
+        believes they were delivered. Use write-with-response (or an application-level acknowledgement) for data that \
+        must arrive, and do not disconnect right after queueing writes.
+        """)
+    let kinds: [SessionEvent.Kind] = [.connection]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .disconnected(c, n, oldest) = event, n > 0, let frame = c.disconnectFrame else { return }
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: c.disconnectTime ?? 0,
+                                frames: [frame] + (oldest.map { [$0] } ?? []),
+                                message: "\(n) ACL packet\(n == 1 ? "" : "s") never completed when the connection ended"))
+    }
+}

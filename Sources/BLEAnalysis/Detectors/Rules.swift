@@ -1,0 +1,48 @@
+/// Every rule, in report order. A rule is added by writing its detector type and listing it here.
+public enum Rules {
+    public struct Factory: Sendable {
+        public let rule: RuleInfo
+        let make: @Sendable () -> any Detector
+    }
+
+    static func entry<D: Detector>(_ type: D.Type, _ make: @escaping @Sendable () -> D) -> Factory {
+        Factory(rule: D.rule, make: make)
+    }
+
+    public static let all: [Factory] = [
+        entry(StuckAttempt.self) { StuckAttempt() },
+        entry(CancelledAttempt.self) { CancelledAttempt() },
+        entry(IdleConnection.self) { IdleConnection() },
+        entry(UnresponsivePeer.self) { UnresponsivePeer() },
+        entry(PoolFull.self) { PoolFull() },
+        entry(ConcurrentConnections.self) { ConcurrentConnections() },
+        entry(SkippedReady.self) { SkippedReady() },
+        entry(CreditsExhausted.self) { CreditsExhausted() },
+        entry(CreditsLost.self) { CreditsLost() },
+        entry(SubscriptionFailed.self) { SubscriptionFailed() },
+        entry(SubscriptionUnanswered.self) { SubscriptionUnanswered() },
+        entry(SubscriptionNoNotifyProperty.self) { SubscriptionNoNotifyProperty() },
+        entry(SubscriptionSilent.self) { SubscriptionSilent() },
+        entry(UnsubscribedNotification.self) { UnsubscribedNotification() },
+        entry(TruncatedRead.self) { TruncatedRead() },
+        entry(TruncatedNotification.self) { TruncatedNotification() },
+        entry(WriteTooLong.self) { WriteTooLong() },
+        entry(LateMTUExchange.self) { LateMTUExchange() },
+        entry(CaptureTruncatedValues.self) { CaptureTruncatedValues() },
+        entry(ATTTimeout.self) { ATTTimeout() },
+        entry(ATTUnanswered.self) { ATTUnanswered() },
+        entry(ATTProtocolViolation.self) { ATTProtocolViolation() },
+        entry(IndicationUnconfirmed.self) { IndicationUnconfirmed() },
+        entry(ATTErrors.self) { ATTErrors() },
+        entry(PairingFailed.self) { PairingFailed() },
+        entry(EncryptionFailed.self) { EncryptionFailed() },
+        entry(RepeatedPairing.self) { RepeatedPairing() },
+        entry(InsufficientSecurity.self) { InsufficientSecurity() },
+        entry(AdvertisingOversize.self) { AdvertisingOversize() },
+        entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
+        entry(Disconnects.self) { Disconnects() },
+        entry(DisconnectSummary.self) { DisconnectSummary() },
+    ]
+
+    public static var infos: [RuleInfo] { all.map(\.rule) }
+}

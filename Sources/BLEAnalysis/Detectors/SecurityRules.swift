@@ -1,0 +1,130 @@
+import BLEProtocol
+
+/// `security.pairing-failed`: SMP Pairing Failed.
+final class PairingFailed: Detector {
+    static let rule = RuleInfo(
+        id: "security.pairing-failed", severity: .error, title: "Pairing failed",
+        explanation: """
+        SMP Pairing Failed was sent (the reason says by whom and why). Pairing Not Supported or Authentication \
+        Requirements mean the two sides' IO capabilities/MITM/Secure Connections demands cannot be met; Confirm/DHKey \
+        Check Failed means a wrong passkey or a key mismatch; Unspecified Reason often follows a user cancel. On iOS, \
+        a stale bond on either side causes repeated failures: "Forget This Device" and re-pair; on Android remove the \
+        bond (removeBond via reflection in tests, or Settings). Info when a later pairing succeeded.
+        """)
+    let kinds: [SessionEvent.Kind] = [.security]
+    private struct Failure { var c: Connection; var frame: Int; var time: Int64; var request: Int?; var reason: String; var recovered = false }
+    private var failures: [Failure] = []
+    private var lastRequest: [Int: Int] = [:]
+    private var pairingAfterFailure = Set<Int>()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        switch event {
+        case let .pairingRequest(c, frame, _, _):
+            lastRequest[c.index] = frame
+            if failures.contains(where: { $0.c === c || ($0.c.peerAddress != nil && $0.c.peerAddress == c.peerAddress) }) {
+                pairingAfterFailure.insert(c.index)
+            }
+        case let .pairingFailed(c, frame, time, reason, sent):
+            failures.append(Failure(c: c, frame: frame, time: time, request: lastRequest[c.index],
+                                    reason: reason + (sent ? " (sent by the host)" : " (sent by the peer)")))
+            pairingAfterFailure.remove(c.index)
+        case let .encryptionChanged(c, _, _, status, true) where status == .success:
+            guard pairingAfterFailure.contains(c.index) else { return }
+            for i in failures.indices where failures[i].c === c || (failures[i].c.peerAddress != nil && failures[i].c.peerAddress == c.peerAddress) {
+                failures[i].recovered = true
+            }
+        default:
+            break
+        }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for f in failures {
+            findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .error, connection: f.c, time: f.time,
+                                    frames: [f.frame] + (f.request.map { [$0] } ?? []),
+                                    message: "Pairing failed: \(f.reason)" + (f.recovered ? "; a later pairing succeeded" : "")))
+        }
+    }
+}
+
+/// `security.encryption-failed`: encryption could not be started or refreshed.
+final class EncryptionFailed: Detector {
+    static let rule = RuleInfo(
+        id: "security.encryption-failed", severity: .error, title: "Encryption failed",
+        explanation: """
+        Encryption Change (or Key Refresh) reported an error, or the controller refused to start encryption. PIN or Key \
+        Missing (0x06) means the peer has no key for this bond — it was reset or bonded with someone else: delete the \
+        bond and pair again. MIC Failure (0x3D) means the keys disagree or the link is corrupted.
+        """)
+    let kinds: [SessionEvent.Kind] = [.security]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .encryptionChanged(c, frame, time, status, _) = event, status != .success else { return }
+        findings.append(Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame],
+                                message: "Encryption failed: \(status.name) (0x\(Format.hex(status.rawValue)))"))
+    }
+}
+
+/// `security.repeated-pairing`: pairing tried again and again.
+final class RepeatedPairing: Detector {
+    static let rule = RuleInfo(
+        id: "security.repeated-pairing", severity: .warning, title: "Repeated pairing attempts",
+        explanation: """
+        Three or more pairing attempts on one connection or with one peer. Something keeps failing or one side keeps \
+        losing its bond; the user sees repeated pairing prompts. Check the failure reasons and whether the bond is \
+        stored (Bonding flag in the Pairing Request/Response).
+        """)
+    let kinds: [SessionEvent.Kind] = [.security]
+    private var perConnection: [Int: Int] = [:]
+    private var perPeer: [String: Int] = [:]
+    private var reported = Set<String>()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .pairingRequest(c, frame, time, _) = event else { return }
+        perConnection[c.index, default: 0] += 1
+        let peer = c.peerAddress?.description ?? "conn\(c.index)"
+        perPeer[peer, default: 0] += 1
+        guard perConnection[c.index, default: 0] >= 3 || perPeer[peer, default: 0] >= 3, reported.insert(peer).inserted else { return }
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
+                                message: "Third pairing attempt with \(c.peerAddress?.description ?? "the peer")"))
+    }
+}
+
+/// `security.insufficient`: an attribute that needs more security than the link has.
+final class InsufficientSecurity: Detector {
+    static let rule = RuleInfo(
+        id: "security.insufficient", severity: .warning, title: "Attribute needs pairing or encryption",
+        explanation: """
+        The server refused a request with Insufficient Authentication (0x05), Insufficient Encryption (0x0F), \
+        Insufficient Encryption Key Size (0x0C) or Insufficient Authorization (0x08). The characteristic needs an \
+        encrypted (and maybe authenticated) link: pair first. iOS pairs automatically on these errors when the \
+        peripheral requests it; Android needs createBond() or retries after ACTION_BOND_STATE_CHANGED. Info when the \
+        same request succeeded after encryption.
+        """)
+    let kinds: [SessionEvent.Kind] = [.att]
+    static let codes: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
+    private struct Refusal { var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode; var recovered = false }
+    private var refusals: [Refusal] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        switch event {
+        case let .attError(c, request, error, handle, frame, time, _) where Self.codes.contains(error.rawValue):
+            refusals.append(Refusal(c: c, opcode: request?.opcode, handle: request?.handle ?? handle,
+                                    frames: [frame] + (request.map { [$0.frame] } ?? []), time: time, error: error))
+        case let .attResponse(c, request?, _, _, _, _, _):
+            for i in refusals.indices where refusals[i].c === c && refusals[i].opcode == request.opcode && refusals[i].handle == request.handle {
+                refusals[i].recovered = true
+            }
+        default:
+            break
+        }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for r in refusals {
+            findings.append(Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
+                                    message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
+                                        + (r.recovered ? "; it succeeded after the link was secured" : "")))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import BLEProtocol
+
+/// What the session model tells the detectors as frames stream by. Detectors never see frames:
+/// they are fed these events (DESIGN.md), each with the frame numbers that will be their evidence.
+public enum SessionEvent {
+    // Connections
+    case attemptStarted(index: Int)
+    case attemptEnded(index: Int)
+    case connected(Connection)
+    /// Before the link's buffers are released: packets still unacknowledged and the oldest of them.
+    case disconnected(Connection, unacknowledged: Int, oldestUnacknowledgedFrame: Int?)
+
+    // Flow control
+    case aclSent(Connection, frame: Int, time: Int64, inUseBefore: Int, capacity: Int?)
+    case aclReceived(Connection, frame: Int, time: Int64)
+    case creditsReturned(Connection, frame: Int, time: Int64, returned: Int, inUseAfter: Int)
+
+    // ATT
+    /// `overlapping`: a request of the same side that was still outstanding (a protocol violation).
+    case attRequest(Connection, ATTBearer.Pending, sent: Bool, overlapping: ATTBearer.Pending?)
+    /// `request` is nil when nothing was outstanding (a response with no request).
+    case attResponse(Connection, request: ATTBearer.Pending?, opcode: ATTOpcode, valueLength: Int, frame: Int, time: Int64, sent: Bool)
+    case attError(Connection, request: ATTBearer.Pending?, error: ATTErrorCode, handle: UInt16, frame: Int, time: Int64, sent: Bool)
+    /// A notification or indication; `unconfirmed` is an earlier indication still waiting for its confirmation.
+    case attValue(Connection, handle: UInt16, length: Int, indication: Bool, frame: Int, time: Int64, sent: Bool,
+                  unconfirmed: ATTBearer.Pending?)
+    case attConfirmation(Connection, indication: ATTBearer.Pending?, frame: Int, time: Int64)
+    case attWrite(Connection, handle: UInt16, length: Int, command: Bool, frame: Int, time: Int64, sent: Bool)
+    case mtuExchanged(Connection, requestFrame: Int, frame: Int, time: Int64)
+    /// An ATT PDU the capture cut (incl_len < orig_len, btsnooz): its values are not decidable.
+    case captureTruncatedATT(Connection, frame: Int, time: Int64)
+
+    // GATT subscriptions (CCCD writes)
+    case subscriptionWritten(Connection, Subscription, characteristic: GATTDatabase.Characteristic?)
+    case subscriptionAnswered(Connection, Subscription, responseFrame: Int, time: Int64)
+
+    // Security
+    case pairingRequest(Connection, frame: Int, time: Int64, sent: Bool)
+    case pairingFailed(Connection, frame: Int, time: Int64, reason: String, sent: Bool)
+    case encryptionChanged(Connection, frame: Int, time: Int64, status: HCIStatus, enabled: Bool)
+
+    // Advertising
+    case advertisingData(frame: Int, time: Int64, declaredLength: Int, problem: String?)
+    case advertisingReportProblem(frame: Int, time: Int64, problem: String)
+    case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
+
+    /// The kinds, for routing events only to the detectors that want them.
+    public enum Kind: Int, CaseIterable, Sendable {
+        case attempt, connection, acl, att, subscription, security, advertising
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .attemptStarted, .attemptEnded: .attempt
+        case .connected, .disconnected: .connection
+        case .aclSent, .aclReceived, .creditsReturned: .acl
+        case .attRequest, .attResponse, .attError, .attValue, .attConfirmation, .attWrite, .mtuExchanged, .captureTruncatedATT: .att
+        case .subscriptionWritten, .subscriptionAnswered: .subscription
+        case .pairingRequest, .pairingFailed, .encryptionChanged: .security
+        case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
+        }
+    }
+}
+
+/// What detectors may look at besides events: the model (for connections, attempts, databases),
+/// the configuration, and the end of the capture.
+public struct DetectorContext {
+    public let model: SessionModel
+    public let configuration: RuleConfiguration
+    /// Time of the last frame (µs), known at `finish`.
+    public var captureEnd: Int64 = 0
+    public var lastFrame: Int = 0
+}
+
+/// One detector: usually one rule. Fed the events of the kinds it lists, then asked for its findings.
+public protocol Detector: AnyObject {
+    static var rule: RuleInfo { get }
+    /// Event kinds this detector wants.
+    var kinds: [SessionEvent.Kind] { get }
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding])
+    /// Called once at the end of the capture.
+    func finish(_ context: DetectorContext, _ findings: inout [Finding])
+}
+
+extension Detector {
+    public func finish(_ context: DetectorContext, _ findings: inout [Finding]) {}
+    var rule: RuleInfo { Self.rule }
+    /// A threshold of this detector's rule, in its unit, as configured.
+    func threshold(_ name: String, _ context: DetectorContext) -> Double { context.configuration.threshold(Self.rule, name) }
+    /// A threshold given in seconds, as µs.
+    func micros(_ name: String, _ context: DetectorContext) -> Int64 { Int64(threshold(name, context) * 1_000_000) }
+}
