@@ -6,7 +6,7 @@ enum OutstandingRequests {
     static let transactionTimeout: Int64 = 30_000_000
 
     static func each(_ c: Connection, _ body: (ATTBearer.Pending) -> Void) {
-        for p in c.att.outstanding.compactMap({ $0 }).sorted(by: { $0.frame < $1.frame }) { body(p) }
+        for p in c.att.allOutstanding { body(p) }
     }
 }
 

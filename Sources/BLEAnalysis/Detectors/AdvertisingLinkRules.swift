@@ -77,7 +77,7 @@ final class DisconnectSummary: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let closed = context.model.connections.filter { $0.disconnectReason != nil }
+        let closed = context.model.connections.filter { $0.disconnectReason != nil }.sorted { ($0.disconnectFrame ?? 0) < ($1.disconnectFrame ?? 0) }
         guard !closed.isEmpty else { return }
         var counts: [UInt8: Int] = [:]
         for c in closed { counts[c.disconnectReason!.rawValue, default: 0] += 1 }   // safe: filtered non-nil

@@ -29,8 +29,17 @@ public struct ATTBearer: Sendable {
     public var lastMTURequestFrame: Int?
     public var mtuTime: Int64?
 
-    /// Outstanding request sent by the host (index 0) and by the peer (index 1).
+    /// Outstanding request sent by the host (index 0) and by the peer (index 1): the oldest one.
     public var outstanding: [Pending?] = [nil, nil]
+    /// Requests sent while one was already outstanding (a protocol violation), answered in order
+    /// after it; bounded.
+    public var queued: [[Pending]] = [[], []]
+    static let maxQueued = 8
+
+    /// Every request still waiting for its response, oldest first.
+    public var allOutstanding: [Pending] {
+        (outstanding.compactMap { $0 } + queued.flatMap { $0 }).sorted { $0.frame < $1.frame }
+    }
     /// Unconfirmed indication sent by the host (0) / by the peer (1).
     public var unconfirmedIndication: [Pending?] = [nil, nil]
 

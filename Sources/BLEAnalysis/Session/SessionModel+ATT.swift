@@ -177,7 +177,11 @@ extension SessionModel {
     private func request(_ c: Connection, _ side: Int, _ p: ATTBearer.Pending) {
         c.att.requests += 1
         emit(.att, .attRequest(c, p, sent: side == 0, overlapping: c.att.outstanding[side]))
-        c.att.outstanding[side] = p
+        if c.att.outstanding[side] == nil {
+            c.att.outstanding[side] = p
+        } else if c.att.queued[side].count < ATTBearer.maxQueued {
+            c.att.queued[side].append(p)   // answered after the outstanding one, if the server answers both
+        }
         if !Self.isDiscovery(p.opcode), p.opcode != .exchangeMTURequest, c.att.discoveryRequests > 0 {
             reportDiscovery(c, frame: nil, serverIsHost: side == 1)
         }
@@ -191,7 +195,7 @@ extension SessionModel {
                                     time: frame.timestamp, sent: sent))
         }
         guard let p else { return nil }
-        c.att.outstanding[requester] = nil
+        c.att.outstanding[requester] = c.att.queued[requester].isEmpty ? nil : c.att.queued[requester].removeFirst()
         c.att.responses += 1
         let latency = frame.timestamp - p.time
         c.att.latencyTotal += latency
