@@ -6,12 +6,16 @@ Usage (from the repository root)::
     python3 -m venv .venv && .venv/bin/pip install bumble==0.0.236
     .venv/bin/python scripts/make_captures.py --out captures/
 
-Each registered scenario (see ``scripts/captures/scenarios.py``) runs two
-Bumble devices over a ``LocalLink`` and writes btsnoop files.  The script then
-writes ``gatt_server.json``, the pcap/pcapng/gzip variants of
-``healthy.btsnoop`` (when ``editcap`` is installed), cross-checks every file
-with tshark (when installed) and renders ``README.md``.  It exits with status 1
-if anything fails.
+Each registered scenario (see ``scripts/captures/scenarios.py`` and
+``scripts/captures/faults.py``) runs Bumble devices over a ``LocalLink`` and
+writes btsnoop files.  For every file the script writes
+``<name>.expected.json``: the findings docs/RULES.md defines for it, computed
+by the file's expectation function (``scripts/captures/expectations.py``) and
+cross-checked against the reference rule engine (``scripts/captures/rules.py``).
+It then writes ``gatt_server.json`` / ``gatt_server_faults.json``, the
+pcap/pcapng/gzip variants of ``healthy.btsnoop`` (when ``editcap`` is
+installed), cross-checks every file with tshark (when installed) and renders
+``README.md``.  It exits with status 1 if anything fails.
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ import sys
 import traceback
 from pathlib import Path
 
-from captures import gatt_db, readme, tools
-from captures.btsnoop import summarize
+from captures import faults, gatt_db, readme, rules, tools
+from captures.btsnoop import decode_frames, read_records, summarize
+from captures.expectations import EXPECTATIONS, Capture
+from captures.findings import Expected, diff
 from captures.scenarios import SCENARIOS, Scenario
 from captures.testbed import Testbed
 
-SCENARIO_TIMEOUT = 30.0  # seconds
+assert faults  # imported for its scenario registrations
 H4_WITH_PHDR = 201
 
 
@@ -49,12 +55,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         action="append",
         choices=sorted(SCENARIOS),
         metavar="NAME",
-        help="run only this scenario (repeatable; README.md, gatt_server.json "
-        "and the variants are only written by a full run)",
+        help="run only this scenario (repeatable); the other captures already in --out are "
+        "kept as they are and analysed again; README.md, the GATT JSON files and the variants "
+        "are written when every capture is present",
+    )
+    parser.add_argument(
+        "--analyse",
+        action="store_true",
+        help="run no scenario: only re-analyse the captures already in --out (expected "
+        "findings, cross-checks, README)",
     )
     parser.add_argument("--list", action="store_true", help="list scenarios and exit")
     parser.add_argument(
         "--print-gatt", action="store_true", help="print the peripheral's GATT definition and exit"
+    )
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="DIR",
+        help="after the run, check that every capture also present in DIR has the same "
+        "packets (bytes and direction flags; timestamps may differ)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="Bumble debug logging")
     return parser.parse_args(argv)
@@ -64,7 +84,7 @@ def run_scenario(scenario: Scenario, out_dir: Path) -> bool:
     """Run one scenario in a fresh event loop; print and swallow its failure."""
 
     async def bounded() -> None:
-        await asyncio.wait_for(scenario.run(out_dir), SCENARIO_TIMEOUT)
+        await asyncio.wait_for(scenario.run(out_dir), scenario.timeout)
 
     try:
         asyncio.run(bounded())
@@ -76,10 +96,45 @@ def run_scenario(scenario: Scenario, out_dir: Path) -> bool:
     return True
 
 
-async def export_gatt(out_dir: Path) -> dict:
+async def export_gatt(out_dir: Path, fault_service: bool = False) -> dict:
     """Build the peripheral exactly as the scenarios do and export its GATT table."""
-    async with Testbed(out_dir, central_capture=None) as testbed:
-        return gatt_db.export_database(testbed.peripheral.gatt_server)
+    async with Testbed(out_dir, central_capture=None, fault_service=fault_service) as testbed:
+        description = (
+            "The standard database plus the bleanalyze Faults service, as used by the "
+            "scenarios that need a misconfigured server (see README.md)"
+            if fault_service
+            else None
+        )
+        return gatt_db.export_database(testbed.peripheral.gatt_server, description)
+
+
+def write_expected(out_dir: Path, name: str) -> Expected:
+    """Compute, cross-check and write ``<name>.expected.json`` for one capture."""
+    frames = decode_frames(out_dir / name)
+    expected = EXPECTATIONS[name](Capture(name, frames))
+    problems = diff(expected.findings, rules.evaluate(frames))
+    if problems:
+        raise CheckFailed(
+            f"{name}: expectation and reference engine disagree:\n  " + "\n  ".join(problems)
+        )
+    expected.write(out_dir)
+    return expected
+
+
+def compare_packets(out_dir: Path, reference_dir: Path, names: list[str]) -> list[str]:
+    """Names of captures whose packets (flags + bytes) differ from ``reference_dir``'s copy."""
+    differing = []
+    for name in names:
+        reference = reference_dir / name
+        if not reference.exists():
+            continue
+        ours = [(r.flags, r.data) for r in read_records(out_dir / name)]
+        theirs = [(r.flags, r.data) for r in read_records(reference)]
+        status = "identical packets" if ours == theirs else "DIFFERENT packets"
+        print(f"compare {name}: {status} ({len(ours)} / {len(theirs)} frames)")
+        if ours != theirs:
+            differing.append(name)
+    return differing
 
 
 def cross_check(path: Path, info: readme.CaptureInfo) -> None:
@@ -138,7 +193,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.list:
         for scenario in SCENARIOS.values():
-            print(f"{scenario.name:24} -> {', '.join(scenario.outputs)}")
+            print(f"{scenario.name:30} -> {', '.join(scenario.outputs)}")
         return 0
     if args.print_gatt:
         print(gatt_db.spec_as_text())
@@ -148,27 +203,43 @@ def main(argv: list[str]) -> int:
     out_dir: Path = args.out
     out_dir.mkdir(parents=True, exist_ok=True)
     selected = [SCENARIOS[name] for name in args.only] if args.only else list(SCENARIOS.values())
+    if args.analyse:
+        selected = []
     failed = [s.name for s in selected if not run_scenario(s, out_dir)]
     if failed:
         print(f"{len(failed)} scenario(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1
 
     try:
+        missing = [n for s in SCENARIOS.values() for n in s.outputs if n not in EXPECTATIONS]
+        if missing:
+            raise CheckFailed(f"no expectation function for {', '.join(missing)}")
+        outputs = [name for scenario in SCENARIOS.values() for name in scenario.outputs]
+        present = [name for name in outputs if (out_dir / name).exists()]
         captures = {
             name: readme.CaptureInfo(
-                name, (out_dir / name).stat().st_size, summarize(out_dir / name)
+                name,
+                (out_dir / name).stat().st_size,
+                summarize(out_dir / name),
+                write_expected(out_dir, name),
             )
-            for scenario in selected
-            for name in scenario.outputs
+            for name in present
         }
+        if args.compare_with is not None:
+            differing = compare_packets(out_dir, args.compare_with, list(captures))
+            if differing:
+                raise CheckFailed(
+                    f"packets differ from {args.compare_with}: {', '.join(differing)}"
+                )
         tshark_checked = tools.available("tshark")
         if tshark_checked:
             for name, info in captures.items():
                 cross_check(out_dir / name, info)
         else:
             print("notice: tshark not found, skipping the tshark cross-check")
-        if args.only:
-            print("--only given: not writing README.md, gatt_server.json or variants")
+        if len(present) < len(outputs):
+            absent = ", ".join(name for name in outputs if name not in present)
+            print(f"missing in {out_dir}: {absent}; not writing README.md, GATT JSON or variants")
             return 0
 
         variants = None
@@ -182,15 +253,30 @@ def main(argv: list[str]) -> int:
 
         database = asyncio.run(export_gatt(out_dir))
         (out_dir / "gatt_server.json").write_text(json.dumps(database, indent=2) + "\n")
+        fault_database = asyncio.run(export_gatt(out_dir, fault_service=True))
+        (out_dir / "gatt_server_faults.json").write_text(
+            json.dumps(fault_database, indent=2) + "\n"
+        )
         (out_dir / "README.md").write_text(
-            readme.render(list(SCENARIOS.values()), captures, variants, database, tshark_checked)
+            readme.render(
+                list(SCENARIOS.values()),
+                captures,
+                variants,
+                database,
+                fault_database,
+                tshark_checked,
+            )
         )
     except Exception:  # any check or tool failure must make the run fail
         traceback.print_exc()
         return 1
 
     for info in captures.values():
-        print(f"{info.name:34} {info.size:7} bytes {info.summary.frames:5} frames")
+        counts = info.expected.counts()
+        print(
+            f"{info.name:38} {info.size:7} bytes {info.summary.frames:5} frames  "
+            f"expected: {counts['error']} error, {counts['warning']} warning, {counts['info']} info"
+        )
     for vinfo in variants or ():
         print(f"{vinfo.variant.name:34} {vinfo.size:7} bytes {vinfo.frames:5} frames")
     return 0

@@ -21,6 +21,7 @@ public enum SessionJSON {
             case let .connected(i): w.string("outcome", "connected"); w.int("connection", i)
             case let .failed(s): w.string("outcome", "failed"); w.int("status", s.rawValue); w.string("statusName", s.name)
             case .cancelled: w.string("outcome", "cancelled")
+            case .superseded: w.string("outcome", "superseded")
             }
             w.optional("endFrame", a.endFrame)
             w.endObject()

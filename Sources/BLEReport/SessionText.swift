@@ -30,6 +30,7 @@ public enum SessionText {
         case let .connected(i): "connected (connection \(i))"
         case let .failed(status): "failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))"
         case .cancelled: "cancelled by the host"
+        case .superseded: "replaced by a new attempt (no completion in the capture)"
         }
     }
 

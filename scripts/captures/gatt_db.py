@@ -25,6 +25,11 @@ CUSTOM_SERVICE_UUID = "B1EA0001-4E2A-4D8B-9C3F-5A17E0C0FFEE"
 LONG_VALUE_UUID = "B1EA0002-4E2A-4D8B-9C3F-5A17E0C0FFEE"
 INDICATE_UUID = "B1EA0003-4E2A-4D8B-9C3F-5A17E0C0FFEE"
 WRITE_NO_RSP_UUID = "B1EA0004-4E2A-4D8B-9C3F-5A17E0C0FFEE"
+# The "bleanalyze Faults" service, added after the standard database only by
+# the scenarios that need a misconfigured server (see build_fault_service).
+FAULT_SERVICE_UUID = "B1EA0010-4E2A-4D8B-9C3F-5A17E0C0FFEE"
+SECURE_NOTIFY_UUID = "B1EA0011-4E2A-4D8B-9C3F-5A17E0C0FFEE"
+CCCD_NO_NOTIFY_UUID = "B1EA0012-4E2A-4D8B-9C3F-5A17E0C0FFEE"
 
 HEART_RATE_SERVICE = 0x180D
 HEART_RATE_MEASUREMENT = 0x2A37
@@ -112,6 +117,15 @@ GATT_SPEC: tuple[ServiceSpec, ...] = (
     ),
 )
 
+FAULT_SPEC = ServiceSpec(
+    "bleanalyze Faults",
+    FAULT_SERVICE_UUID,
+    (
+        CharacteristicSpec("Secure Notify", SECURE_NOTIFY_UUID, ("notify",)),
+        CharacteristicSpec("CCCD Without Notify", CCCD_NO_NOTIFY_UUID, ("read", "write"), b"\x00"),
+    ),
+)
+
 # Names for the attributes Bumble adds by itself (default services, CCCDs).
 KNOWN_NAMES = {
     "1800": "Generic Access",
@@ -179,6 +193,49 @@ def build_services() -> list[gatt.Service]:
     ]
 
 
+def build_fault_service(server: gatt_server.Server) -> gatt.Service:
+    """The "bleanalyze Faults" service (:data:`FAULT_SPEC`) with explicit CCCDs.
+
+    * Secure Notify (notify): its CCCD is readable but writable only over an
+      encrypted link (WRITE_REQUIRES_ENCRYPTION), so an unencrypted subscription
+      gets Error Response 0x0F Insufficient Encryption.
+    * CCCD Without Notify (read, write): has a CCCD although its properties
+      have neither Notify nor Indicate (a server bug); writes to it succeed.
+
+    Both CCCDs use the server's own CCCD value, so subscriptions behave as for
+    the CCCDs Bumble adds by itself (Bumble adds none here: one is present).
+    """
+    cccd_uuid = gatt.GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR
+    secure_spec, no_notify_spec = FAULT_SPEC.characteristics
+    secure = gatt.Characteristic(
+        make_uuid(secure_spec.uuid),
+        _properties(secure_spec.properties),
+        _permissions(secure_spec.properties),
+        secure_spec.value,
+    )
+    secure.descriptors = [
+        gatt.Descriptor(
+            cccd_uuid,
+            gatt.Attribute.READABLE | gatt.Attribute.WRITE_REQUIRES_ENCRYPTION,
+            server.make_descriptor_value(secure),
+        )
+    ]
+    no_notify = gatt.Characteristic(
+        make_uuid(no_notify_spec.uuid),
+        _properties(no_notify_spec.properties),
+        _permissions(no_notify_spec.properties),
+        no_notify_spec.value,
+    )
+    no_notify.descriptors = [
+        gatt.Descriptor(
+            cccd_uuid,
+            gatt.Attribute.READABLE | gatt.Attribute.WRITEABLE,
+            server.make_descriptor_value(no_notify),
+        )
+    ]
+    return gatt.Service(make_uuid(FAULT_SPEC.uuid), [secure, no_notify])
+
+
 def find_characteristic(server: gatt_server.Server, uuid: int | str) -> gatt.Characteristic:
     """Return the server-side characteristic (value attribute) with this UUID."""
     wanted = make_uuid(uuid)
@@ -190,7 +247,7 @@ def find_characteristic(server: gatt_server.Server, uuid: int | str) -> gatt.Cha
 
 def _spec_names() -> dict[str, str]:
     names = dict(KNOWN_NAMES)
-    for service in GATT_SPEC:
+    for service in (*GATT_SPEC, FAULT_SPEC):
         names[uuid_text(make_uuid(service.uuid))] = service.name
         for char in service.characteristics:
             names[uuid_text(make_uuid(char.uuid))] = char.name
@@ -205,7 +262,7 @@ def _property_names(props: int) -> list[str]:
     ]
 
 
-def export_database(server: gatt_server.Server) -> dict[str, Any]:
+def export_database(server: gatt_server.Server, description: str | None = None) -> dict[str, Any]:
     """Walk a Bumble GATT server's attribute table and describe it as JSON data.
 
     Every attribute is visited in handle order, so the result mirrors what a
@@ -255,7 +312,8 @@ def export_database(server: gatt_server.Server) -> dict[str, Any]:
             current_char["descriptors"].append(
                 {"uuid": text, "name": names.get(text, ""), "handle": attribute.handle}
             )
-    return {
+    exported: dict[str, Any] = {"description": description} if description else {}
+    return exported | {
         "device_name": DEVICE_NAME,
         "attribute_count": len(server.attributes),
         "uuid_format": "16-bit SIG UUIDs as 4 upper-case hex digits, others as "
@@ -276,4 +334,10 @@ def spec_as_text() -> str:
                 f"  {char.name} ({uuid_text(make_uuid(char.uuid))})"
                 f" [{', '.join(char.properties)}]{cccd}{value}"
             )
+    lines.append(
+        f"{FAULT_SPEC.name} ({uuid_text(make_uuid(FAULT_SPEC.uuid))}): only in the scenarios "
+        "that need it (see build_fault_service)"
+    )
+    lines.append("  Secure Notify [notify] +CCCD writable only when encrypted")
+    lines.append("  CCCD Without Notify [read, write] +CCCD (a server bug) value=00")
     return "\n".join(lines)

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
+from . import controllers
 from .btsnoop import Summary
+from .findings import Expected
 from .scenarios import Scenario
 from .tools import Variant
 
@@ -23,10 +25,18 @@ python3 -m venv .venv
 .venv/bin/python scripts/make_captures.py --out captures/
 ```
 
-Useful options: `--only NAME` (repeatable) runs a subset, `--list` lists the
-scenarios, `--print-gatt` prints the GATT definition, `-v` shows Bumble's
-debug log. The script exits non-zero if any scenario, variant or cross-check
-fails. Wireshark's `editcap`/`capinfos`/`tshark` (Debian package `tshark`)
+Useful options: `--only NAME` (repeatable) runs a subset and keeps the other
+captures as they are (they are analysed again: expected findings, README),
+`--analyse` runs no scenario and only re-analyses the files, `--list` lists the
+scenarios, `--print-gatt` prints the GATT definition, `--compare-with DIR`
+checks that the regenerated captures carry the same packets as the copies in
+DIR (timestamps aside), `-v` shows Bumble's debug log. A full run takes about
+2 minutes of real time (the fault scenarios wait past the RULES.md
+thresholds). The script exits non-zero if any scenario, expectation,
+variant or cross-check fails. A full run rewrites every capture with new
+wall-clock timestamps (the packets stay identical: check with
+`--compare-with`), and the CLI golden files in Tests/Golden show those
+timestamps, so add new scenarios with `--only`. Wireshark's `editcap`/`capinfos`/`tshark` (Debian package `tshark`)
 are optional: without them the pcap/pcapng/gzip variants and the tshark
 cross-check are skipped with a notice.
 """
@@ -43,7 +53,9 @@ Facts about Bumble's virtual controller and host that show up in the captures
   controller reports HCI 5.0, manufacturer 0xFFFF, LE ACL buffers 27 bytes x 64.
 - **Flow control**: the controller acknowledges every host->controller ACL
   packet immediately with its own Number Of Completed Packets event
-  (1 handle, count 1); buffers never fill up.
+  (1 handle, count 1); buffers never fill up (the flow scenarios use
+  `PacedController` instead). Bumble's host honours the credits: it queues
+  packets while none is free.
 - **ACL fragmentation**: host->controller L2CAP frames are fragmented at 27
   bytes (PB 0b00 then 0b01 continuation, e.g. the 69-byte SMP Pairing Public
   Key). Controller->host ACL is never fragmented: every received L2CAP frame
@@ -86,9 +98,14 @@ Facts about Bumble's virtual controller and host that show up in the captures
   use the encryption flags (e.g. a CCCD descriptor with
   WRITE_REQUIRES_ENCRYPTION; Bumble only adds its own CCCD when the
   characteristic has none).
-- **Timing**: timestamps are wall-clock (btsnoop microseconds since year 0),
-  differ in each run and only relative order is meaningful. A whole session takes
-  well under a second; connection events are not simulated.
+- **Timing**: timestamps are wall-clock (btsnoop microseconds since year 0)
+  and differ in each run. A session without waits takes well under a second;
+  the fault scenarios really wait (up to 31 s) to exceed the RULES.md
+  thresholds, so their durations are meaningful to within a few milliseconds
+  but not exact. Connection events are not simulated.
+- **No link loss**: the stock controller has no supervision timeout, never
+  completes a cancelled connection attempt and accepts any number of
+  connections; see "Controller changes" for the subclasses that do.
 """
 
 
@@ -99,6 +116,7 @@ class CaptureInfo:
     name: str
     size: int
     summary: Summary
+    expected: Expected
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,12 +139,27 @@ def _opcodes(triples: Sequence[tuple[str, int, int]]) -> str:
     return ", ".join(f"{name} (0x{op:02X}) {count}" for name, op, count in triples) or "none"
 
 
+def _findings_lines(expected: Expected) -> list[str]:
+    stem = expected.capture.removesuffix(".btsnoop")
+    lines = [f"Expected findings (`{stem}.expected.json`):", ""]
+    for item in expected.as_json()["findings"]:
+        connection = "-" if item["connection"] is None else f"0x{item['connection']:04X}"
+        lines.append(
+            f"- `{item['rule']}` {item['severity']}, connection {connection}, frame "
+            f"{item['frame']}: {item['why']}"
+        )
+    if expected.notes:
+        lines += ["", f"Notes: {expected.notes}"]
+    return lines + [""]
+
+
 def _capture_section(scenario: Scenario, captures: dict[str, CaptureInfo]) -> list[str]:
     lines = [f"### {', '.join(f'`{name}`' for name in scenario.outputs)}", ""]
     lines += [scenario.description, ""]
     for name in scenario.outputs:
         info = captures[name]
         s = info.summary
+        lines += _findings_lines(info.expected)
         lines += [
             f"`{name}`: {s.frames} frames, {info.size} bytes "
             f"({sum(s.commands.values())} commands, {sum(s.events.values())} events, "
@@ -168,11 +201,169 @@ def _gatt_section(database: dict[str, Any]) -> list[str]:
     return lines
 
 
+EXPECTED_FORMAT = """\
+Every capture `<name>.btsnoop` has `<name>.expected.json`:
+
+```json
+{"capture": "mtu_truncated_read.btsnoop",
+ "findings": [{"rule": "mtu.truncated-read", "severity": "warning", "connection": 1,
+               "frame": 55, "evidence": [55, 53], "why": "..."}],
+ "notes": "..."}
+```
+
+`findings` is the exact set of findings the rules of docs/RULES.md (default
+thresholds) produce on that capture, info-level ones included, sorted by
+frame. `frame` is the first (key) evidence frame as RULES.md defines it,
+a 1-based record number of the btsnoop file; `evidence` lists all evidence
+frames in RULES.md order; `connection` is the HCI connection handle, or null
+for capture-wide findings; `why` says how to check the finding by hand.
+The test compares the set of `(rule, connection, frame)` triples.
+
+The files are computed from the capture just written, by one function per
+capture in `scripts/captures/expectations.py` that locates the frames from
+what the scenario did, and every result is cross-checked against an
+independent, generic Python implementation of all the rules
+(`scripts/captures/rules.py`): the run fails if the two disagree on any
+finding, severity or evidence frame.
+"""
+
+INTERPRETATIONS = """\
+RULES.md leaves some details open; the expected files (and `rules.py`) use
+these readings, which the detectors must match:
+
+- **Frame of a fragmented PDU**: an ATT/SMP PDU split over several ACL
+  packets is located at the packet that completes it (its last fragment).
+  No evidence frame in these captures is fragmented (`mtu_write_too_long`
+  uses 251-byte controller buffers for that reason).
+- **Connection null** for `pool.stuck-attempt`, `pool.cancelled-attempt` and
+  `pool.full` (no handle exists yet; a failed Connection Complete's handle
+  field is meaningless) and for the once-per-capture
+  `pool.concurrent-connections` and `link.disconnect-summary`.
+  `adv.not-stopped` carries the handle of the open peripheral-role connection.
+- **Durations** are differences of frame timestamps. `pool.stuck-attempt`:
+  from the create command to its Connection Complete or Cancel, or, if
+  neither comes, to the last frame of the capture (so a capture needs some
+  frame >= 10 s after the attempt; `stuck_attempt` ends with a short scan for
+  that reason). A Cancel later than the timeout still gives
+  `pool.stuck-attempt` (and `pool.cancelled-attempt`). `pool.idle-connection`:
+  from the connection's last ACL frame (either direction; else its Connection
+  Complete) to the create command, once per (connection, that frame).
+  `pool.unresponsive-peer`: from the last ACL RX (else Connection Complete) to
+  the last ACL TX sent before the next RX, the disconnection or the end of the
+  capture; evidence = that RX and that TX. `flow.skipped-ready`: from the NOCP
+  that first returns a credit after a TX on that connection took the last one,
+  to the next TX on that connection. `gatt.subscription-silent`: from the
+  Write Response to the CCCD write that clears it, the Disconnection Complete
+  or the last frame. `att.timeout`: the response came > 30 s after the
+  request, or none came and the link closed / the capture ended >= 30 s after
+  it; otherwise (none, < 30 s) `att.unanswered`.
+- **ATT bookkeeping** is per connection and per client side (requests and
+  commands go client -> server; responses, notifications, indications server
+  -> client), so central and peripheral captures are handled alike. Responses
+  match requests first-in first-out: a request sent while another is
+  outstanding is an `att.protocol-violation` but is queued, so its response is
+  not "unsolicited". A new indication while one is unconfirmed is a violation
+  (evidence: the new one, the oldest unconfirmed one) and ends the wait for
+  the unconfirmed one(s) (`att.indication-unconfirmed` for each).
+- **att.error** excludes only 0x0A Attribute Not Found answering Find
+  Information, Find By Type Value, Read By Type or Read By Group Type,
+  including Read By Type used for "Read Using Characteristic UUID"
+  (`pairing_ok`). Error Responses in either direction count.
+- **GATT knowledge** comes from discovery in the capture: CCCDs from Find
+  Information (UUID 0x2902), characteristic properties from Read By Type
+  0x2803; a descriptor belongs to the characteristic with the highest value
+  handle below it. A CCCD write "enables" when bit 0 or 1 of its first byte
+  is set. `gatt.unsubscribed-notification`: no write to that characteristic's
+  CCCD before the notification (in these captures: none at all), once per
+  (connection, value handle).
+- **MTU**: 23 until an Exchange MTU Response, then min(client, server).
+  `mtu.truncated-notification` when no exchange happened or the negotiated MTU
+  is below the larger of the two offers; once per (connection, value handle).
+  `mtu.truncated-read` is cleared by a Read Blob Request on the same handle
+  anywhere later on that connection. `mtu.late-exchange`: "data" is any ATT
+  PDU other than Exchange MTU and the discovery requests/responses above (and
+  their 0x0A errors); once per connection.
+- **Flow control**: credits = LE Read Buffer Size [v2] total (Read Buffer
+  Size if the LE value is 0); NOCP completes a connection's oldest packets
+  first, so `flow.credits-lost` names the oldest unacknowledged TX; at a
+  Disconnection Complete that connection's packets are freed.
+- **Security**: `security.insufficient` becomes info when an Encryption
+  Change with status 0x00 follows the error and then the same request (opcode
+  and attribute handle) gets a non-error response. `security.pairing-failed`'s
+  second evidence frame is the latest Pairing Request on that connection.
+  `security.repeated-pairing` is reported once, at the third Pairing Request.
+- **link.disconnect** counts Disconnection Complete events with status 0x00
+  (one finding each); `link.disconnect-summary` exists only when there is at
+  least one, with all of them as evidence.
+- **adv.not-stopped**: legacy connectable advertising stops by itself when a
+  connection is accepted (Core spec), so an enable before the connection does
+  not count; an LE Set (Extended) Advertising Enable with Enable = 1 while a
+  peripheral-role connection is open does. (The "stays enabled" case, with the
+  Connection Complete as evidence, is not exercised by these captures.)
+"""
+
+CAVEATS = """\
+Cases where a rule, as written, also fires on legitimate traffic (the
+captures above avoid them; the detectors may want to refine these):
+
+- `flow.credits-lost`: Core v5.4 Vol 4 Part E 4.3 says the host shall assume
+  that packets unacknowledged at a Disconnection Complete were flushed, so a
+  host that writes and disconnects at once normally leaves packets without
+  NOCP. `credits_lost` keeps its 3 packets unacknowledged for 2 s first.
+- `pool.unresponsive-peer`: a one-way stream of Write Commands (e.g. a
+  firmware upload) legitimately receives no ACL for many seconds.
+  `unresponsive_peer` also has a request that is never answered.
+- `flow.skipped-ready`: an app that filled the buffers, finished, and sends
+  something unrelated later looks the same on HCI as a stalled sender.
+- `gatt.subscription-silent`: characteristics that notify only on change
+  (Battery Level) can stay silent for minutes.
+- `gatt.unsubscribed-notification`: a bonded peer's CCCDs persist across
+  connections, so notifications without a CCCD write in this capture are
+  normal for bonded devices (it is only info).
+"""
+
+NOT_PRODUCED = """\
+- `adv.oversize`: a well-behaved host cannot send more than 31 bytes of legacy
+  advertising data (the HCI command has a 31-byte field), and Bumble's
+  controller forwards what it is given; to be written by hand.
+- `mtu.capture-truncated`: Bumble's snooper always records whole packets
+  (incl_len = orig_len). A truncated copy can be derived with Wireshark's
+  `editcap -F btsnoop -s 20 healthy.btsnoop out.btsnoop` (16 of its 147
+  records then have incl_len < orig_len); it is not added here because the
+  CLI tests run on every file in this directory.
+- `flow.credits-exhausted` cannot come from Bumble's host, which honours the
+  credits; `credits_exhausted.btsnoop` injects the offending packet below the
+  host's flow-control queue (see that capture).
+"""
+
+
+def _controller_notes() -> list[str]:
+    lines = [
+        (
+            "Scenarios that need a non-ideal controller use these subclasses of "
+            "`bumble.controller.Controller` (`scripts/captures/controllers.py`); "
+            "everything else runs on the stock controller."
+        ),
+        "",
+    ]
+    for cls in (
+        controllers.CancellingController,
+        controllers.LimitedController,
+        controllers.PacedController,
+        controllers.LinkLossController,
+        controllers.LargeBufferController,
+    ):
+        doc = " ".join(line.strip() for line in (cls.__doc__ or "").strip().splitlines())
+        lines.append(f"- `{cls.__name__}`: {doc}")
+    return lines + [""]
+
+
 def render(
     scenarios: Sequence[Scenario],
     captures: dict[str, CaptureInfo],
     variants: Sequence[VariantInfo] | None,
     database: dict[str, Any],
+    fault_database: dict[str, Any],
     tshark_checked: bool,
 ) -> str:
     """The complete README text."""
@@ -184,8 +375,10 @@ def render(
         "`scripts/make_captures.py` with [Bumble](https://github.com/google/bumble) "
         f"{bumble_version}: two Bumble devices (central `C0:11:22:33:44:01`, "
         "peripheral `C0:11:22:33:44:02`, both random static addresses; public "
-        "addresses 00:11:22:33:44:01/02) each with its own virtual "
-        "`bumble.controller.Controller` on one `LocalLink`. The `.btsnoop` files "
+        "addresses 00:11:22:33:44:01/02; the pool scenarios add peripherals "
+        "`C0:11:22:33:44:03`/`04`) each with its own virtual "
+        '`bumble.controller.Controller` (or a subclass, see "Controller changes") '
+        "on one `LocalLink`. The `.btsnoop` files "
         "are written by Bumble's `BtSnooper` on the host side: btsnoop version 1, "
         "datalink 1002 (H4), flags bit 0 = direction (0 sent, 1 received), bit 1 = "
         "command/event. Unless stated otherwise a file is the central's view.",
@@ -195,17 +388,23 @@ def render(
         REGENERATE,
         "## Files",
         "",
-        "| File | Frames | ATT PDUs | Size (bytes) |",
-        "| --- | ---: | ---: | ---: |",
+        "| File | Frames | ATT PDUs | Size (bytes) | Expected findings (error / warning / info) |",
+        "| --- | ---: | ---: | ---: | --- |",
     ]
     for info in captures.values():
+        counts = info.expected.counts()
+        rules_found = sorted(
+            {f.rule for f in info.expected.findings if not f.rule.startswith("link.")}
+        )
         lines.append(
             f"| `{info.name}` | {info.summary.frames} | {sum(info.summary.att.values())} "
-            f"| {info.size} |"
+            f"| {info.size} | {counts['error']} / {counts['warning']} / {counts['info']}"
+            + (f": {', '.join(f'`{r}`' for r in rules_found)}" if rules_found else "")
+            + " |"
         )
     for vinfo in variants or ():
         size = "varies" if vinfo.variant.editcap_format is None else str(vinfo.size)
-        lines.append(f"| `{vinfo.variant.name}` | {vinfo.frames} | (as healthy) | {size} |")
+        lines.append(f"| `{vinfo.variant.name}` | {vinfo.frames} | (as healthy) | {size} | |")
     lines += ["", "Counts below come from the script's own btsnoop parser"]
     lines[-1] += (
         " and were cross-checked against `tshark -q -z io,phs` (frames) and "
@@ -213,7 +412,26 @@ def render(
         if tshark_checked
         else " (tshark was not available for the cross-check)."
     )
-    lines.append("")
+    lines += [
+        "",
+        "## Expected findings",
+        "",
+        EXPECTED_FORMAT,
+        "### Rule interpretations",
+        "",
+        INTERPRETATIONS,
+        "### Rule caveats",
+        "",
+        CAVEATS,
+        "### Not produced here",
+        "",
+        NOT_PRODUCED,
+        "## Controller changes",
+        "",
+        *_controller_notes(),
+        "## Captures",
+        "",
+    ]
 
     for scenario in scenarios:
         lines += _capture_section(scenario, captures)
@@ -240,13 +458,32 @@ def render(
     lines += [
         "## GATT database (`gatt_server.json`)",
         "",
-        "The peripheral's GATT server, identical in every scenario, as Bumble "
+        "The peripheral's GATT server, identical in every scenario (three add a service at "
+        "the end, see below), as Bumble "
         "assigned the handles. `gatt_server.json` lists each service (uuid, "
         "uuid128, name, start/end handle) with its characteristics (declaration "
         "and value handle, properties, static value as hex where there is one) and "
         f"descriptors (uuid, handle). UUID format: {database['uuid_format']}.",
         "",
         *_gatt_section(database),
+        "",
+        "### `gatt_server_faults.json`",
+        "",
+        (
+            "The scenarios that need a misconfigured server (`cccd_insufficient_encryption`, "
+            '`cccd_recovered`, `cccd_no_notify_property`) add a "bleanalyze Faults" service '
+            "after the standard database, so every handle above keeps its value. "
+            "`gatt_server_faults.json` is the whole table in the same format; the extra rows:"
+        ),
+        "",
+        *_gatt_section({"services": fault_database["services"][-1:]}),
+        "",
+        (
+            "Secure Notify's CCCD (0x0026) is readable but writable only over an encrypted "
+            "link (Bumble permission WRITE_REQUIRES_ENCRYPTION: Error Response 0x0F otherwise). "
+            "CCCD Without Notify has a CCCD (0x0029) although its properties lack Notify and "
+            "Indicate."
+        ),
         "",
         "## Bumble behaviour and limitations",
         "",

@@ -6,6 +6,9 @@ in a fresh event loop with a fresh :class:`~captures.testbed.Testbed`, checks
 its own outcome with :func:`expect`, and raises on any deviation (the script
 then exits non-zero).
 
+The fault scenarios live in :mod:`captures.faults`; every output file also has
+an expectation function in :mod:`captures.expectations`.
+
 To add a scenario (e.g. a fault case), write::
 
     @scenario("my_case")
@@ -44,12 +47,15 @@ class Scenario:
     outputs: tuple[str, ...]
     description: str
     run: ScenarioFunc
+    timeout: float = 30.0  # seconds of real time the scenario may take
 
 
 SCENARIOS: dict[str, Scenario] = {}
 
 
-def scenario(name: str, outputs: Sequence[str] = ()) -> Callable[[ScenarioFunc], ScenarioFunc]:
+def scenario(
+    name: str, outputs: Sequence[str] = (), timeout: float = 30.0
+) -> Callable[[ScenarioFunc], ScenarioFunc]:
     """Register a scenario; ``outputs`` defaults to ``<name>.btsnoop``."""
 
     def register(func: ScenarioFunc) -> ScenarioFunc:
@@ -60,6 +66,7 @@ def scenario(name: str, outputs: Sequence[str] = ()) -> Callable[[ScenarioFunc],
             outputs=tuple(outputs) or (f"{name}.btsnoop",),
             description=inspect.getdoc(func) or "",
             run=func,
+            timeout=timeout,
         )
         return func
 

@@ -6,7 +6,9 @@ Each device gets its own ``bumble.controller.Controller`` attached to one shared
 with the host's HCI_Reset / init sequence exactly like a real btsnoop log.
 
 Fault scenarios can pass their own controller class (``central_controller`` /
-``peripheral_controller``), e.g. a subclass with few ACL buffers.
+``peripheral_controller``, see :mod:`captures.controllers`), add uncaptured
+extra peripherals (``extra_peripherals``, addresses ``C0:11:22:33:44:03``...)
+or the "bleanalyze Faults" GATT service (``fault_service``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ PERIPHERAL_ADDRESS = "C0:11:22:33:44:02"
 # Public addresses reported by HCI_Read_BD_ADDR.
 CENTRAL_PUBLIC_ADDRESS = "00:11:22:33:44:01"
 PERIPHERAL_PUBLIC_ADDRESS = "00:11:22:33:44:02"
+# Extra peripherals (pool scenarios): C0:11:22:33:44:03, :04, ... (public 00:...)
+EXTRA_PERIPHERAL_BASE = 0x03
+# An address nobody on the link uses (stuck connection attempts).
+ABSENT_ADDRESS = "C0:11:22:33:44:99"
 
 ADVERTISING_INTERVAL_MS = 50
 REMOTE_USER_TERMINATED = hci.HCI_REMOTE_USER_TERMINATED_CONNECTION_ERROR  # 0x13
@@ -115,14 +121,22 @@ class Testbed:
         extended_advertising: bool = False,
         central_controller: type[Controller] = Controller,
         peripheral_controller: type[Controller] = Controller,
+        extra_peripherals: int = 0,
+        fault_service: bool = False,
     ) -> None:
         self.out_dir = out_dir
         self._captures = (central_capture, peripheral_capture)
         self._extended = extended_advertising
         self._controller_classes = (central_controller, peripheral_controller)
+        self._extra_peripherals = extra_peripherals
+        self._fault_service = fault_service
         self.link = LocalLink()
         self.central: Device
         self.peripheral: Device
+        self.central_controller: Controller
+        self.peripheral_controller: Controller
+        # The peripheral plus the extra ones, in address order.
+        self.peripherals: list[Device] = []
         self._nodes: list[Node] = []
 
     async def __aenter__(self) -> Testbed:
@@ -145,16 +159,44 @@ class Testbed:
             peripheral_capture,
         )
         self.central, self.peripheral = central.device, peripheral.device
+        self.central_controller, self.peripheral_controller = (
+            central.controller,
+            peripheral.controller,
+        )
         self.peripheral.add_services(gatt_db.build_services())
+        if self._fault_service:
+            self.peripheral.add_service(gatt_db.build_fault_service(self.peripheral.gatt_server))
+        self.peripherals = [self.peripheral]
+        for index in range(self._extra_peripherals):
+            number = EXTRA_PERIPHERAL_BASE + index
+            extra = self._make_node(
+                Controller,
+                f"peripheral-{number}",
+                f"{gatt_db.DEVICE_NAME}-{number}",
+                f"C0:11:22:33:44:{number:02X}",
+                f"00:11:22:33:44:{number:02X}",
+                None,
+            )
+            extra.device.add_services(gatt_db.build_services())
+            self.peripherals.append(extra.device)
         for node in self._nodes:
             await node.device.power_on()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        self.stop_capture()
+        for node in self._nodes:
+            close = getattr(node.controller, "close", None)
+            if close is not None:
+                close()
+
+    def stop_capture(self) -> None:
+        """Detach the snoopers and close the files (nothing more is recorded)."""
         for node in self._nodes:
             node.device.host.snooper = None
             if node.capture_file is not None:
                 node.capture_file.close()
+                node.capture_file = None
 
     def _make_node(
         self,
@@ -186,9 +228,9 @@ class Testbed:
         return self.peripheral.random_address
 
     # ------------------------------------------------------------------ advertising
-    async def advertise_legacy(self) -> None:
-        """Start connectable, scannable legacy advertising (ADV_IND) on the peripheral."""
-        await self.peripheral.start_advertising(
+    async def advertise_legacy(self, device: Device | None = None) -> None:
+        """Start connectable, scannable legacy advertising (ADV_IND) on a peripheral."""
+        await (device or self.peripheral).start_advertising(
             advertising_data=LEGACY_ADVERTISING_DATA,
             advertising_interval_min=ADVERTISING_INTERVAL_MS,
             advertising_interval_max=ADVERTISING_INTERVAL_MS,
@@ -234,12 +276,13 @@ class Testbed:
         return seen
 
     # ------------------------------------------------------------------ connections
-    async def connect(self) -> Link:
-        """Connect the central to the advertising peripheral (LE Create Connection)."""
+    async def connect(self, device: Device | None = None) -> Link:
+        """Connect the central to an advertising peripheral (LE Create Connection)."""
+        device = device or self.peripheral
         peripheral_side = asyncio.get_running_loop().create_future()
-        self.peripheral.once("connection", peripheral_side.set_result)
+        device.once("connection", peripheral_side.set_result)
         central_conn = await asyncio.wait_for(
-            self.central.connect(self.peripheral_address), STEP_TIMEOUT
+            self.central.connect(device.random_address), STEP_TIMEOUT
         )
         peripheral_conn = await asyncio.wait_for(peripheral_side, STEP_TIMEOUT)
         return Link(central_conn, peripheral_conn)

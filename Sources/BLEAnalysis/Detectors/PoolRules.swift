@@ -18,13 +18,16 @@ final class StuckAttempt: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attemptEnded(i) = event else { return }
         let a = context.model.attempts[i]
+        // Background connections through the filter accept list wait by design (autoConnect).
+        guard !a.usesFilterAcceptList else { return }
         if case .failed = a.outcome { return }
-        let end = a.cancelFrame != nil ? (a.endTime ?? a.time) : (a.endTime ?? a.time)
+        let end = a.endTime ?? a.time
         if end - a.time >= micros("timeout", context) { report(a, until: end, &findings) }
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for a in context.model.attempts where a.outcome == .pending && context.captureEnd - a.time >= micros("timeout", context) {
+        for a in context.model.attempts where a.outcome == .pending && !a.usesFilterAcceptList
+            && context.captureEnd - a.time >= micros("timeout", context) {
             report(a, until: context.captureEnd, &findings)
         }
     }

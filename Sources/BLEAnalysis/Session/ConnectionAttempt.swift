@@ -10,6 +10,8 @@ public struct ConnectionAttempt: Sendable {
         case failed(HCIStatus)
         /// Ended by Create Connection Cancel (Connection Complete with 0x02/0x44).
         case cancelled
+        /// A new attempt started while this one was pending: it ended with no event in the capture.
+        case superseded
     }
     public var adapter: UInt16
     public var isLE: Bool
@@ -22,4 +24,6 @@ public struct ConnectionAttempt: Sendable {
     public var endFrame: Int?
     public var endTime: Int64?
     public var outcome: Outcome = .pending
+    /// Connecting through the filter accept list (background auto-connect) rather than to one address.
+    public var usesFilterAcceptList: Bool { peerAddress == nil }
 }

@@ -9,7 +9,13 @@ public final class SessionModel {
     public private(set) var connections: [Connection] = []
     public private(set) var live: [LinkKey: Connection] = [:]
     public private(set) var attempts: [ConnectionAttempt] = []
-    private var pendingAttempt: [UInt16: Int] = [:]   // adapter → index in `attempts`
+    /// The pending attempt per adapter and transport (LE and BR/EDR attempts are independent).
+    private var pendingAttempt: [AttemptSlot: Int] = [:]
+
+    struct AttemptSlot: Hashable {
+        var adapter: UInt16
+        var isLE: Bool
+    }
     public private(set) var flow = FlowControl()
     public private(set) var databases: [String: GATTDatabase] = [:]
     public internal(set) var advertisers = Advertisers()
@@ -49,14 +55,23 @@ public final class SessionModel {
     func command(_ cmd: HCICommand, frame: Frame) {
         switch cmd {
         case let .createConnection(type, address, isLE):
+            let slot = AttemptSlot(adapter: frame.adapter, isLE: isLE)
+            if let old = pendingAttempt[slot] {
+                // A new attempt while one is pending: the old one ended without an event in the capture.
+                attempts[old].outcome = .superseded
+                attempts[old].endFrame = frame.number
+                attempts[old].endTime = frame.timestamp
+                pendingAttempt[slot] = nil
+                emit(.attempt, .attemptEnded(index: old))
+            }
             if attempts.count < Self.maxAttempts {
                 attempts.append(ConnectionAttempt(adapter: frame.adapter, isLE: isLE, peerAddress: address, peerAddressType: type,
                                                   frame: frame.number, time: frame.timestamp))
-                pendingAttempt[frame.adapter] = attempts.count - 1
+                pendingAttempt[slot] = attempts.count - 1
                 emit(.attempt, .attemptStarted(index: attempts.count - 1))
             }
-        case .createConnectionCancel:
-            if let i = pendingAttempt[frame.adapter] { attempts[i].cancelFrame = frame.number }
+        case let .createConnectionCancel(isLE):
+            if let i = pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: isLE)] { attempts[i].cancelFrame = frame.number }
         case let .setAdvertisingData(scanResponse, declared, data):
             _ = scanResponse
             var problem: String? = nil
@@ -85,7 +100,8 @@ public final class SessionModel {
                 _ = flow.dropLink(key, isLE: c.isLE)
             }
             live.removeAll()
-            pendingAttempt[frame.adapter] = nil
+            pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: true)] = nil
+            pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: false)] = nil
         default:
             break
         }
@@ -119,14 +135,15 @@ public final class SessionModel {
                 }
                 return
             }
+            let slot = AttemptSlot(adapter: frame.adapter, isLE: opcode != .createConnection)
             guard [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection].contains(opcode),
-                  let i = pendingAttempt[frame.adapter] else { return }
+                  let i = pendingAttempt[slot] else { return }
             attempts[i].statusFrame = frame.number
             if status != .success {
                 attempts[i].outcome = .failed(status)
                 attempts[i].endFrame = frame.number
                 attempts[i].endTime = frame.timestamp
-                pendingAttempt[frame.adapter] = nil
+                pendingAttempt[slot] = nil
                 emit(.attempt, .attemptEnded(index: i))
             }
         case let .commandComplete(cc):
@@ -200,7 +217,8 @@ public final class SessionModel {
     }
 
     private func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
-        let attemptIndex = pendingAttempt[frame.adapter]
+        let slot = AttemptSlot(adapter: frame.adapter, isLE: cc.isLE)
+        let attemptIndex = pendingAttempt[slot]
         if cc.status != .success {
             // A failed completion ends the pending attempt (cancel → 0x02 Unknown Connection Identifier or 0x44).
             if let i = attemptIndex, cc.role != 1 {
@@ -208,7 +226,7 @@ public final class SessionModel {
                 attempts[i].outcome = cancelled ? .cancelled : .failed(cc.status)
                 attempts[i].endFrame = frame.number
                 attempts[i].endTime = frame.timestamp
-                pendingAttempt[frame.adapter] = nil
+                pendingAttempt[slot] = nil
                 emit(.attempt, .attemptEnded(index: i))
             }
             return
@@ -230,7 +248,7 @@ public final class SessionModel {
             attempts[i].endTime = frame.timestamp
             c.attemptFrame = attempts[i].frame
             c.attemptTime = attempts[i].time
-            pendingAttempt[frame.adapter] = nil
+            pendingAttempt[slot] = nil
             emit(.attempt, .attemptEnded(index: i))
         }
         let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description

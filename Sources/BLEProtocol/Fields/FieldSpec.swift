@@ -113,7 +113,11 @@ public enum FieldDecoder {
             try decode(params, &r, into: &fields)
             return .group(fields)
         case let .counted(countBytes, params):
-            let count = Int(try integer(countBytes, &r, "count"))
+            let rawCount = try integer(countBytes, &r, "count")
+            guard let count = Int(exactly: rawCount), count <= r.remaining else {
+                // Every item takes at least one byte: more items than bytes cannot be right.
+                throw DecodeError(kind: .invalidValue(rawCount), offset: r.absoluteOffset, field: "count")
+            }
             var items: [[Field]] = []
             // Each item needs at least one byte, so `remaining` bounds what we reserve.
             items.reserveCapacity(min(count, r.remaining))
@@ -126,9 +130,11 @@ public enum FieldDecoder {
         case let .repeated(params):
             var items: [[Field]] = []
             while !r.isAtEnd {
+                let before = r.position
                 var fields: [Field] = []
                 try decode(params, &r, into: &fields)
                 items.append(fields)
+                if r.position == before { break }   // a structure that reads nothing would loop forever
             }
             return .list(items)
         case let .parallel(params):

@@ -34,13 +34,20 @@ public enum HCIDecoder {
     ///   - originalLength: the packet's length on the wire; larger than the bytes when the capture cut it.
     public static func decode(_ type: HCIPacketType, _ r: inout ByteReader, originalLength: Int? = nil) -> Layer {
         let captureTruncated = (originalLength ?? r.remaining) > r.remaining
+        var layer: Layer
         switch type {
-        case .command: return command(&r, captureTruncated: captureTruncated)
-        case .event: return event(&r, captureTruncated: captureTruncated)
-        case .acl: return acl(&r, captureTruncated: captureTruncated)
-        case .sco: return sco(&r)
-        case .iso: return iso(&r)
+        case .command: layer = command(&r, captureTruncated: captureTruncated)
+        case .event: layer = event(&r, captureTruncated: captureTruncated)
+        case .acl: layer = acl(&r, captureTruncated: captureTruncated)
+        case .sco: layer = sco(&r)
+        case .iso: layer = iso(&r)
         }
+        // Fields cut by the capture are not a protocol error: keep what was decoded, note the cut.
+        if captureTruncated, let e = layer.error, case .truncated = e.kind {
+            layer.notes.append("decoding stopped where the capture cut the packet (\(e.field))")
+            layer.error = nil
+        }
+        return layer
     }
 
     /// Checks a declared parameter length against the bytes present and returns the parameter reader.
@@ -148,8 +155,11 @@ public enum HCIDecoder {
             }
             apply(returns, &p, to: &layer)
         } else if p.remaining > 0 {
-            // Unknown or vendor command: the status byte is still defined for every command.
-            apply([Param("Status", .status)], &p, to: &layer)
+            // Unknown or vendor command: the status byte is still defined for every command; the
+            // rest is shown raw (not also as a trailing-bytes note).
+            let (fields, error) = FieldDecoder.decodeAll([Param("Status", .status)], &p)
+            layer.fields += fields
+            if layer.error == nil { layer.error = error }
             if p.remaining > 0 { layer.fields.append(Field("Return Parameters", .bytes(Array(p.rest().bytes)))) }
         }
     }

@@ -37,7 +37,8 @@ public enum HCIValidation {
                 guard plen >= 3 else { return sizeRule(SizeRule(minimum: 3, fixed: false), plen, at: 2, "Command Complete") }
                 let opcode = UInt16(bytes[3]) | UInt16(bytes[4]) << 8
                 // Every Command Complete carries at least the status byte, unless it is the NOP (opcode 0).
-                if let returns = HCIDecoder.commands[opcode]?.returnsSize {
+                // A failed command may return only its Status (btmon accepts that too).
+                if let returns = HCIDecoder.commands[opcode]?.returnsSize, plen - 3 != 1 {
                     return sizeRule(returns, plen - 3, at: 5, "Return Parameters")
                 }
                 return nil

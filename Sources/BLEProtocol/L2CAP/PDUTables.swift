@@ -1,41 +1,64 @@
-/// The size rule of a table row, derived once from its field specs (btmon's `cmd_size`/`cmd_fixed`):
-/// the dispatcher checks a packet's parameter length against it in O(1), without decoding fields,
-/// so the analysis pass can tell a malformed packet as cheaply as it skips a good one.
-public struct SizeRule: Sendable, Equatable {
-    /// Fewest parameter bytes a valid message has.
-    public let minimum: Int
-    /// True when every valid message has exactly `minimum` bytes.
-    public let fixed: Bool
+import BLEBytes
 
-    public init(minimum: Int, fixed: Bool) { (self.minimum, self.fixed) = (minimum, fixed) }
+/// The size rule of an L2CAP signalling / ATT / SMP table row (btmon's `size` + `fixed` columns), checked once by the
+/// dispatcher, so a row's decoder can rely on its minimum.
+public enum PDUSize: Sendable, Equatable {
+    /// The parameters are exactly `n` bytes. More bytes are decoded and reported as trailing bytes
+    /// (a warning, STYLE 6.5.5); fewer are malformed.
+    case exactly(Int)
+    /// The parameters are at least `n` bytes.
+    case atLeast(Int)
 
-    public init(_ params: [Param]) {
-        var minimum = 0, fixed = true
-        for p in params {
-            let (m, f) = Self.size(p.spec)
-            minimum += m
-            fixed = fixed && f
+    /// The minimum number of bytes the rule needs.
+    @inlinable public var minimum: Int {
+        switch self {
+        case let .exactly(n), let .atLeast(n): n
         }
-        self.init(minimum: minimum, fixed: fixed)
     }
 
-    /// Whether `length` parameter bytes can be a valid message.
-    @inlinable public func accepts(_ length: Int) -> Bool { fixed ? length == minimum : length >= minimum }
-
-    static func size(_ spec: FieldSpec) -> (Int, Bool) {
-        switch spec {
-        case let .uint(n), let .hex(n), let .signed(n, _), let .scaled(n, _, _), let .named(n, _), let .flags(n, _),
-             let .bytes(n), let .secret(n), let .text(n):
-            return (n, true)
-        case .status, .addressType: return (1, true)
-        case .handle: return (2, true)
-        case .address: return (6, true)
-        case .rest, .repeated, .custom: return (0, false)
-        case let .counted(countBytes, _): return (countBytes, false)
-        case .parallel: return (1, false)
-        case let .group(params):
-            let r = SizeRule(params)
-            return (r.minimum, r.fixed)
+    /// Throws `.truncated` when `r` holds fewer bytes than the rule needs.
+    /// - Throws: `DecodeError` naming `field` at the reader's current offset.
+    @inlinable
+    public func check(_ r: ByteReader, _ field: StaticString) throws(DecodeError) {
+        let n = minimum
+        guard r.remaining >= n else {
+            throw DecodeError(kind: .truncated(needed: n, available: r.remaining), offset: r.absoluteOffset, field: field)
         }
+    }
+
+    /// Bytes beyond an `exactly` rule (0 for `atLeast`, or when short).
+    @inlinable
+    public func trailing(_ remaining: Int) -> Int {
+        switch self {
+        case let .exactly(n): remaining > n ? remaining &- n : 0   // safe: remaining > n
+        case .atLeast: 0
+        }
+    }
+}
+
+/// A 256-slot index over a table of rows keyed by a one-byte code (ATT opcodes, SMP codes, L2CAP
+/// signalling codes): built once, O(1) lookup. A duplicate code keeps the first row and is listed in
+/// `duplicateCodes` (checked by tests, never a trap).
+public struct ByteCodeIndex<Row: Sendable>: Sendable {
+    public let rows: [Row]
+    @usableFromInline let slots: [Int16]   // index into rows, -1 when empty
+    public let duplicateCodes: [UInt8]
+
+    public init(_ rows: [Row], code: (Row) -> UInt8) {
+        self.rows = rows
+        var slots = [Int16](repeating: -1, count: 256)
+        var dups: [UInt8] = []
+        for (i, row) in rows.enumerated() {
+            let c = Int(code(row))
+            if slots[c] >= 0 { dups.append(UInt8(c)) } else { slots[c] = Int16(truncatingIfNeeded: i) }
+        }
+        self.slots = slots
+        self.duplicateCodes = dups
+    }
+
+    @inlinable
+    public subscript(code: UInt8) -> Row? {
+        let i = Int(slots[Int(code)])
+        return i >= 0 ? rows[i] : nil
     }
 }

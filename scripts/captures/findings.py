@@ -1,0 +1,154 @@
+"""Expected findings (``captures/<name>.expected.json``) and the helpers shared by
+the per-scenario expectation functions (:mod:`captures.expectations`) and the
+reference rule engine (:mod:`captures.rules`).
+
+A finding is keyed, as in docs/RULES.md, by ``(rule, connection, first evidence
+frame)``; ``frame`` numbers are 1-based btsnoop record numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from bumble import hci
+
+from .btsnoop import Frame
+
+SEVERITIES = ("error", "warning", "info")
+
+# docs/RULES.md default thresholds (seconds).
+STUCK_TIMEOUT = 10.0  # pool.stuck-attempt timeout
+IDLE = 20.0  # pool.idle-connection idle
+SILENCE = 10.0  # pool.unresponsive-peer silence
+STALL = 1.0  # flow.skipped-ready stall
+SUBSCRIPTION_WAIT = 5.0  # gatt.subscription-silent wait
+ATT_TIMEOUT = 30.0  # att.timeout (Core v5.4 Vol 3 Part F 3.3.3)
+
+# link.disconnect reasons that are warnings; every other reason is info.
+WARNING_DISCONNECT_REASONS = frozenset({0x08, 0x3E, 0x22, 0x3D})
+# pool.full statuses.
+POOL_FULL_STATUSES = frozenset({0x07, 0x09, 0x0D})
+# security.insufficient ATT error codes.
+INSUFFICIENT_SECURITY_ERRORS = frozenset({0x05, 0x0F, 0x0C, 0x08})
+# Connection Complete statuses of a cancelled attempt.
+CANCELLED_STATUSES = frozenset({0x02, 0x44})
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One expected finding; ``evidence`` lists all evidence frames (first = ``frame``)."""
+
+    rule: str
+    severity: str
+    connection: int | None
+    evidence: tuple[int, ...]
+    why: str = dataclasses.field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"bad severity {self.severity}")
+        if not self.evidence:
+            raise ValueError(f"{self.rule}: no evidence frame")
+
+    @property
+    def frame(self) -> int:
+        """The key (first) evidence frame."""
+        return self.evidence[0]
+
+    @property
+    def key(self) -> tuple[str, int | None, int]:
+        return (self.rule, self.connection, self.frame)
+
+    def as_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "connection": self.connection,
+            "frame": self.frame,
+            "evidence": list(self.evidence),
+            "why": self.why,
+        }
+
+
+def finding(
+    rule: str, severity: str, connection: int | None, *frames: Frame | int | None, why: str = ""
+) -> Finding:
+    """Build a finding from evidence frames (``None`` entries are skipped)."""
+    numbers = tuple(f if isinstance(f, int) else f.number for f in frames if f is not None)
+    return Finding(rule, severity, connection, numbers, why)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(
+        findings, key=lambda f: (f.frame, f.rule, -1 if f.connection is None else f.connection)
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Expected:
+    """The content of one ``.expected.json`` file."""
+
+    capture: str
+    findings: tuple[Finding, ...]
+    notes: str
+
+    def as_json(self) -> dict:
+        return {
+            "capture": self.capture,
+            "findings": [f.as_json() for f in sort_findings(self.findings)],
+            "notes": self.notes,
+        }
+
+    def write(self, out_dir: Path) -> Path:
+        path = out_dir / (Path(self.capture).stem + ".expected.json")
+        path.write_text(json.dumps(self.as_json(), indent=2) + "\n")
+        return path
+
+    def counts(self) -> dict[str, int]:
+        """Findings per severity."""
+        return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
+
+
+def status_name(code: int) -> str:
+    """``0x13 Remote User Terminated Connection`` style text for an HCI status/reason."""
+    try:
+        name = hci.HCI_ErrorCode(code).name
+    except ValueError:
+        return f"0x{code:02X}"
+    words = name.removesuffix("_ERROR").replace("_", " ").title()
+    return f"0x{code:02X} {words}"
+
+
+def att_error_name(code: int) -> str:
+    from bumble import att
+
+    try:
+        return f"0x{code:02X} {att.ErrorCode(code).name.replace('_', ' ').title()}"
+    except ValueError:
+        return f"0x{code:02X}"
+
+
+def diff(expected: Sequence[Finding], reference: Sequence[Finding]) -> list[str]:
+    """Human-readable differences between two finding lists (severity and evidence included)."""
+
+    def index(items: Sequence[Finding]) -> dict:
+        return {f.key: f for f in items}
+
+    mine, theirs = index(expected), index(reference)
+    problems = []
+    for key in sorted(set(mine) | set(theirs), key=lambda k: (k[2], k[0])):
+        a, b = mine.get(key), theirs.get(key)
+        if a is None:
+            problems.append(f"reference engine only: {b.severity} {key} {b.evidence} {b.why}")
+        elif b is None:
+            problems.append(f"scenario expectation only: {a.severity} {key} {a.evidence}")
+        elif (a.severity, a.evidence) != (b.severity, b.evidence):
+            problems.append(
+                f"{key}: expectation {a.severity} {a.evidence} vs reference {b.severity} {b.evidence}"
+            )
+    if len(index(expected)) != len(expected):
+        problems.append("duplicate keys in the scenario expectation")
+    return problems
