@@ -60,6 +60,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var lastSentTime: Int64?
 
     public var att = ATTBearer()
+    /// LE credit-based L2CAP channels opened on this connection.
+    public var creditChannels = CreditChannels()
     public var smp = SMPState()
     /// The peer's GATT server (the host is its client), when discovery or use showed it.
     public var peerGATT: GATTDatabase?

@@ -16,3 +16,8 @@ extension Connection {
                                  requestedType: request?.type)
     }
 }
+
+extension Connection {
+    /// For `packets`: whether a K-frame on `cid` starts an SDU (nil when the channel is unknown).
+    public func startsSDU(cid: UInt16, received: Bool) -> Bool? { creditChannels.startsSDU(cid: cid, sent: !received) }
+}

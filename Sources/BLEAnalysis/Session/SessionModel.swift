@@ -370,6 +370,10 @@ public final class SessionModel {
             } catch {
                 if status == .ok { status = .decode(error) }
             }
+        case L2CAP.ChannelID.leSignaling.rawValue:
+            leSignaling(&payload, c, frame: frame, sent: sent, status: &status)
+        case 0x0040...0x007F:
+            dynamicChannel(payload, cid: cid, c, sent: sent)
         case L2CAP.ChannelID.smp.rawValue:
             do {
                 let cmd = try SMP.decode(&payload)

@@ -12,8 +12,10 @@ struct Packets: ParsableCommand {
     @OptionGroup var capture: CaptureArgument
     @Flag(name: .long, help: "JSON Lines: one object per frame.") var json = false
     @Flag(name: .long, help: "Print key material (LTK, IRK, SMP values) in full instead of shortened.") var showKeys = false
+    @OptionGroup var filters: PacketFilterOptions
 
     func run() throws {
+        var filter = try PacketFilter(filters)
         let file = try capture.open()
         let analyzer = Analyzer()
         let options = RenderOptions(showKeys: showKeys)
@@ -26,13 +28,16 @@ struct Packets: ParsableCommand {
         analyzer.session.onL2CAPPDU = { pdu, connection in
             // The ATT opcode (after the 4-byte L2CAP header) tells which side serves the database.
             let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
-            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode))
+            let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode),
+                                         isFirstKFrame: connection.startsSDU(cid: cid, received: received))
         }
         let summary = file.read { frame in
             upper.removeAll(keepingCapacity: true)
             received = frame.direction == .received
             analyzer.consume(frame)
             let layers = FrameLayers.decode(frame) + upper
+            guard filter.accepts(frame, layers: layers, session: analyzer.session) else { return }
             if json {
                 out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
             } else {
