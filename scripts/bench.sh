@@ -106,7 +106,9 @@ done
 BTMON_FACT="btmon not run"
 if command -v btmon >/dev/null 2>&1; then
     ver=$(btmon --version 2>/dev/null | head -1 || true)
-    set +e; btmon -r "$SMALL" >/dev/null 2>&1; rc=$?; btmon -r "$SMALL_NORBT" >/dev/null 2>&1; rc2=$?; set -e
+    # in a child shell, so that its "Segmentation fault" message does not clutter the output
+    rc=$(bash -c 'btmon -r "$1" >/dev/null 2>&1; echo $?' _ "$SMALL" 2>/dev/null)
+    rc2=$(bash -c 'btmon -r "$1" >/dev/null 2>&1; echo $?' _ "$SMALL_NORBT" 2>/dev/null)
     sig=""; [ $rc -gt 128 ] && sig=" = signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null || echo ?))"
     BTMON_FACT="btmon $ver -r on the 10k-frame capture WITH ATT Read By Type requests: exit $rc$sig; without them: exit $rc2"
     say "$BTMON_FACT"
@@ -130,12 +132,14 @@ run() {   # run NAME CMD...   (stdout to /dev/null, time limit TIMEOUT)
     local name=$1; shift
     local tv="$DIR/time-$name.txt"
     say "$name: $* > /dev/null  (limit ${TIMEOUT}s)"
+    local t0 t1 rc wall user sys rss
     set +e
+    t0=$EPOCHREALTIME
     /usr/bin/time -v -o "$tv" timeout -k 10 "$TIMEOUT" "$@" >/dev/null 2>"$DIR/stderr-$name.txt"
-    local rc=$?
+    rc=$?
+    t1=$EPOCHREALTIME
     set -e
-    local wall user sys rss
-    wall=$(sed -n 's/.*Elapsed (wall clock) time[^:]*: //p' "$tv" | awk -F: '{s=0; for(i=1;i<=NF;i++) s=s*60+$i; print s}')
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     user=$(sed -n 's/.*User time (seconds): //p' "$tv"); sys=$(sed -n 's/.*System time (seconds): //p' "$tv")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$*" "$wall" "$user" "$sys" "$rss" "$rc" "$TIMEOUT" >>"$RESULTS"

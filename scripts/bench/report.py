@@ -143,13 +143,18 @@ def main():
             return None
         if finished(q):
             x = q["wall"] / o["wall"]
-            return ("%.1f× faster" % x, x, False)
+            text = "%.1f× faster" % x if x >= 1 else "%.1f× slower" % (1 / x)
+            oc, qc = (o["user"] or 0) + (o["sys"] or 0), (q["user"] or 0) + (q["sys"] or 0)
+            if oc > 0 and qc > 0:
+                y = qc / oc
+                text += " (CPU time: %s)" % ("%.1f× faster" % y if y >= 1 else "%.1f× slower" % (1 / y))
+            return (text, x, False)
         if q["status"] in (124, 137):
             x = q["timeout"] / o["wall"]
             return ("> %.0f× faster (%s did not finish in %d s)" % (x, LABELS[peer], q["timeout"]), x, True)
         return ("— (%s %s)" % (LABELS[peer], status_text(q)), None, False)
 
-    p("Ratios (peer wall time / bleanalyze wall time; RSS bleanalyze/peer):")
+    p("Ratios (wall time of the peer / wall time of bleanalyze; peak RSS bleanalyze vs peer):")
     p("")
     for ours, peer in (("bleanalyze-packets", "btmon-r"), ("bleanalyze-packets", "tshark"),
                        ("bleanalyze-json", "btmon-a"), ("bleanalyze-json", "btmon-r"),

@@ -231,8 +231,8 @@ INTERPRETATIONS = """\
 RULES.md leaves some details open; the expected files (and `rules.py`) use
 these readings, which the detectors must match:
 
-- **Frame of a fragmented PDU**: an ATT/SMP PDU split over several ACL
-  packets is located at the packet that completes it (its last fragment).
+- **Frame of a fragmented PDU** (as RULES.md now says): an ATT/SMP PDU split
+  over several ACL packets is located at the packet that completes it.
   No evidence frame in these captures is fragmented (`mtu_write_too_long`
   uses 251-byte controller buffers for that reason).
 - **Connection null** for `pool.stuck-attempt`, `pool.cancelled-attempt` and
@@ -241,11 +241,13 @@ these readings, which the detectors must match:
   `pool.concurrent-connections` and `link.disconnect-summary`.
   `adv.not-stopped` carries the handle of the open peripheral-role connection.
 - **Durations** are differences of frame timestamps. `pool.stuck-attempt`:
-  from the create command to its Connection Complete or Cancel, or, if
-  neither comes, to the last frame of the capture (so a capture needs some
-  frame >= 10 s after the attempt; `stuck_attempt` ends with a short scan for
-  that reason). A Cancel later than the timeout still gives
-  `pool.stuck-attempt` (and `pool.cancelled-attempt`). `pool.idle-connection`:
+  from the create command to its Connection Complete, its Cancel or the next
+  create command (superseded), or, if none comes, to the last frame of the
+  capture (so a capture needs some frame >= 10 s after the attempt;
+  `stuck_attempt` ends with a short scan for that reason). Attempts with
+  Initiator_Filter_Policy 1 (filter accept list) are never stuck. A Cancel
+  later than the timeout still gives `pool.stuck-attempt` (and
+  `pool.cancelled-attempt`). `pool.idle-connection`:
   from the connection's last ACL frame (either direction; else its Connection
   Complete) to the create command, once per (connection, that frame).
   `pool.unresponsive-peer`: from the last ACL RX (else Connection Complete) to
@@ -260,7 +262,7 @@ these readings, which the detectors must match:
 - **ATT bookkeeping** is per connection and per client side (requests and
   commands go client -> server; responses, notifications, indications server
   -> client), so central and peripheral captures are handled alike. Responses
-  match requests first-in first-out: a request sent while another is
+  match requests first-in first-out (as RULES.md now says): a request sent while another is
   outstanding is an `att.protocol-violation` but is queued, so its response is
   not "unsolicited". A new indication while one is unconfirmed is a violation
   (evidence: the new one, the oldest unconfirmed one) and ends the wait for

@@ -160,7 +160,14 @@ class Attempt:
     create: Frame
     status: Frame | None = None
     cancel: Frame | None = None
-    end: Frame | None = None
+    end: Frame | None = None  # completion, rejection, or the create command superseding it
+    accept_list: bool = False  # initiator filter policy 1: background auto-connect
+
+    @property
+    def ends_at(self) -> Frame | None:
+        """Whichever ended the attempt first: its end or a Cancel."""
+        ends = [f for f in (self.end, self.cancel) if f is not None]
+        return min(ends, key=lambda f: f.number) if ends else None
 
 
 class Engine:
@@ -227,7 +234,15 @@ class Engine:
                 ):
                     self.idle_reported.add((conn.handle, reference.number))
                     self.add("pool.idle-connection", "warning", conn.handle, reference, frame)
-            self.attempts.append(Attempt(frame))
+            previous = self.active_attempt()
+            if previous is not None:
+                previous.end = frame  # superseded by a new attempt (same transport: LE)
+            # Initiator_Filter_Policy: 5th parameter byte of LE Create Connection, 1st of
+            # LE Extended Create Connection; 1 = connect to the filter accept list.
+            policy = (
+                frame.params[4] if frame.opcode == CREATE_CONNECTION_OPCODES[0] else frame.params[0]
+            )
+            self.attempts.append(Attempt(frame, accept_list=policy == 0x01))
         elif frame.opcode == OP_LE_CREATE_CONNECTION_CANCEL:
             attempt = self.active_attempt()
             if attempt is not None and attempt.cancel is None:
@@ -613,13 +628,10 @@ class Engine:
         for attempt in self.attempts:
             if attempt.status is None or attempt.status.command_status()[0] != 0:
                 continue
-            end = attempt.end or attempt.cancel
+            if attempt.accept_list:
+                continue  # background auto-connect waits by design
+            end = attempt.ends_at
             if end is not None:
-                if (
-                    attempt.cancel is not None
-                    and attempt.cancel.number < (attempt.end or attempt.cancel).number
-                ):
-                    end = attempt.cancel
                 stuck = end.time - attempt.create.time > STUCK_TIMEOUT
             else:
                 stuck = last.time - attempt.create.time >= STUCK_TIMEOUT

@@ -43,7 +43,8 @@ public enum HCIDecoder {
         case .iso: layer = iso(&r)
         }
         // Fields cut by the capture are not a protocol error: keep what was decoded, note the cut.
-        if captureTruncated, let e = layer.error, case .truncated = e.kind {
+        // (A packet cut inside its header stays an error: nothing of it could be decoded.)
+        if captureTruncated, layer.length != nil, let e = layer.error, case .truncated = e.kind {
             layer.notes.append("decoding stopped where the capture cut the packet (\(e.field))")
             layer.error = nil
         }
