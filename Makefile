@@ -6,11 +6,13 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 VENV         := .venv
 BUMBLE       := bumble==0.0.236
+# RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
+ROOTCANAL    := rootcanal==1.10.0
 APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev pkg-config tshark bluez python3-venv
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps venv captures assigned-numbers clean
+.PHONY: run test build release deps venv captures assigned-numbers clean bench
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -40,7 +42,7 @@ deps:
 venv: $(VENV)/.installed
 $(VENV)/.installed:
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q $(BUMBLE)
+	$(VENV)/bin/pip install -q $(BUMBLE) $(ROOTCANAL)
 	touch $@
 
 # Regenerates captures/ with two Bumble devices over a virtual link (see captures/README.md).
@@ -54,3 +56,10 @@ assigned-numbers: venv
 
 clean:
 	rm -rf .build
+
+# Performance: bleanalyze vs btmon -r / btmon -a / tshark on one generated capture of BENCH_FRAMES
+# frames (default 10,000,000, cached in .bench/); prints wall time, frames/s, MB/s, peak RSS, ratios
+# and PASS/MISS per target. `make bench BENCH_FRAMES=40000000` for the linearity check. Settings:
+# scripts/bench.sh.
+bench: deps
+	bash scripts/bench.sh

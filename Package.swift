@@ -29,8 +29,12 @@ let package = Package(
         .target(name: "BLEProtocol", dependencies: ["BLEBytes"]),
         .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"]),
         .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"]),
+        .target(name: "BLEReplay", dependencies: [
+            "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
+            .target(name: "CBluetooth", condition: .when(platforms: [.linux])),
+        ]),
         .executableTarget(name: "bleanalyze", dependencies: [
-            "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport",
+            "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -38,6 +42,7 @@ let package = Package(
         .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture", "BLEBytes"]),
         .testTarget(name: "BLEProtocolTests", dependencies: ["BLEProtocol", "BLEBytes"]),
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "BLECapture", "BLEProtocol", "BLEBytes"]),
         .testTarget(name: "CLITests", dependencies: ["BLECapture", "BLEBytes"]),
     ]
 )

@@ -26,7 +26,7 @@ final class ATTTimeout: Detector {
         switch event {
         case let .attResponse(c, request?, _, _, _, time, _), let .attError(c, request?, _, _, _, time, _):
             if time - request.time >= OutstandingRequests.transactionTimeout { report(c, request, after: time - request.time, &findings) }
-        case let .disconnected(c, _, _):
+        case let .disconnected(c, _):
             OutstandingRequests.each(c) { p in
                 if (c.disconnectTime ?? p.time) - p.time >= OutstandingRequests.transactionTimeout { report(c, p, after: nil, &findings) }
             }
@@ -62,7 +62,7 @@ final class ATTUnanswered: Detector {
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, _, _) = event else { return }
+        guard case let .disconnected(c, _) = event else { return }
         OutstandingRequests.each(c) { p in
             let end = c.disconnectTime ?? p.time
             if end - p.time < OutstandingRequests.transactionTimeout { report(c, p, "before the connection closed", &findings) }
@@ -131,7 +131,7 @@ final class IndicationUnconfirmed: Detector {
         switch event {
         case let .attValue(c, _, _, true, _, _, _, unconfirmed?):
             report(c, unconfirmed, &findings)
-        case let .disconnected(c, _, _):
+        case let .disconnected(c, _):
             for p in c.att.unconfirmedIndication.compactMap({ $0 }) { report(c, p, &findings) }
         default:
             break

@@ -59,7 +59,7 @@ final class Disconnects: Detector {
     static let warnings: Set<UInt8> = [0x08, 0x22, 0x3D, 0x3E]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, _, _) = event, let frame = c.disconnectFrame, let reason = c.disconnectReason else { return }
+        guard case let .disconnected(c, _) = event, let frame = c.disconnectFrame, let reason = c.disconnectReason else { return }
         let severity: Severity = Self.warnings.contains(reason.rawValue) ? .warning : .info
         let who = c.localDisconnectReason != nil ? "the host" : "the peer or the controller"
         findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: c.disconnectTime ?? 0, frames: [frame],

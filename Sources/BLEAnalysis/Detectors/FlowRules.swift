@@ -70,17 +70,16 @@ final class CreditsLost: Detector {
     static let rule = RuleInfo(
         id: "flow.credits-lost", severity: .warning, title: "Packets never completed before disconnect",
         explanation: """
-        The connection ended with ACL packets the controller never reported as completed: the data most likely never \
-        reached the peer. Writes without response and notifications are not acknowledged by the peer, so the app \
-        believes they were delivered. Use write-with-response (or an application-level acknowledgement) for data that \
-        must arrive, and do not disconnect right after queueing writes.
-        """)
+        The connection ended with ACL packets the controller had held for a long time without reporting them completed:         the data most likely never reached the peer (packets queued in the last moments before a disconnect are         flushed normally, Core v5.4 Vol 4 Part E 4.3, and are not counted). Writes without response and notifications         are not acknowledged by the peer, so the app believes they were delivered. Use write-with-response (or an         application-level acknowledgement) for data that must arrive, and look at why the controller stopped sending.
+        """,
+        thresholds: [.init(name: "age", defaultValue: 1, unit: "s", meaning: "how long a packet must have waited to count as lost")])
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, n, oldest) = event, n > 0, let frame = c.disconnectFrame else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: c.disconnectTime ?? 0,
-                                frames: [frame] + (oldest.map { [$0] } ?? []),
-                                message: "\(n) ACL packet\(n == 1 ? "" : "s") never completed when the connection ended"))
+        guard case let .disconnected(c, pending) = event, let frame = c.disconnectFrame, let end = c.disconnectTime else { return }
+        let old = pending.filter { end - $0.time >= micros("age", context) }
+        guard let oldest = old.first else { return }
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: end, frames: [frame, oldest.frame],
+                                message: "\(old.count) ACL packet\(old.count == 1 ? "" : "s") waited \(Format.seconds(end - oldest.time)) or more and never completed before the connection ended"))
     }
 }

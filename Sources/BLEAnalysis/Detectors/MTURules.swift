@@ -30,7 +30,7 @@ final class TruncatedRead: Detector {
             } else {
                 flush(c, &findings)
             }
-        case let .disconnected(c, _, _):
+        case let .disconnected(c, _):
             flush(c, &findings)
         default:
             break

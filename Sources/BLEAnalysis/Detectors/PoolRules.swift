@@ -103,7 +103,7 @@ final class UnresponsivePeer: Detector {
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, _, _) = event else { return }
+        guard case let .disconnected(c, _) = event else { return }
         check(c, context, &findings)
     }
 

@@ -7,8 +7,9 @@ public enum SessionEvent {
     case attemptStarted(index: Int)
     case attemptEnded(index: Int)
     case connected(Connection)
-    /// Before the link's buffers are released: packets still unacknowledged and the oldest of them.
-    case disconnected(Connection, unacknowledged: Int, oldestUnacknowledgedFrame: Int?)
+    /// Before the link's buffers are released: the host's packets still unacknowledged (frame, time),
+    /// oldest first (bounded).
+    case disconnected(Connection, unacknowledged: [SentPacket])
 
     // Flow control
     case aclSent(Connection, frame: Int, time: Int64, inUseBefore: Int, capacity: Int?)
@@ -60,6 +61,12 @@ public enum SessionEvent {
         case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
         }
     }
+}
+
+/// An ACL packet the host sent, by frame and time.
+public struct SentPacket: Sendable {
+    public var frame: Int
+    public var time: Int64
 }
 
 /// What detectors may look at besides events: the model (for connections, attempts, databases),

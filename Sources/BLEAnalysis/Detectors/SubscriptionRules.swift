@@ -51,7 +51,7 @@ final class SubscriptionUnanswered: Detector {
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, _, _) = event else { return }
+        guard case let .disconnected(c, _) = event else { return }
         check(c, &findings)
     }
 
@@ -115,7 +115,7 @@ final class SubscriptionSilent: Detector {
                                  responseFrame: responseFrame, since: time))
         case let .attValue(c, handle, _, _, _, _, _, _):
             active.removeAll { $0.c === c && $0.valueHandle == handle }
-        case let .disconnected(c, _, _):
+        case let .disconnected(c, _):
             for a in active where a.c === c { check(a, end: c.disconnectTime ?? a.since, context, &findings) }
             active.removeAll { $0.c === c }
         default:

@@ -60,6 +60,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var lastSentTime: Int64?
 
     public var att = ATTBearer()
+    /// Activity over time for charts (throughput, values, buffers in use).
+    public var activity = ActivitySeries()
     /// LE credit-based L2CAP channels opened on this connection.
     public var creditChannels = CreditChannels()
     public var smp = SMPState()

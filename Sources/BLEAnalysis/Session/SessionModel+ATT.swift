@@ -230,6 +230,7 @@ extension SessionModel {
     }
 
     private func stream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool, indication: Bool, server: Bool) {
+        c.activity.record(frame.timestamp) { $0.values += 1 }
         var s = c.valueStreams[handle] ?? ValueStream(handle: handle)
         if s.notifications + s.indications == 0 {
             s.firstFrame = frame.number
@@ -266,6 +267,7 @@ extension SessionModel {
     }
 
     private func writeStream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame) {
+        c.activity.record(frame.timestamp) { $0.writes += 1 }
         var s = c.writeStreams[handle] ?? ValueStream(handle: handle)
         if s.notifications == 0 { s.firstFrame = frame.number; s.firstTime = frame.timestamp; s.sentByHost = frame.direction != .received }
         s.notifications += 1

@@ -36,7 +36,7 @@ public final class SessionModel {
     /// The detectors fed by this model (nil: no detection, e.g. `packets`).
     public var engine: DetectorEngine?
     /// Frames sent and not yet acknowledged, per link, oldest first (for `flow.credits-lost`).
-    var unacknowledged: [LinkKey: [Int]] = [:]
+    var unacknowledged: [LinkKey: [SentPacket]] = [:]
     static let maxTrackedUnacknowledged = 4096
 
     /// Emits an event when some detector wants its kind (the event is not built otherwise).
@@ -123,7 +123,7 @@ public final class SessionModel {
             let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
             c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)")
             let pending = unacknowledged.removeValue(forKey: key) ?? []
-            emit(.connection, .disconnected(c, unacknowledged: flow.inFlight[key] ?? 0, oldestUnacknowledgedFrame: pending.first))
+            emit(.connection, .disconnected(c, unacknowledged: pending))
             _ = flow.dropLink(key, isLE: c.isLE)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
@@ -316,13 +316,25 @@ public final class SessionModel {
             c.lastSentTime = frame.timestamp
             let before = flow.inUse(isLE: c.isLE)
             flow.sent(key, isLE: c.isLE)
-            if unacknowledged[key, default: []].count < Self.maxTrackedUnacknowledged { unacknowledged[key, default: []].append(frame.number) }
+            c.activity.capacity = flow.capacity(isLE: c.isLE)
+            c.activity.record(frame.timestamp) { b in
+                b.aclSent += 1
+                b.bytesSent += Int(dlen)
+                b.maxBuffersInUse = max(b.maxBuffersInUse, before + 1)
+            }
+            if unacknowledged[key, default: []].count < Self.maxTrackedUnacknowledged {
+                unacknowledged[key, default: []].append(SentPacket(frame: frame.number, time: frame.timestamp))
+            }
             emit(.acl, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
         } else {
             c.aclReceived += 1
             c.bytesReceived += Int(dlen)
             c.lastReceivedFrame = frame.number
             c.lastReceivedTime = frame.timestamp
+            c.activity.record(frame.timestamp) { b in
+                b.aclReceived += 1
+                b.bytesReceived += Int(dlen)
+            }
             emit(.acl, .aclReceived(c, frame: frame.number, time: frame.timestamp))
         }
         if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }

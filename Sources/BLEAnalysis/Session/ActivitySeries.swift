@@ -1,0 +1,67 @@
+/// A connection's activity over time, for charts (throughput, notifications/writes per second,
+/// controller buffers in use): fixed-width buckets that double in width when full, so a connection
+/// of any length keeps at most `maxBuckets` of them.
+public struct ActivitySeries: Sendable {
+    public struct Bucket: Sendable, Equatable {
+        public var aclSent = 0
+        public var aclReceived = 0
+        public var bytesSent = 0
+        public var bytesReceived = 0
+        /// Notifications and indications (either direction).
+        public var values = 0
+        /// Write Commands and Write Requests (either direction).
+        public var writes = 0
+        /// Most controller ACL buffers in use at any time in the bucket.
+        public var maxBuffersInUse = 0
+
+        mutating func merge(_ o: Bucket) {
+            aclSent += o.aclSent; aclReceived += o.aclReceived
+            bytesSent += o.bytesSent; bytesReceived += o.bytesReceived
+            values += o.values; writes += o.writes
+            maxBuffersInUse = max(maxBuffersInUse, o.maxBuffersInUse)
+        }
+    }
+
+    public static let maxBuckets = 512
+    /// Time of the first bucket (µs since the epoch).
+    public private(set) var start: Int64?
+    /// Width of every bucket, µs; starts at 10 ms.
+    public private(set) var width: Int64 = 10_000
+    public private(set) var buckets: [Bucket] = []
+    /// Controller buffers available to this connection's transport, when known.
+    public var capacity: Int?
+
+    public init() {}
+
+    /// The bucket for `time`, growing (and coarsening) the series as needed.
+    mutating func index(_ time: Int64) -> Int? {
+        if start == nil { start = time }
+        guard let s = start, time >= s else { return buckets.isEmpty ? nil : 0 }
+        var i = Int((time - s) / width)
+        while i >= Self.maxBuckets {
+            coarsen()
+            i = Int((time - s) / width)
+        }
+        if i >= buckets.count { buckets.append(contentsOf: repeatElement(Bucket(), count: i - buckets.count + 1)) }
+        return i
+    }
+
+    private mutating func coarsen() {
+        var merged: [Bucket] = []
+        merged.reserveCapacity(buckets.count / 2 + 1)
+        var i = 0
+        while i < buckets.count {
+            var b = buckets[i]
+            if i + 1 < buckets.count { b.merge(buckets[i + 1]) }
+            merged.append(b)
+            i += 2
+        }
+        buckets = merged
+        width *= 2
+    }
+
+    mutating func record(_ time: Int64, _ update: (inout Bucket) -> Void) {
+        guard let i = index(time) else { return }
+        update(&buckets[i])
+    }
+}
