@@ -151,7 +151,17 @@ run "bleanalyze-json" "$BLEANALYZE" "$BIG" --json
 for p in $PEERS; do
     case $p in
         btmon-r) run btmon-r btmon -r "$BIG" ;;
-        tshark)  run tshark tshark -r "$BIG" ;;
+        tshark)
+            # tshark keeps every frame's state: ~340 bytes of RSS per frame (3.2 GB at 10M). Skip it when
+            # that would not fit in 60 % of the available memory (a 40M run needs ~13 GB).
+            avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+            need_kb=$((NFRAMES * 340 / 1024))
+            if [ "${avail_kb:-0}" -gt 0 ] && [ $((need_kb * 10)) -gt $((avail_kb * 6)) ] && [ -z "${BENCH_FORCE_TSHARK:-}" ]; then
+                say "tshark: skipped, it would need ~$((need_kb / 1048576)) GB of the $((avail_kb / 1048576)) GB available (BENCH_FORCE_TSHARK=1 runs it)"
+                printf '%s\t%s\t\t\t\t\t%s\t%s\n' tshark "skipped: would need ~$((need_kb / 1048576)) GB RSS, $((avail_kb / 1048576)) GB available" -2 "$TIMEOUT" >>"$RESULTS"
+            else
+                run tshark tshark -r "$BIG"
+            fi ;;
         btmon-a) run btmon-a btmon -a "$BIG" ;;
     esac
 done

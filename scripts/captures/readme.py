@@ -325,14 +325,21 @@ captures above avoid them; the detectors may want to refine these):
 """
 
 NOT_PRODUCED = """\
-- `adv.oversize`: a well-behaved host cannot send more than 31 bytes of legacy
-  advertising data (the HCI command has a 31-byte field), and Bumble's
-  controller forwards what it is given; to be written by hand.
-- `mtu.capture-truncated`: Bumble's snooper always records whole packets
-  (incl_len = orig_len). A truncated copy can be derived with Wireshark's
-  `editcap -F btsnoop -s 20 healthy.btsnoop out.btsnoop` (16 of its 147
-  records then have incl_len < orig_len); it is not added here because the
-  CLI tests run on every file in this directory.
+Bumble cannot make these; they are written by the documented test-support
+writer in `Tests/BLEAnalysisTests/SyntheticCaptureTests.swift`, which also
+checks that the committed files are exactly what it writes
+(`BLEANALYZE_RECORD=1 swift test --filter SyntheticCaptureTests` rewrites them):
+
+- `adv_oversize.btsnoop` (`adv.oversize`): a well-behaved host cannot send more
+  than 31 bytes of legacy advertising data (the HCI command has a 31-byte
+  field). Frame 1 is an LE Set Advertising Data whose second AD structure runs
+  past its 31 bytes; frame 3 an LE Advertising Report carrying 37 bytes of
+  legacy advertising data; frame 4 a well-formed report (no finding).
+- `capture_truncated.btsnoop` (`mtu.capture-truncated`): Bumble's snooper always
+  records whole packets. This is `healthy.btsnoop` with every ACL record cut to
+  14 bytes, as Android's btsnooz keeps them (original lengths kept): one info,
+  no `mtu.*` warning, and the opcodes of cut PDUs still pair requests with
+  responses.
 - `flow.credits-exhausted` cannot come from Bumble's host, which honours the
   credits; `credits_exhausted.btsnoop` injects the offending packet below the
   host's flow-control queue (see that capture).

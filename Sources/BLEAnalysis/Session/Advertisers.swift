@@ -88,11 +88,14 @@ public struct Advertisers: Sendable {
         if rssi != 127 { a.rssiCounts[rssi + 128] &+= 1 }   // 127: RSSI not available
         if report.txPower != nil { a.txPower = report.txPower }
         a.maxDataLength = max(a.maxDataLength, report.data.count)
-        var problem: String? = nil
+        // Legacy advertising PDUs carry at most 31 bytes (Core v5.4 Vol 6 Part B 2.3.1).
+        var problem: String? = report.isLegacyPDU && report.data.count > 31
+            ? "legacy advertising data of \(report.data.count) bytes exceeds 31" : nil
         let start = report.data.offset - frame.payloadOffset
         if start >= 0, start + report.data.count <= frame.payload.count {
             let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + report.data.count]), base: report.data.offset)
-            problem = Self.absorb(r, into: &a)
+            let adProblem = Self.absorb(r, into: &a)
+            problem = problem ?? adProblem
         }
         byKey[key] = a
         return problem

@@ -189,9 +189,13 @@ extension SessionModel {
 
     /// Pairs a response with the outstanding request of the other side; nil when there was none.
     private func response(_ c: Connection, _ requester: Int, frame: Frame, pdu: ATT.PDU, sent: Bool) -> ATTBearer.Pending? {
+        response(c, requester, frame: frame, opcode: pdu.opcode, valueLength: Self.valueLength(pdu), sent: sent)
+    }
+
+    private func response(_ c: Connection, _ requester: Int, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool) -> ATTBearer.Pending? {
         let p = c.att.outstanding[requester]
-        if pdu.opcode != .errorResponse {
-            emit(.att, .attResponse(c, request: p, opcode: pdu.opcode, valueLength: Self.valueLength(pdu), frame: frame.number,
+        if opcode != .errorResponse {
+            emit(.att, .attResponse(c, request: p, opcode: opcode, valueLength: valueLength, frame: frame.number,
                                     time: frame.timestamp, sent: sent))
         }
         guard let p else { return nil }
@@ -245,6 +249,25 @@ extension SessionModel {
         s.lastFrame = frame.number
         s.lastTime = frame.timestamp
         c.valueStreams[handle] = s
+    }
+
+    /// An ATT PDU the capture cut (btsnooz keeps 14 bytes of ACL): its opcode and handle still keep
+    /// the request/response pairing right, but values are not decidable, so no value events are emitted.
+    func attTruncated(_ opcode: ATTOpcode, handle: UInt16?, _ c: Connection, frame: Frame, sent: Bool) {
+        let me = sent ? 0 : 1, peer = sent ? 1 : 0
+        if sent { c.att.pdusSent += 1 } else { c.att.pdusReceived += 1 }
+        switch opcode.kind {
+        case .request?:
+            request(c, me, .init(opcode: opcode, handle: handle, frame: frame.number, time: frame.timestamp))
+        case .response?:
+            _ = response(c, peer, frame: frame, opcode: opcode, valueLength: 0, sent: sent)
+        case .indication?:
+            c.att.unconfirmedIndication[me] = .init(opcode: opcode, handle: handle, frame: frame.number, time: frame.timestamp)
+        case .confirmation?:
+            c.att.unconfirmedIndication[peer] = nil
+        default:
+            break
+        }
     }
 
     /// Read then Read Blob on the same handle until a part shorter than ATT_MTU−1 (Vol 3 Part G 4.8.3).

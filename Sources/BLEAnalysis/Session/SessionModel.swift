@@ -341,7 +341,14 @@ public final class SessionModel {
         c.lastDataTime = frame.timestamp
         if frame.isCaptureTruncated {
             // Cut by the capture: upper layers are not decodable. An ATT start fragment is noted for the MTU rules.
-            if header.isStart, r.remaining >= 4, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 {
+            if header.isStart, r.remaining >= 5, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 {
+                let opcode = ATTOpcode(r.bytes[r.position + 4])
+                attOpcodes[Int(opcode.rawValue)] &+= 1
+                var handle: UInt16? = nil
+                if r.remaining >= 7, opcode != .errorResponse {
+                    handle = UInt16(r.bytes[r.position + 5]) | UInt16(r.bytes[r.position + 6]) << 8
+                }
+                attTruncated(opcode, handle: handle, c, frame: frame, sent: sent)
                 emit(.att, .captureTruncatedATT(c, frame: frame.number, time: frame.timestamp))
             }
             return

@@ -1,0 +1,106 @@
+"""The central session the replay tests record and replay: one Bumble host, one peripheral.
+
+``run_session`` drives a Bumble ``Device`` (host side only; the controller is whatever the
+transport reaches) through the steps below and returns what it read, so a caller can check
+the answers it got.  Each step is bounded by ``STEP_TIMEOUT``.
+
+session: power on (HCI_Reset and Bumble's init sequence), active legacy scan until the
+         peripheral is seen, connect, exchange MTU, discover services and characteristics,
+         read the golden characteristic and Battery Level, subscribe to Battery Level and wait
+         for one notification, disconnect.
+setup:   power on, legacy advertising on/off, legacy scanning on/off (commands only: the
+         controller-level recording replayed against RootCanal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from bumble import hci
+from bumble.core import UUID
+from bumble.device import Device
+from bumble.att import ATT_Error
+
+import replay_common as rc
+
+SCENARIOS = ("session", "setup")
+
+
+async def _scan_for_peripheral(device: Device) -> None:
+    seen = asyncio.get_running_loop().create_future()
+    target = hci.Address(rc.PERIPHERAL_ADDRESS)
+
+    def on_advertisement(advertisement) -> None:
+        if advertisement.address == target and not seen.done():
+            seen.set_result(None)
+
+    device.on("advertisement", on_advertisement)
+    await device.start_scanning(legacy=True, active=True)
+    await asyncio.wait_for(seen, rc.STEP_TIMEOUT)
+    await device.stop_scanning(legacy=True)
+    device.remove_listener("advertisement", on_advertisement)
+
+
+async def _read(peer, characteristic) -> str:
+    try:
+        return (await asyncio.wait_for(peer.read_value(characteristic), rc.STEP_TIMEOUT)).hex()
+    except ATT_Error as error:
+        return f"error:{error.error_code:#04x}"
+
+
+async def session(device: Device) -> dict:
+    result: dict = {}
+    await _scan_for_peripheral(device)
+    connection = await asyncio.wait_for(device.connect(rc.PERIPHERAL_ADDRESS), rc.STEP_TIMEOUT)
+    result["handle"] = connection.handle
+    peer = connection.gatt_client
+    result["mtu"] = await asyncio.wait_for(peer.request_mtu(128), rc.STEP_TIMEOUT)
+    services = await asyncio.wait_for(peer.discover_services(), rc.STEP_TIMEOUT)
+    result["services"] = [str(s.uuid) for s in services]
+    for service in services:
+        await asyncio.wait_for(peer.discover_characteristics([], service), rc.STEP_TIMEOUT)
+    golden = peer.get_characteristics_by_uuid(UUID(rc.GOLDEN_UUID))
+    if golden:
+        result["golden"] = await _read(peer, golden[0])
+    battery = peer.get_characteristics_by_uuid(UUID.from_16_bits(rc.BATTERY_LEVEL))
+    if battery:
+        result["battery"] = await _read(peer, battery[0])
+        await asyncio.wait_for(peer.discover_descriptors(battery[0]), rc.STEP_TIMEOUT)
+        notified = asyncio.get_running_loop().create_future()
+        await asyncio.wait_for(
+            battery[0].subscribe(lambda value: notified.done() or notified.set_result(value)),
+            rc.STEP_TIMEOUT,
+        )
+        result["notified"] = bytes(await asyncio.wait_for(notified, rc.STEP_TIMEOUT)).hex()
+    await asyncio.wait_for(connection.disconnect(), rc.STEP_TIMEOUT)
+    return result
+
+
+async def setup(device: Device) -> dict:
+    await device.start_advertising(
+        advertising_data=rc.advertising_data(),
+        advertising_interval_min=rc.ADVERTISING_INTERVAL_MS,
+        advertising_interval_max=rc.ADVERTISING_INTERVAL_MS,
+    )
+    await device.stop_advertising()
+    await device.start_scanning(legacy=True, active=False)
+    await device.stop_scanning(legacy=True)
+    return {"setup": "done"}
+
+
+async def run_session(transport, scenario: str, snoop_file=None) -> dict:
+    """Powers a central on `transport` and runs `scenario`; returns the answers it got."""
+    from bumble.snoop import BtSnooper
+
+    device = Device.with_hci("bleanalyze-central", hci.Address(rc.CENTRAL_ADDRESS), transport.source, transport.sink)
+    if snoop_file is not None:
+        device.host.snooper = BtSnooper(snoop_file)
+    await asyncio.wait_for(device.power_on(), rc.STEP_TIMEOUT)
+    result = await (session(device) if scenario == "session" else setup(device))
+    device.host.snooper = None
+    return result
+
+
+def print_result(result: dict) -> None:
+    print("RESULT " + json.dumps(result, sort_keys=True), flush=True)
