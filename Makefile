@@ -8,11 +8,11 @@ VENV         := .venv
 BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
-APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev pkg-config tshark bluez python3-venv
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps venv captures assigned-numbers clean bench
+.PHONY: run test build release deps venv captures assigned-numbers clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -40,9 +40,9 @@ deps:
 
 # The Python venv with Bumble: the real virtual controller and capture source used by tests.
 venv: $(VENV)/.installed
-$(VENV)/.installed:
+$(VENV)/.installed: Makefile
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q $(BUMBLE) $(ROOTCANAL)
+	$(VENV)/bin/pip install -q $(BUMBLE) $(ROOTCANAL) jsonschema
 	touch $@
 
 # Regenerates captures/ with two Bumble devices over a virtual link (see captures/README.md).
@@ -63,3 +63,17 @@ clean:
 # scripts/bench.sh.
 bench: deps
 	bash scripts/bench.sh
+
+# The report for every capture in captures/: Reports/<capture>.html (self-contained page) and
+# Reports/<capture>.txt (terminal text), plus screenshots of the problem reports taken with headless
+# Chromium in Reports/screenshots/. Committed; a test fails when they are stale. See docs/REPORT.md.
+reports: build
+	bash scripts/reports/render.sh
+
+# libFuzzer on every entry point that reads hostile bytes (capture readers, HCI decoder, L2CAP
+# reassembly + ATT/SMP/AD decoders, the whole analysis + redaction): FUZZ_SECONDS per harness
+# (default 600), sanitizer build in .build-fuzz, crashes kept in .build-fuzz/artifacts/. Skips with a
+# notice where -sanitize=fuzzer cannot build. See scripts/fuzz.sh and ../shared/NOTES.md.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh

@@ -2,6 +2,10 @@
 // bleanalyze — Bluetooth HCI captures turned into answers. See README.md and DESIGN notes in Sources/*/README.
 import PackageDescription
 
+/// Release builds skip Swift's dynamic exclusivity checks (measured ~15% of the analysis pass);
+/// debug builds and tests keep them.
+let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "bleanalyze",
     platforms: [.macOS(.v13)],
@@ -19,16 +23,19 @@ let package = Package(
                        providers: [.apt(["libpcap-dev"]), .brew(["libpcap"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // Field logs (bugreport zip, sysdiagnose tar.gz): read through libarchive, never hand-written inflate.
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
+                       providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
         // Linux-only (HCI user channel sockets): depended on with `condition: .when(platforms: [.linux])`
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
 
-        .target(name: "BLEBytes"),
-        .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib"]),
-        .target(name: "BLEProtocol", dependencies: ["BLEBytes"]),
-        .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"]),
-        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"]),
+        .target(name: "BLEBytes", swiftSettings: fast),
+        .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib", "CArchive"], swiftSettings: fast),
+        .target(name: "BLEProtocol", dependencies: ["BLEBytes"], swiftSettings: fast),
+        .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"], swiftSettings: fast),
+        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"], swiftSettings: fast),
         .target(name: "BLEReplay", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
             .target(name: "CBluetooth", condition: .when(platforms: [.linux])),
@@ -37,6 +44,9 @@ let package = Package(
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Fuzz harnesses: a corpus-replay runner in normal builds, a libFuzzer binary with
+        // `-sanitize=fuzzer,address -DFUZZ_DRIVER` (scripts/fuzz.sh, `make fuzz`).
+        .executableTarget(name: "Fuzz", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport"]),
 
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture", "BLEBytes"]),
@@ -44,5 +54,7 @@ let package = Package(
         .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
         .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "BLECapture", "BLEProtocol", "BLEBytes"]),
         .testTarget(name: "CLITests", dependencies: ["BLECapture", "BLEBytes"]),
+        .testTarget(name: "ReportTests", dependencies: ["BLEReport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
     ]
 )

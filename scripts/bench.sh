@@ -13,7 +13,9 @@
 #   BENCH_FRAMES=10000000   frames in the big capture (40000000 for the linearity check)
 #   BENCH_SEED=1            generator seed
 #   BENCH_TIMEOUT=300       seconds each command may run before it is stopped ("did not finish")
-#   BENCH_PEERS="btmon-r tshark btmon-a"   peers to run (empty: bleanalyze only)
+#   BENCH_PEERS="btmon-r tshark btmon-a"   peers to run (empty: bleanalyze only); tshark is skipped
+#                           when it would need more than half of MemAvailable (~330 B/frame) unless
+#                           BENCH_FORCE_TSHARK=1
 #   BENCH_DIR=.bench        cache and results (gitignored)
 #   BLEANALYZE=path         use this binary instead of building with `swift build -c release`
 #   BENCH_SCRATCH=dir       build with --scratch-path dir (e.g. .build-bench)
@@ -72,9 +74,15 @@ if [ ! -x "$GEN" ]; then
     say "compiling $GEN_SRC"
     "$CC" -O2 -Wall -o "$GEN.tmp" "$GEN_SRC" && mv "$GEN.tmp" "$GEN"
 fi
+# captures made by another version of the generator are stale: remove them (they are large)
+for f in "$DIR"/bench-*.btsnoop "$DIR"/small-*.btsnoop; do
+    [ -e "$f" ] || continue
+    case $f in *"-$GEN_HASH-"*) ;; *) say "removing stale $f"; rm -f "$f" "$f.log" ;; esac
+done
+for f in "$DIR"/gen_btsnoop-*; do [ "$f" = "$GEN" ] || rm -f "$f"; done
 generate() {   # generate FRAMES FILE [--no-read-by-type]: cached by generator hash, frames, seed, flags
     local n=$1 out=$2; shift 2
-    [ -s "$out" ] && return 0
+    [ -s "$out" ] && [ -s "$out.log" ] && return 0
     "$GEN" --frames "$n" --seed "$SEED" "$@" -o "$out.tmp" 2>"$out.log" || { cat "$out.log" >&2; die "generator failed"; }
     mv "$out.tmp" "$out"
     cat "$out.log" >&2
@@ -152,11 +160,11 @@ for p in $PEERS; do
     case $p in
         btmon-r) run btmon-r btmon -r "$BIG" ;;
         tshark)
-            # tshark keeps every frame's state: ~340 bytes of RSS per frame (3.2 GB at 10M). Skip it when
-            # that would not fit in 60 % of the available memory (a 40M run needs ~13 GB).
+            # tshark keeps every frame's state: ~330 bytes of RSS per frame (3.3 GB at 10M, 12.6 GB at 40M).
+            # Skip it when that would take more than half of the available memory.
             avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
             need_kb=$((NFRAMES * 340 / 1024))
-            if [ "${avail_kb:-0}" -gt 0 ] && [ $((need_kb * 10)) -gt $((avail_kb * 6)) ] && [ -z "${BENCH_FORCE_TSHARK:-}" ]; then
+            if [ "${avail_kb:-0}" -gt 0 ] && [ $((need_kb * 2)) -gt "$avail_kb" ] && [ -z "${BENCH_FORCE_TSHARK:-}" ]; then
                 say "tshark: skipped, it would need ~$((need_kb / 1048576)) GB of the $((avail_kb / 1048576)) GB available (BENCH_FORCE_TSHARK=1 runs it)"
                 printf '%s\t%s\t\t\t\t\t%s\t%s\n' tshark "skipped: would need ~$((need_kb / 1048576)) GB RSS, $((avail_kb / 1048576)) GB available" -2 "$TIMEOUT" >>"$RESULTS"
             else

@@ -61,7 +61,8 @@ struct BTSnoopReader {
                 break
             }
             let data = UnsafeRawBufferPointer(rebasing: bytes[dataOffset ..< dataOffset + includedLength])
-            let timestamp = rawTime &- Self.epochOffset   // safe: wraps only for garbage timestamps
+            // safe: wraps only for garbage timestamps, which the clamp then bounds
+            let timestamp = CaptureLimits.clampTimestamp(rawTime &- Self.epochOffset)
             var frame = makeFrame(number: number, timestamp: timestamp, flags: flags, recordOffset: offset,
                                   dataOffset: dataOffset, data: data, originalLength: originalLength)
             summary.noteTimestamp(timestamp)

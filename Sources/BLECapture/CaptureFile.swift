@@ -29,16 +29,43 @@ public final class CaptureFile {
     /// - Throws: `CaptureError` when the file cannot be opened or is not a capture we know (exit code 2).
     public init(path: String) throws(CaptureError) {
         self.path = path
-        var readPath = path
+        // `archive.zip#member` selects one log inside a field-log container (FieldLogs).
+        let (filePath, member) = FieldLogs.splitMemberSelector(path)
+        var readPath = filePath
         var compressed = false
         var temporary: String? = nil
-        var mapped = try Self.map(path)
-        if mapped.withBytes({ FormatSniffer.guess($0) }) == .gzip {
-            let inflated = try Gzip.inflateToTemporaryFile(path)
+        var mapped = try Self.map(filePath)
+        if mapped.withBytes({ FormatSniffer.guess($0) }) == .gzip, !FieldLogs.gzipHoldsArchive(filePath) {
+            let inflated = try Gzip.inflateToTemporaryFile(filePath)
             temporary = inflated
             readPath = inflated
             compressed = true
             do { mapped = try Self.map(inflated) } catch { unlink(inflated); throw error }
+        }
+        // Field logs (bugreport zip, sysdiagnose tar.gz, btsnooz text): the chosen log is extracted.
+        var fieldLog: FieldLogOrigin? = nil
+        if member != nil || [.unknown, .gzip].contains(mapped.withBytes({ FormatSniffer.guess($0) })) {
+            do throws(CaptureError) {
+                let source = readPath
+                if let (extracted, origin) = try mapped.withBytes({ (b) throws(CaptureError) in
+                    try FieldLogs.resolve(readPath: source, bytes: b, displayPath: path, member: member) }) {
+                    if let temporary { unlink(temporary) }
+                    temporary = extracted
+                    readPath = extracted
+                    fieldLog = origin
+                    mapped = try Self.map(extracted)
+                    if mapped.withBytes({ FormatSniffer.guess($0) }) == .gzip {   // a `.pklg.gz` member
+                        let inflated = try Gzip.inflateToTemporaryFile(extracted)
+                        unlink(extracted)
+                        temporary = inflated
+                        readPath = inflated
+                        mapped = try Self.map(inflated)
+                    }
+                }
+            } catch {
+                if let temporary { unlink(temporary) }
+                throw error
+            }
         }
         temporaryPath = temporary
         let size = mapped.size
@@ -61,7 +88,7 @@ public final class CaptureFile {
                 let reason: String?
                 switch dlt {
                 case Datalink.pcapH4, Datalink.pcapH4WithPHDR, Datalink.pcapMonitor: reason = nil
-                case _ where Datalink.isAirCapture(dlt): reason = "air capture, link type \(dlt): not decoded yet"
+                case _ where Datalink.isAirCapture(dlt): reason = nil   // LE link layer: BLEAnalysis/Air
                 default: reason = "link type \(dlt) is not a Bluetooth HCI link type: not decoded"
                 }
                 info = CaptureInfo(format: format, datalink: dlt, compressed: compressed, notDecodedReason: reason, fileSize: size)
@@ -77,6 +104,7 @@ public final class CaptureFile {
             if let temporary { unlink(temporary) }
             throw error
         }
+        info.fieldLog = fieldLog
     }
 
     deinit {

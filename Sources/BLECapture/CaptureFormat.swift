@@ -38,7 +38,7 @@ public enum Datalink {
         }
     }
 
-    /// Over-the-air sniffer link types: recognised and counted, not decoded yet.
+    /// Over-the-air sniffer link types: decoded by the LE link layer (BLEProtocol/LinkLayer).
     public static func isAirCapture(_ dlt: UInt32) -> Bool {
         dlt == pcapLELL || dlt == pcapLELLWithPHDR || dlt == pcapNordicBLE
     }
@@ -56,6 +56,9 @@ public struct CaptureInfo: Sendable {
     /// Set when the frames are counted but not decoded (air captures, unsupported datalinks).
     public var notDecodedReason: String?
     public var fileSize: Int
+    /// Set when the input was a field log (bugreport zip, sysdiagnose tar.gz, btsnooz text): which
+    /// log inside was analyzed and which others are there.
+    public var fieldLog: FieldLogOrigin?
 
     public init(format: CaptureFormat, datalink: UInt32, compressed: Bool = false, bigEndian: Bool = false,
                 notDecodedReason: String? = nil, fileSize: Int) {

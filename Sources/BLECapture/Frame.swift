@@ -126,6 +126,15 @@ public struct Frame {
 
 /// Named limits that keep a hostile capture from exhausting memory or time.
 public enum CaptureLimits {
+    /// Timestamps are clamped to ±2^52 µs (about ±142 years around 1970) when read, so that every
+    /// difference the analysis computes fits in an Int64: a garbage timestamp field cannot trap.
+    public static let maxTimestampMagnitude: Int64 = 1 << 52
+
+    @inlinable
+    public static func clampTimestamp(_ t: Int64) -> Int64 {
+        min(max(t, -maxTimestampMagnitude), maxTimestampMagnitude)
+    }
+
     /// Longest HCI packet with its H4 indicator: an ACL packet has a 4-byte header and up to 65535
     /// bytes of data (Core v5.4 Vol 4 Part E 5.4.2); a monitor or pcap pseudo-header adds a few bytes.
     public static let maxHCIRecord = 1 + 4 + 65_535 + 16

@@ -88,7 +88,7 @@ struct PacketLoggerReader {
             let dataOffset = offset + Self.recordHeaderSize
             let payloadLength = length - 9
             let payload = UnsafeRawBufferPointer(rebasing: bytes[dataOffset ..< dataOffset + payloadLength])
-            let timestamp = Int64(secs) * 1_000_000 + Int64(usecs)
+            let timestamp = CaptureLimits.clampTimestamp(Int64(secs) * 1_000_000 + Int64(usecs))   // u32 × 10^6 fits in Int64
             let (kind, direction) = Self.kind(type)
             var problem: RecordProblem? = nil
             if kind.isHCI, payloadLength > CaptureLimits.maxHCIRecord {

@@ -52,7 +52,8 @@ final class PcapReader {
             guard let header, let data else { break }
             let caplen = Int(header.pointee.caplen)
             let origlen = Int(header.pointee.len)
-            let timestamp = Int64(header.pointee.ts.tv_sec) * 1_000_000 + Int64(header.pointee.ts.tv_usec)
+            // Wrapping arithmetic on garbage seconds, then clamped (CaptureLimits.clampTimestamp).
+            let timestamp = CaptureLimits.clampTimestamp(Int64(header.pointee.ts.tv_sec) &* 1_000_000 &+ Int64(header.pointee.ts.tv_usec))
             let bytes = UnsafeRawBufferPointer(start: data, count: caplen)
             // pcap: 16-byte record header; pcapng: the EPB header is 28 bytes.
             let payloadBase = recordOffset + (format == .pcap ? 16 : 28)
@@ -98,7 +99,11 @@ final class PcapReader {
                                  payload: UnsafeRawBufferPointer(rebasing: bytes[4...]),
                                  originalLength: max(0, originalLength - 4))
         default:
-            return raw(Datalink.isAirCapture(datalink) ? .airLE : .unknown)
+            guard Datalink.isAirCapture(datalink) else { return raw(.unknown) }
+            // Air captures: the link type travels in `rawType` so the link-layer decoder knows the header.
+            var frame = raw(.airLE)
+            frame.rawType = UInt16(truncatingIfNeeded: datalink)
+            return frame
         }
     }
 }

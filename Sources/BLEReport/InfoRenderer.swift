@@ -94,6 +94,7 @@ public enum InfoRenderer {
         row("Format", format)
         row("Datalink", "\(f.info.datalink) \(f.info.datalinkName)")
         if let reason = f.info.notDecodedReason { row("Decoding", reason) }
+        if let origin = f.info.fieldLog { row("From", origin.summary) }
         row("Frames", "\(f.summary.frames)" + (f.summary.truncated ? " (the file ends inside a record)" : ""))
         row("Malformed", "\(f.statistics.malformed)")
         if f.statistics.captureTruncated > 0 { row("Cut by capture", "\(f.statistics.captureTruncated) frames kept fewer bytes than were sent") }

@@ -3,60 +3,133 @@ import BLECapture
 import BLEProtocol
 import BLEAnalysis
 
-/// The report a person reads (`bleanalyze FILE`): a summary readable in ten seconds, then one story
-/// per connection, then the findings grouped by rule with advice and evidence frames.
+/// The report a person reads (`bleanalyze FILE`): a summary readable in ten seconds (capture, span,
+/// devices, connections, findings by severity), then one story per connection, then the findings
+/// grouped by rule with advice and evidence frames. Colour and width come from `TerminalStyle`.
 public enum ReportText {
-    public static func render(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> String {
-        var s = ""
-        let counts = Dictionary(grouping: findings, by: \.severity).mapValues(\.count)
-        s += "bleanalyze report: \(facts.path)\n\n"
+    public static func render(_ facts: CaptureFacts, model: SessionModel, findings: [Finding],
+                              style: TerminalStyle = .plain) -> String {
+        var s = summary(facts, model: model, findings: findings, style: style)
+        if !model.connections.isEmpty || !failedAttempts(model).isEmpty {
+            s += style.paint("Connections", .bold) + "\n\n" + stories(model, style: style)
+        }
+        guard !findings.isEmpty else { return s + "No findings.\n" }
+        return s + style.paint("Findings", .bold) + "\n" + findingGroups(findings, style: style)
+    }
+
+    /// The top block: what the capture is and what went wrong, in a few lines.
+    static func summary(_ facts: CaptureFacts, model: SessionModel, findings: [Finding], style: TerminalStyle) -> String {
+        var s = style.paint("bleanalyze report: " + Terminal.clean(facts.path), .bold) + "\n\n"
         var capture = "\(facts.info.format.rawValue), \(facts.info.datalinkName), \(facts.summary.frames) frames"
         if let a = facts.summary.firstTimestamp, let b = facts.summary.lastTimestamp {
             capture += ", \(TimeFormat.duration(b - a)) from \(TimeFormat.dateTime(a)) UTC"
         }
         if facts.statistics.malformed > 0 { capture += ", \(facts.statistics.malformed) malformed" }
         if facts.summary.truncated { capture += ", file cut inside a record" }
-        s += "  Capture      " + capture + "\n"
-        if let reason = facts.info.notDecodedReason { s += "  Decoding     " + reason + "\n" }
+        s += row("Capture", capture, style)
+        if let reason = facts.info.notDecodedReason { s += row("Decoding", reason, style) }
         let peers = Set(model.connections.compactMap(\.peerAddress)).count
-        s += "  Devices      \(model.advertisers.all.count) advertiser\(model.advertisers.all.count == 1 ? "" : "s"), \(peers) connected peer\(peers == 1 ? "" : "s")\n"
+        let advertisers = model.advertisers.all.count
+        s += row("Devices", "\(plural(advertisers, "advertiser")), \(plural(peers, "connected peer"))", style)
         let open = model.connections.filter(\.isOpen).count
-        s += "  Connections  \(model.connections.count)" + (open > 0 ? " (\(open) still open at the end)" : "")
-            + (model.attempts.isEmpty ? "" : ", \(model.attempts.count) attempt\(model.attempts.count == 1 ? "" : "s")") + "\n"
-        s += "  Findings     \(counts[.error] ?? 0) error\((counts[.error] ?? 0) == 1 ? "" : "s"), \(counts[.warning] ?? 0) warning\((counts[.warning] ?? 0) == 1 ? "" : "s"), \(counts[.info] ?? 0) info\n"
+        s += row("Connections", "\(model.connections.count)" + (open > 0 ? " (\(open) still open at the end)" : "")
+            + (model.attempts.isEmpty ? "" : ", " + plural(model.attempts.count, "attempt")), style)
+        let count = { (sev: Severity) in findings.filter { $0.severity == sev }.count }
+        let parts = [(Severity.error, plural(count(.error), "error")), (.warning, plural(count(.warning), "warning")),
+                     (.info, "\(count(.info)) info")]
+        s += "  " + style.paint("Findings", .bold) + "     "
+            + parts.map { count($0.0) > 0 ? style.paint($0.1, style.ink(for: $0.0)) : $0.1 }.joined(separator: ", ") + "\n"
+        let pad = String(repeating: " ", count: 15)
         for f in findings.filter({ $0.severity != .info }).prefix(5) {
-            s += "               \(f.severity.rawValue.uppercased()) \(f.rule): \(f.message)\n"
+            let label = f.severity.rawValue.uppercased()
+            let text = wrap(label + " " + f.rule + ": " + Terminal.clean(f.message), indent: pad, width: style.width)
+            s += pad + style.paint(label, style.ink(for: f.severity)) + text.dropFirst(pad.count + label.count)
         }
-        s += "\n"
-        if !model.connections.isEmpty {
-            s += "Connections\n\n"
-            s += SessionText.timeline(model).split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }
-                .joined(separator: "\n")
+        return s + "\n"
+    }
+
+    static func row(_ key: String, _ value: String, _ style: TerminalStyle) -> String {
+        let pad = String(repeating: " ", count: 15)
+        let body = wrap(Terminal.clean(value), indent: pad, width: style.width).dropFirst(pad.count)
+        return "  " + style.paint(key, .bold) + String(repeating: " ", count: 13 - key.count) + body
+    }
+
+    static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+
+    /// One block per connection: header, then one line per event (wrapped under its text).
+    static func stories(_ model: SessionModel, style: TerminalStyle) -> String {
+        var s = ""
+        for c in model.connections {
+            s += "  " + style.paint(Terminal.clean(SessionText.header(c)), .bold) + "\n"
+            for e in SessionText.mergedEvents(c) {
+                let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
+                let text = wrap(Terminal.clean(e.text), indent: String(repeating: " ", count: head.count), width: style.width)
+                s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e.kind, style)
+            }
+            if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             s += "\n"
         }
-        guard !findings.isEmpty else { return s + "No findings.\n" }
-        s += "Findings\n"
+        for a in failedAttempts(model) {
+            let line = "  Attempt #\(a.frame) to \(a.peerAddress?.description ?? "filter accept list"): " + describe(a.outcome)
+                + (a.endFrame.map { " (frame \($0))" } ?? "")
+            s += style.paint(line, a.outcome == .pending ? .red : .yellow) + "\n"
+        }
+        return s + (failedAttempts(model).isEmpty ? "" : "\n")
+    }
+
+    static func paintEvent(_ text: String, _ kind: TimelineEvent.Kind, _ style: TerminalStyle) -> String {
+        switch kind {
+        case .connectionFailed, .subscribeFailed, .attError: style.paint(text, .red)
+        case .security where text.contains("failed"): style.paint(text, .red)
+        case .disconnected where !text.contains("(0x13)") && !text.contains("(0x16)"): style.paint(text, .yellow)
+        default: text
+        }
+    }
+
+    static func failedAttempts(_ model: SessionModel) -> [ConnectionAttempt] {
+        model.attempts.filter { if case .connected = $0.outcome { false } else { true } }
+    }
+
+    static func describe(_ o: ConnectionAttempt.Outcome) -> String {
+        switch o {
+        case .pending: "never completed"
+        case let .connected(i): "connected (connection \(i))"
+        case let .failed(status): "failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))"
+        case .cancelled: "cancelled by the host"
+        case .superseded: "replaced by a new attempt (no completion in the capture)"
+        }
+    }
+
+    /// Findings grouped by rule (in the order the rules first appear), each with the rule's advice.
+    static func findingGroups(_ findings: [Finding], style: TerminalStyle) -> String {
+        var s = ""
         let infos = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0) })
         var order: [String] = []
         for f in findings where !order.contains(f.rule) { order.append(f.rule) }
         for id in order {
             let group = findings.filter { $0.rule == id }
             let worst = group.map(\.severity).max() ?? .info
-            s += "\n  \(worst.rawValue.uppercased())  \(id) — \(infos[id]?.title ?? "")\n"
+            s += "\n  " + style.paint(worst.rawValue.uppercased(), style.ink(for: worst)) + "  "
+                + style.paint("\(id) — \(infos[id]?.title ?? "")", .bold) + "\n"
             for f in group {
                 var line = "    \(f.severity == worst ? "" : "(\(f.severity.rawValue)) ")"
                 line += TimeFormat.time(f.time)
                 if let i = f.connectionIndex { line += "  conn \(i)" + (f.connection.map { " (handle \($0))" } ?? "") }
                 line += "  frames " + f.frames.map { "#\($0)" }.joined(separator: ", ")
-                s += line + "\n      " + f.message + "\n"
+                s += style.paint(wrap(line, indent: "", width: style.width).dropLast().description, .grey) + "\n"
+                s += wrap(Terminal.clean(f.message), indent: "      ", width: style.width)
             }
-            if let explanation = infos[id]?.explanation { s += wrap(explanation, indent: "    What to do: ", width: 100) }
+            if let explanation = infos[id]?.explanation {
+                let text = wrap(explanation, indent: "    What to do: ", width: style.width)
+                s += "    " + style.paint("What to do:", .green) + text.dropFirst("    What to do:".count)
+            }
         }
         return s
     }
 
-    /// Wraps a paragraph at `width` columns; the first line starts with `indent`.
-    static func wrap(_ text: String, indent: String, width: Int) -> String {
+    /// Wraps a paragraph at `width` columns; the first line starts with `indent`, the others are
+    /// indented as far. Words longer than a line stay whole.
+    public static func wrap(_ text: String, indent: String, width: Int) -> String {
         var out = "", line = indent
         let pad = String(repeating: " ", count: indent.count)
         for word in text.split(separator: " ") {
@@ -64,15 +137,22 @@ public enum ReportText {
                 out += line + "\n"
                 line = pad
             }
-            line += (line.hasSuffix(" ") ? "" : " ") + word
+            line += (line.hasSuffix(" ") || line.isEmpty ? "" : " ") + word
         }
         return out + line + "\n"
     }
 }
 
-/// The report as one JSON document (`bleanalyze FILE --json`). Interface other tools rely on:
-/// a `findings` array whose items have `rule`, `severity`, `connection`, `time`, `frames`, `message`.
+/// Terminal helpers for renderers in this module.
+enum Terminal {
+    static func clean(_ s: String) -> String { TerminalStyle.clean(s) }
+}
+
+/// The report as one JSON document (`bleanalyze FILE --json`), described by docs/report-schema.json
+/// and docs/REPORT.md. Interface other tools rely on: a `findings` array whose items have `rule`,
+/// `severity`, `connection`, `time`, `frames`, `message`.
 public enum ReportJSON {
+    /// Raised when a field is renamed or removed, or its meaning changes (not when one is added).
     public static let schemaVersion = 1
 
     public static func render(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> String {
@@ -115,7 +195,7 @@ public enum ReportJSON {
     }
 }
 
-/// The tool's version, shown by `--version` and written into JSON documents.
+/// The tool's version, shown by `--version` and written into JSON documents and HTML reports.
 public enum ToolVersion {
     public static let current = "0.1.0"
 }

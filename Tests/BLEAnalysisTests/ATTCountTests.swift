@@ -1,4 +1,5 @@
 import BLEAnalysis
+import BLECapture
 import Foundation
 import Testing
 
@@ -21,7 +22,8 @@ import Testing
             }
             let (analyzer, _, info) = try AnalysisFixtures.analyzeWithInfo(path)
             let ours = analyzer.statistics.attOpcodes
-            if info.notDecodedReason != nil { continue }   // air captures: not decoded yet
+            // Air captures: tshark also counts retransmitted PDUs; AirCaptureTests compares them with those added.
+            if info.notDecodedReason != nil || Datalink.isAirCapture(info.datalink) { continue }
             #expect(ours == theirs, "\(path): ours \(Self.nonZero(ours)) tshark \(Self.nonZero(theirs))")
             checked += 1
         }

@@ -33,7 +33,9 @@ import Testing
             #expect(!summary.truncated, "\(name)")
             #expect(summary.issues.isEmpty, "\(name): \(summary.issues)")
             if Datalink.isAirCapture(datalink) {
-                #expect(file.info.notDecodedReason?.contains("air capture") == true)
+                // Decoded by the LE link layer (BLEAnalysis/Air), every record an air packet.
+                #expect(file.info.notDecodedReason == nil, "\(name)")
+                #expect(kinds == [.airLE], "\(name)")
             } else {
                 #expect(file.info.notDecodedReason == nil, "\(name): HCI formats are never 'unknown'")
                 #expect(!kinds.contains(.unknown), "\(name)")

@@ -33,7 +33,11 @@ GEN_HASH=$(sha256sum "$GEN_SRC" | cut -c1-10)
 GEN="$DIR/gen_btsnoop-$GEN_HASH"
 [ -x "$GEN" ] || ${CC:-cc} -O2 -Wall -o "$GEN" "$GEN_SRC"
 CAP="$DIR/bench-$FRAMES-$GEN_HASH-s1-norbt.btsnoop"
-[ -s "$CAP" ] || "$GEN" --frames "$FRAMES" --no-read-by-type -o "$CAP"
+if [ ! -s "$CAP" ] || [ ! -s "$CAP.log" ]; then   # same cache as scripts/bench.sh
+    "$GEN" --frames "$FRAMES" --no-read-by-type -o "$CAP.tmp" 2>"$CAP.log"
+    mv "$CAP.tmp" "$CAP"
+    cat "$CAP.log" >&2
+fi
 
 profile() {   # profile NAME ARGS...
     local name=$1; shift

@@ -193,13 +193,28 @@ def main():
     s = speedup("bleanalyze-json", "btmon-r")
     if s and s[1] is not None:
         p("- %s full analysis ≥ 20× faster than btmon -r: %s" % (ratio_verdict(s, TARGET_FULL_VS_BTMON_R), s[0]))
+    elif full is not None and not finished(full):
+        p(unfinished_ours("bleanalyze-json", "btmon-r", TARGET_FULL_VS_BTMON_R, "full analysis ≥ 20× faster than btmon -r"))
     else:
         p("- n/a full analysis ≥ 20× faster than btmon -r: btmon -r not run or did not finish")
+    def unfinished_ours(ours, peer, target, what):
+        """bleanalyze did not finish: if the peer did, the ratio is at most peer wall / limit."""
+        o, q = rows.get(ours), rows.get(peer)
+        if o is None or q is None:
+            return "- n/a %s: %s not run" % (what, LABELS[ours] if o is None else LABELS[peer])
+        if not finished(q):
+            return "- n/a %s: neither finished" % what
+        bound = q["wall"] / o["wall"] if o["wall"] else 0
+        return "- %s %s: %s %s, %s took %.1f s (ratio < %.2f×)" % (
+            "MISS" if bound < target else "n/a", what, LABELS[ours], status_text(o), LABELS[peer], q["wall"], bound)
     s = speedup("bleanalyze-packets", "btmon-r")
+    what = "packets > /dev/null ≥ 3× faster than btmon -r"
     if s and s[1] is not None:
-        p("- %s packets > /dev/null ≥ 3× faster than btmon -r: %s" % (ratio_verdict(s, TARGET_PACKETS_VS_BTMON_R), s[0]))
+        p("- %s %s: %s" % (ratio_verdict(s, TARGET_PACKETS_VS_BTMON_R), what, s[0]))
+    elif rows.get("bleanalyze-packets") is not None and not finished(rows["bleanalyze-packets"]):
+        p(unfinished_ours("bleanalyze-packets", "btmon-r", TARGET_PACKETS_VS_BTMON_R, what))
     else:
-        p("- n/a packets > /dev/null ≥ 3× faster than btmon -r: btmon -r not run or did not finish")
+        p("- n/a %s: btmon -r not run or did not finish" % what)
     for name, r in rows.items():
         if name.startswith("bleanalyze") and r["rss_kb"]:
             mbr = r["rss_kb"] / 1024
@@ -223,19 +238,24 @@ def main():
             if os.path.exists(rp):
                 others.append((om["frames"], load(rp)))
     if others:
-        p("Linearity (ns per frame, wall):")
+        p("Linearity (ns per frame: wall / CPU; flat = linear):")
         p("")
         sizes = sorted([(a.frames, rows)] + others, key=lambda t: t[0])
         p("| command | " + " | ".join(format(n, ",") + " frames" for n, _ in sizes) + " |")
         p("|---|" + "---:|" * len(sizes))
-        for name in rows:
-            if not name.startswith("bleanalyze"):
-                continue
+        names = list(rows) + [n for _, rs in others for n in rs if n not in rows]
+        for name in dict.fromkeys(names):
             cells = []
             for n, rs in sizes:
                 r = rs.get(name)
-                cells.append("%.1f" % (r["wall"] * 1e9 / n) if finished(r) and r["wall"] else "—")
-            p("| `%s` | %s |" % (LABELS[name], " | ".join(cells)))
+                if finished(r) and r["wall"]:
+                    cpu = (r["user"] or 0) + (r["sys"] or 0)
+                    cells.append("%.0f / %.0f" % (r["wall"] * 1e9 / n, cpu * 1e9 / n))
+                elif r is not None and r["status"] in (124, 137):
+                    cells.append("> %.0f (did not finish)" % (r["timeout"] * 1e9 / n))
+                else:
+                    cells.append("—")
+            p("| `%s` | %s |" % (LABELS.get(name, name), " | ".join(cells)))
         p("")
 
     text = "\n".join(lines)

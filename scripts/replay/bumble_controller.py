@@ -10,13 +10,15 @@ that advertises (legacy ADV_IND, 20 ms) and serves a small GATT database (``repl
 ``--variant`` changes that peripheral the way a firmware update might.
 
 Prints ``READY <port>`` (tcp-server; port 0 picks a free one) or ``READY <path>`` (pty) once
-both are up, then runs until killed (SIGTERM/SIGINT end it cleanly).
+both are up, then runs until killed (SIGTERM/SIGINT end it cleanly), or until its parent process
+is gone (a test runner that crashed leaves no controller behind).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import socket
 
@@ -49,6 +51,11 @@ async def main() -> None:
     parser.add_argument("--transport", default="tcp-server:127.0.0.1:0")
     parser.add_argument("--variant", choices=rc.VARIANTS, default="default")
     parser.add_argument("--no-peripheral", action="store_true", help="the controller alone on its link")
+    parser.add_argument(
+        "--peripheral-address",
+        default=rc.PERIPHERAL_ADDRESS,
+        help="the peripheral's random static address (another device than the recorded one)",
+    )
     args = parser.parse_args()
     rc.quiet_logging()
 
@@ -71,7 +78,7 @@ async def main() -> None:
         )
         rc.legacy_only(peripheral_controller)
         peripheral = Device.with_hci(
-            rc.PERIPHERAL_NAME, hci.Address(rc.PERIPHERAL_ADDRESS), peripheral_controller, peripheral_controller
+            rc.PERIPHERAL_NAME, hci.Address(args.peripheral_address), peripheral_controller, peripheral_controller
         )
         peripheral.add_services(rc.build_services(args.variant))
         rc.notify_on_subscribe(peripheral)
@@ -88,8 +95,19 @@ async def main() -> None:
     stop = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGTERM, signal.SIGINT):
         asyncio.get_running_loop().add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+    watchdog = asyncio.get_running_loop().create_task(exit_with_parent(stop))
     await stop
+    watchdog.cancel()
     await transport.close()
+
+
+async def exit_with_parent(stop: asyncio.Future) -> None:
+    """Ends the controller when the process that started it is gone (re-parented)."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        await asyncio.sleep(1.0)
+    if not stop.done():
+        stop.set_result(None)
 
 
 if __name__ == "__main__":

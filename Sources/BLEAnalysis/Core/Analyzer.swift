@@ -23,9 +23,15 @@ public final class Analyzer {
     public let engine: DetectorEngine?
     private var lastTimestamp: Int64 = 0
     private var lastFrameNumber = 0
+    private var lastAdapter: UInt16 = 0
     public private(set) var adapters: [UInt16: AdapterInfo] = [:]
     /// The verdict on the frame last consumed (for `packets`, which prints it).
     public private(set) var lastStatus: FrameStatus = .ok
+    /// Over-the-air captures (pcap link types 251/256/272): LL PDUs turned into synthetic HCI
+    /// frames fed to this same pass, plus per-link radio statistics (BLEAnalysis/Air).
+    public let air = AirCaptureAdapter()
+    /// PacketLogger syslog lines (bluetoothd, CoreBluetooth) put on the connections' timelines.
+    public let syslog = SyslogCorrelator()
 
     /// - Parameter detect: feed the detectors (off for `packets`/`info`, which only decode).
     public init(detect: Bool = false, configuration: RuleConfiguration = RuleConfiguration()) {
@@ -35,7 +41,8 @@ public final class Analyzer {
 
     /// Ends the pass and returns the findings, ordered by severity then time.
     public func finish() -> [Finding] {
-        engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
+        air.finish(self)
+        return engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
     }
 
     /// Consumes one frame. Frames must come in file order.
@@ -44,7 +51,10 @@ public final class Analyzer {
         lastFrameNumber = frame.number
         counts.perKind[Int(frame.kind.rawValue)] &+= 1   // safe: a count of frames
         if frame.isCaptureTruncated { counts.captureTruncated &+= 1 }
-        if adapters[frame.adapter] == nil { adapters[frame.adapter] = AdapterInfo(index: frame.adapter) }
+        if frame.adapter != lastAdapter || adapters.isEmpty {
+            lastAdapter = frame.adapter
+            if adapters[frame.adapter] == nil { adapters[frame.adapter] = AdapterInfo(index: frame.adapter) }
+        }
         var status = FrameStatus.ok
         if let problem = frame.problem {
             status = .record(problem, frame: frame)
@@ -55,6 +65,8 @@ public final class Analyzer {
             } else {
                 feed(type, frame, &status)
             }
+        } else if frame.kind == .airLE {
+            air.consume(frame, into: self, status: &status)
         } else {
             noteLogRecord(frame)
         }
@@ -68,7 +80,7 @@ public final class Analyzer {
     }
 
     /// Typed decoding of a structurally valid HCI packet into the session model.
-    private func feed(_ type: HCIPacketType, _ frame: Frame, _ status: inout FrameStatus) {
+    func feed(_ type: HCIPacketType, _ frame: Frame, _ status: inout FrameStatus) {
         var r = ByteReader(frame.payload, base: frame.payloadOffset)
         switch type {
         case .command:
@@ -96,6 +108,8 @@ public final class Analyzer {
         case .indexInfo:
             let layer = LogRecords.indexInfo(&r)
             adapters[frame.adapter, default: AdapterInfo(index: frame.adapter)].apply(layer)
+        case .syslog:
+            syslog.consume(frame, session: session)
         default:
             break
         }

@@ -31,7 +31,7 @@ public enum FrameLayers {
         case .power: return [LogRecords.text("Power", &r)]
         case .newController: return [LogRecords.raw("New Controller", &r)]
         case .vendor: return [LogRecords.raw("Vendor record 0x\(Hex.pad(frame.rawType, 2))", &r)]
-        case .airLE: return [LogRecords.raw("LE air packet (not decoded yet)", &r)]
+        case .airLE: return LinkLayerDisplay.layers(linkType: UInt32(frame.rawType), frame.payload, base: frame.payloadOffset)
         default: return [LogRecords.raw("Unknown record", &r)]
         }
     }

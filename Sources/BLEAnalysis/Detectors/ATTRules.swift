@@ -20,7 +20,7 @@ final class ATTTimeout: Detector {
         hung or lost the request. iOS reports it as a CBError timeout; Android as GATT_ERROR/timeout in the callback, \
         or never calls back at all — disconnect and reconnect.
         """)
-    let kinds: [SessionEvent.Kind] = [.att, .connection]
+    let kinds: [SessionEvent.Kind] = [.attResponse, .connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -94,7 +94,7 @@ final class ATTProtocolViolation: Detector {
         the PDU or disconnect. On Android, never issue a GATT operation before the previous callback; on iOS, this points \
         at the peripheral firmware or another host on the device.
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
+    let kinds: [SessionEvent.Kind] = [.attRequest, .attResponse, .attIndication]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -107,7 +107,7 @@ final class ATTProtocolViolation: Detector {
         case let .attError(c, nil, error, _, frame, time, _):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
                                     message: "Error Response (\(error)) with no outstanding request"))
-        case let .attValue(c, _, _, true, frame, time, _, unconfirmed?):
+        case let .attValue(c, _, _, true, frame, time, _, unconfirmed?, _):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame, unconfirmed.frame],
                                     message: "Indication sent before the indication of frame \(unconfirmed.frame) was confirmed"))
         default:
@@ -125,11 +125,11 @@ final class IndicationUnconfirmed: Detector {
         capture. The server cannot send another indication until it is confirmed (and times out after 30 s). On the \
         client, the stack confirms automatically — a missing confirmation points at a stuck host or a link that died.
         """)
-    let kinds: [SessionEvent.Kind] = [.att, .connection]
+    let kinds: [SessionEvent.Kind] = [.attIndication, .connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
-        case let .attValue(c, _, _, true, _, _, _, unconfirmed?):
+        case let .attValue(c, _, _, true, _, _, _, unconfirmed?, _):
             report(c, unconfirmed, &findings)
         case let .disconnected(c, _):
             for p in c.att.unconfirmedIndication.compactMap({ $0 }) { report(c, p, &findings) }
@@ -160,7 +160,7 @@ final class ATTErrors: Detector {
         uses a stale handle cache (Android: refresh the cache after a firmware update; iOS: the peripheral must \
         implement Service Changed).
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
+    let kinds: [SessionEvent.Kind] = [.attResponse]
     private var seen = Set<String>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {

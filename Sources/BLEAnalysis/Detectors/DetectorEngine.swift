@@ -17,8 +17,11 @@ public final class DetectorEngine {
     /// True when some detector wants events of `kind` (the model skips building the others).
     public func wants(_ kind: SessionEvent.Kind) -> Bool { !routes[kind.rawValue].isEmpty }
 
-    public func emit(_ event: SessionEvent) {
-        for d in routes[event.kind.rawValue] { d.observe(event, context, &findings) }
+    /// Hands `event` to the detectors of `kind` (the model names the kind: a notification may be
+    /// routed as the first of its handle and again as a full-MTU value).
+    public func emit(_ kind: SessionEvent.Kind, _ event: SessionEvent) {
+        let list = routes[kind.rawValue]
+        for i in list.indices { list[i].observe(event, context, &findings) }
     }
 
     /// Ends the pass: lets every detector report what is still open, then orders the findings

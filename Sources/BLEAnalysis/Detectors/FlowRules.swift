@@ -15,15 +15,15 @@ final class SkippedReady: Detector {
         ERROR_GATT_WRITE_REQUEST_BUSY.
         """,
         thresholds: [.init(name: "stall", defaultValue: 1, unit: "s", meaning: "silence after credits returned")])
-    let kinds: [SessionEvent.Kind] = [.acl]
+    let kinds: [SessionEvent.Kind] = [.aclSent, .credits]
 
     private struct State { var saturated = false; var returnFrame: Int?; var returnTime: Int64? }
-    private var state: [Int: State] = [:]
+    private var state = ConnectionState<State>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .aclSent(c, frame, time, inUseBefore, capacity):
-            var s = state[c.index] ?? State()
+            var s = state[c] ?? State()
             if let rt = s.returnTime, let rf = s.returnFrame, time - rt >= micros("stall", context) {
                 findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: rt, frames: [rf, frame],
                                         message: "Controller buffers were free again at frame \(rf) but the host sent nothing for \(Format.seconds(time - rt))"))
@@ -31,13 +31,13 @@ final class SkippedReady: Detector {
             s.returnFrame = nil
             s.returnTime = nil
             if let capacity, capacity > 0 { s.saturated = inUseBefore + 1 >= capacity }
-            state[c.index] = s
+            state[c] = s
         case let .creditsReturned(c, frame, time, returned, _):
-            guard returned > 0, var s = state[c.index], s.saturated else { return }
+            guard returned > 0, var s = state[c], s.saturated else { return }
             s.saturated = false
             s.returnFrame = frame
             s.returnTime = time
-            state[c.index] = s
+            state[c] = s
         default:
             break
         }
@@ -53,7 +53,7 @@ final class CreditsExhausted: Detector {
         Completed Packets). Controllers drop such packets or fail (Data Buffer Overflow). This is a host stack bug, or \
         the capture is missing Number Of Completed Packets events; report it to the stack vendor with this capture.
         """)
-    let kinds: [SessionEvent.Kind] = [.acl]
+    let kinds: [SessionEvent.Kind] = [.aclSent]
     private var reported = Set<Int>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {

@@ -11,9 +11,10 @@ final class TruncatedRead: Detector {
         stacks, with a firmware that answers Read Blob with an error, or when the value is read by a raw ATT request. \
         Exchange a larger MTU first, or continue with Read Blob (Core v5.4 Vol 3 Part G 4.8.3).
         """)
-    let kinds: [SessionEvent.Kind] = [.att, .connection]
+    let kinds: [SessionEvent.Kind] = [.attResponse, .attRequest, .connection]
     private struct Pending { var c: Connection; var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int }
-    private var pending: [Int: Pending] = [:]   // per connection
+    private var pending = ConnectionState<Pending>()
+    private var open: [Connection] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -21,12 +22,13 @@ final class TruncatedRead: Detector {
             guard opcode == .readResponse, let r = request, r.opcode == .readRequest, let h = r.handle else { return }
             flush(c, &findings)
             if length == c.att.mtu - 1 {
-                pending[c.index] = Pending(c: c, handle: h, responseFrame: frame, requestFrame: r.frame, time: time, length: length)
+                pending[c] = Pending(c: c, handle: h, responseFrame: frame, requestFrame: r.frame, time: time, length: length)
+                open.append(c)
             }
         case let .attRequest(c, p, _, _):
-            guard let open = pending[c.index] else { return }
-            if p.opcode == .readBlobRequest, p.handle == open.handle {
-                pending[c.index] = nil
+            guard !open.isEmpty, let read = pending[c] else { return }
+            if p.opcode == .readBlobRequest, p.handle == read.handle {
+                pending[c] = nil
             } else {
                 flush(c, &findings)
             }
@@ -38,11 +40,13 @@ final class TruncatedRead: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in pending.values.map(\.c).sorted(by: { $0.index < $1.index }) { flush(c, &findings) }
+        for c in open.sorted(by: { $0.index < $1.index }) { flush(c, &findings) }
     }
 
     private func flush(_ c: Connection, _ findings: inout [Finding]) {
-        guard let p = pending.removeValue(forKey: c.index) else { return }
+        guard !open.isEmpty, let p = pending[c] else { return }
+        pending[c] = nil
+        open.removeAll { $0 === c }
         let name = c.gatt(serverIsHost: false)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
                                 message: "Read of \(name) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1) and was never continued with Read Blob: the value is probably cut"))
@@ -59,16 +63,17 @@ final class TruncatedNotification: Detector {
         silently. Request a larger MTU right after connecting (Android: requestMtu(247..517); iOS negotiates it \
         itself, check maximumWriteValueLength), or keep values within 20 bytes.
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
-    private var reported = Set<String>()
+    let kinds: [SessionEvent.Kind] = [.attValueFull, .attIndication]
+    private var reported = ConnectionState<Set<UInt16>>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .attValue(c, handle, length, indication, frame, time, _, _) = event, length == c.att.mtu - 3 else { return }
+        guard case let .attValue(c, handle, length, indication, frame, time, _, _, _) = event, length == c.att.mtu - 3 else { return }
         let exchanged = c.att.mtuFrame != nil
         let offered = max(Int(c.att.clientMTU ?? 0), Int(c.att.serverMTU ?? 0))
         guard !exchanged || c.att.mtu < offered else { return }
-        let key = "\(c.index)/\(handle)"
-        guard reported.insert(key).inserted else { return }
+        var seen = reported[c] ?? []
+        guard seen.insert(handle).inserted else { return }
+        reported[c] = seen
         let why = exchanged ? "ATT_MTU \(c.att.mtu) is smaller than the \(offered) offered" : "the MTU was never exchanged (23)"
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
                                 message: "\(indication ? "Indication" : "Notification") of handle 0x\(Format.hex(handle, 4)) is \(length) bytes = ATT_MTU − 3 and \(why): the value is probably truncated"))
@@ -85,7 +90,7 @@ final class WriteTooLong: Detector {
         data; for writes without response keep each chunk within maximumWriteValueLength(for: .withoutResponse) (iOS) \
         or MTU−3 (Android).
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
+    let kinds: [SessionEvent.Kind] = [.attWrite]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attWrite(c, handle, length, command, frame, time, _) = event, length > c.att.mtu - 3 else { return }
@@ -102,23 +107,13 @@ final class LateMTUExchange: Detector {
         The MTU exchange happened after ATT data (other than discovery) was already sent on the bearer, so those first \
         values were limited to 20 bytes. Exchange the MTU first thing after connecting.
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
-    private var firstData: [Int: Int] = [:]
+    let kinds: [SessionEvent.Kind] = [.mtu]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        switch event {
-        case let .attRequest(c, p, _, _):
-            if ![.exchangeMTURequest, .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(p.opcode),
-               firstData[c.index] == nil { firstData[c.index] = p.frame }
-        case let .attWrite(c, _, _, _, frame, _, _), let .attValue(c, _, _, _, frame, _, _, _):
-            if firstData[c.index] == nil { firstData[c.index] = frame }
-        case let .mtuExchanged(c, requestFrame, _, time):
-            guard let first = firstData[c.index], first < requestFrame else { return }
-            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [requestFrame, first],
-                                    message: "MTU exchanged at frame \(requestFrame), after ATT data at frame \(first)"))
-        default:
-            break
-        }
+        // The model keeps the first data PDU of the bearer (`ATTBearer.firstDataFrame`).
+        guard case let .mtuExchanged(c, requestFrame, _, time) = event, let first = c.att.firstDataFrame, first < requestFrame else { return }
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [requestFrame, first],
+                                message: "MTU exchanged at frame \(requestFrame), after ATT data at frame \(first)"))
     }
 }
 
@@ -131,7 +126,7 @@ final class CaptureTruncatedValues: Detector {
         ACL). Value lengths are not decidable from this log, so no MTU finding is made for those frames. Collect a full \
         btsnoop_hci.log (Developer options → Enable Bluetooth HCI snoop log: Enabled, not Filtered) to check them.
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
+    let kinds: [SessionEvent.Kind] = [.mtu]
     private var done = false
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {

@@ -101,7 +101,7 @@ final class InsufficientSecurity: Detector {
         peripheral requests it; Android needs createBond() or retries after ACTION_BOND_STATE_CHANGED. Info when the \
         same request succeeded after encryption.
         """)
-    let kinds: [SessionEvent.Kind] = [.att]
+    let kinds: [SessionEvent.Kind] = [.attResponse]
     static let codes: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
     private struct Refusal { var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode; var recovered = false }
     private var refusals: [Refusal] = []

@@ -22,9 +22,10 @@ public enum SessionEvent {
     /// `request` is nil when nothing was outstanding (a response with no request).
     case attResponse(Connection, request: ATTBearer.Pending?, opcode: ATTOpcode, valueLength: Int, frame: Int, time: Int64, sent: Bool)
     case attError(Connection, request: ATTBearer.Pending?, error: ATTErrorCode, handle: UInt16, frame: Int, time: Int64, sent: Bool)
-    /// A notification or indication; `unconfirmed` is an earlier indication still waiting for its confirmation.
+    /// A notification or indication; `unconfirmed` is an earlier indication still waiting for its
+    /// confirmation; `first` is set for the first value of this handle on the connection.
     case attValue(Connection, handle: UInt16, length: Int, indication: Bool, frame: Int, time: Int64, sent: Bool,
-                  unconfirmed: ATTBearer.Pending?)
+                  unconfirmed: ATTBearer.Pending?, first: Bool)
     case attConfirmation(Connection, indication: ATTBearer.Pending?, frame: Int, time: Int64)
     case attWrite(Connection, handle: UInt16, length: Int, command: Bool, frame: Int, time: Int64, sent: Bool)
     case mtuExchanged(Connection, requestFrame: Int, frame: Int, time: Int64)
@@ -45,17 +46,29 @@ public enum SessionEvent {
     case advertisingReportProblem(frame: Int, time: Int64, problem: String)
     case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
 
-    /// The kinds, for routing events only to the detectors that want them.
+    /// The kinds, for routing events only to the detectors that want them: fine-grained, because
+    /// notifications and ACL packets are most of a capture and only a few rules look at them.
     public enum Kind: Int, CaseIterable, Sendable {
-        case attempt, connection, acl, att, subscription, security, advertising
+        case attempt, connection, aclSent, aclReceived, credits
+        /// Notifications are routed only when they matter to a rule: the first of a handle on a
+        /// connection (`attValueFirst`), or one that fills ATT_MTU−3 (`attValueFull`).
+        case attRequest, attResponse, attValueFirst, attValueFull, attIndication, attWrite, mtu
+        case subscription, security, advertising
     }
 
     public var kind: Kind {
         switch self {
         case .attemptStarted, .attemptEnded: .attempt
         case .connected, .disconnected: .connection
-        case .aclSent, .aclReceived, .creditsReturned: .acl
-        case .attRequest, .attResponse, .attError, .attValue, .attConfirmation, .attWrite, .mtuExchanged, .captureTruncatedATT: .att
+        case .aclSent: .aclSent
+        case .aclReceived: .aclReceived
+        case .creditsReturned: .credits
+        case .attRequest: .attRequest
+        case .attResponse, .attError: .attResponse
+        case let .attValue(_, _, _, indication, _, _, _, _, first): indication ? .attIndication : first ? .attValueFirst : .attValueFull
+        case .attConfirmation: .attIndication
+        case .attWrite: .attWrite
+        case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
@@ -70,13 +83,19 @@ public struct SentPacket: Sendable {
 }
 
 /// What detectors may look at besides events: the model (for connections, attempts, databases),
-/// the configuration, and the end of the capture.
-public struct DetectorContext {
+/// the configuration, and the end of the capture. A class, so handing it to every detector call
+/// copies nothing.
+public final class DetectorContext {
     public let model: SessionModel
     public let configuration: RuleConfiguration
     /// Time of the last frame (µs), known at `finish`.
-    public var captureEnd: Int64 = 0
-    public var lastFrame: Int = 0
+    public internal(set) var captureEnd: Int64 = 0
+    public internal(set) var lastFrame: Int = 0
+
+    init(model: SessionModel, configuration: RuleConfiguration) {
+        self.model = model
+        self.configuration = configuration
+    }
 }
 
 /// One detector: usually one rule. Fed the events of the kinds it lists, then asked for its findings.

@@ -95,7 +95,7 @@ final class SubscriptionSilent: Detector {
         another handle, or may have lost the subscription (a non-bonded peer forgets CCCDs on reconnect).
         """,
         thresholds: [.init(name: "wait", defaultValue: 5, unit: "s", meaning: "time a subscription must last before silence counts")])
-    let kinds: [SessionEvent.Kind] = [.subscription, .att, .connection]
+    let kinds: [SessionEvent.Kind] = [.subscription, .connection]
 
     private struct Active { var c: Connection; var sub: Subscription; var valueHandle: UInt16; var responseFrame: Int; var since: Int64 }
     private var active: [Active] = []
@@ -113,8 +113,6 @@ final class SubscriptionSilent: Detector {
                 ?? c.gatt(serverIsHost: true)?.owningCharacteristic(of: sub.cccdHandle)
             active.append(Active(c: c, sub: sub, valueHandle: server?.valueHandle ?? sub.cccdHandle &- 1,
                                  responseFrame: responseFrame, since: time))
-        case let .attValue(c, handle, _, _, _, _, _, _):
-            active.removeAll { $0.c === c && $0.valueHandle == handle }
         case let .disconnected(c, _):
             for a in active where a.c === c { check(a, end: c.disconnectTime ?? a.since, context, &findings) }
             active.removeAll { $0.c === c }
@@ -134,6 +132,8 @@ final class SubscriptionSilent: Detector {
 
     private func check(_ a: Active, end: Int64, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard end - a.since >= micros("wait", context) else { return }
+        // Did any value arrive for the handle after the subscription was accepted? (The model keeps it.)
+        if let s = a.c.valueStreams[a.valueHandle], s.lastTime >= a.since, s.lastFrame > a.responseFrame { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: a.c, time: a.since, frames: [a.responseFrame, a.sub.frame],
                                 message: "Subscribed to handle 0x\(Format.hex(a.valueHandle, 4)) but nothing arrived in \(Format.seconds(end - a.since))"))
     }
@@ -148,22 +148,23 @@ final class UnsubscribedNotification: Detector {
         the peer is bonded and remembers the subscription (fine), the capture began after subscribing, or the peripheral \
         sends without being asked (a firmware bug that wastes air time and confuses apps).
         """)
-    let kinds: [SessionEvent.Kind] = [.subscription, .att]
-    private var subscribed = Set<String>()
-    private var reported = Set<String>()
+    let kinds: [SessionEvent.Kind] = [.subscription, .attValueFirst, .attIndication]
+    /// Value handles subscribed to, per peer (a bonded peer keeps CCCDs across connections).
+    private struct Key: Hashable { var peer: UInt64; var connection: Int; var handle: UInt16 }
+    private var subscribed = Set<Key>()
 
-    private static func key(_ c: Connection, _ handle: UInt16) -> String {
-        (c.peerAddress?.description ?? "conn\(c.index)") + "/" + String(handle)
+    private static func key(_ c: Connection, _ handle: UInt16) -> Key {
+        // Keyed by peer address when known, else by the connection.
+        Key(peer: c.peerAddress?.value ?? 0, connection: c.peerAddress == nil ? c.index : 0, handle: handle)
     }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .subscriptionWritten(c, sub, characteristic):
             subscribed.insert(Self.key(c, characteristic?.valueHandle ?? sub.cccdHandle &- 1))
-        case let .attValue(c, handle, _, indication, frame, time, _, _):
-            let k = Self.key(c, handle)
-            guard !subscribed.contains(k), !reported.contains(k), !c.inferred else { return }
-            reported.insert(k)
+        case let .attValue(c, handle, _, indication, frame, time, _, _, first):
+            // Once per handle and connection: only the first value of a handle is looked at.
+            guard first, !c.inferred, !subscribed.contains(Self.key(c, handle)) else { return }
             findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
                                     message: "\(indication ? "Indication" : "Notification") for handle 0x\(Format.hex(handle, 4)) whose CCCD was never written in the capture"))
         default:

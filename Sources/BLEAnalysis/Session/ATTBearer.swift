@@ -54,6 +54,8 @@ public struct ATTBearer: Sendable {
     public var longRead: (handle: UInt16, bytes: Int, requests: Int, frame: Int)?
     /// Prepared writes queued before Execute Write: bytes and requests so far, per first handle.
     public var preparedWrite: (handle: UInt16, bytes: Int, requests: Int, frame: Int)?
+    /// First ATT PDU carrying data (not MTU exchange, not discovery), for `mtu.late-exchange`.
+    public var firstDataFrame: Int?
     /// Discovery requests seen (for the "discovery done" story line).
     public var discoveryRequests = 0
     public var discoveryReported = false

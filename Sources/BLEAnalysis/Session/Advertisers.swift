@@ -32,6 +32,11 @@ public struct Advertisers: Sendable {
         /// Gaps between consecutive advertising (not scan response) reports, first few only.
         var gaps: [Int64] = []
         var lastAdvTime: Int64?
+        /// `txPower` came from a Tx Power Level AD structure.
+        var txPowerFromData = false
+        /// The last advertising and scan response data, and the problem found in each.
+        var lastData: [[UInt8]] = [[], []]
+        var lastProblem: [String?] = [nil, nil]
 
         public var rssiMin: Int? { rssiCounts.firstIndex { $0 > 0 }.map { $0 - 128 } }
         public var rssiMax: Int? { rssiCounts.lastIndex { $0 > 0 }.map { $0 - 128 } }
@@ -52,30 +57,46 @@ public struct Advertisers: Sendable {
         }
     }
 
-    public private(set) var byKey: [Key: Advertiser] = [:]
-    public private(set) var order: [Key] = []
+    /// Advertisers in order of appearance; `index` finds one by key. Updated in place (an
+    /// advertiser's RSSI histogram must not be copied per report).
+    public private(set) var list: [Advertiser] = []
+    private var index: [Key: Int] = [:]
+    /// The advertiser of the last report: scans repeat the same few addresses.
+    private var lastKey: Key?
+    private var lastIndex = 0
     public private(set) var totalReports = 0
     static let maxAdvertisers = 20_000
     static let maxKept = 8
 
     public init() {}
 
-    public var all: [Advertiser] { order.compactMap { byKey[$0] } }
+    public var all: [Advertiser] { list }
 
     /// Adds a report; returns a problem when its advertising data is malformed.
     @discardableResult
     mutating func add(_ report: AdvertisingReport, frame: Frame) -> String? {
         totalReports += 1
         let key = Key(address: report.address, type: report.addressType.rawValue)
-        if byKey[key] == nil {
-            guard byKey.count < Self.maxAdvertisers else { return nil }
+        let i: Int
+        if key == lastKey {
+            i = lastIndex
+        } else if let found = index[key] {
+            i = found
+        } else {
+            guard list.count < Self.maxAdvertisers else { return nil }
             var a = Advertiser(address: report.address, addressType: report.addressType)
             a.firstTime = frame.timestamp
             a.firstFrame = frame.number
-            byKey[key] = a
-            order.append(key)
+            list.append(a)
+            i = list.count - 1
+            index[key] = i
         }
-        guard var a = byKey[key] else { return nil }
+        lastKey = key
+        lastIndex = i
+        return Self.update(&list[i], report, frame: frame)
+    }
+
+    private static func update(_ a: inout Advertiser, _ report: AdvertisingReport, frame: Frame) -> String? {
         a.reports += 1
         a.lastTime = frame.timestamp
         if report.isScanResponse { a.scanResponses += 1 } else {
@@ -86,18 +107,23 @@ public struct Advertisers: Sendable {
         if report.extended && !report.isLegacyPDU { a.extended = true }
         let rssi = Int(report.rssi)
         if rssi != 127 { a.rssiCounts[rssi + 128] &+= 1 }   // 127: RSSI not available
-        if report.txPower != nil { a.txPower = report.txPower }
+        // The AD Tx Power Level the advertiser states wins over the report's own TX power field.
+        if report.txPower != nil, !a.txPowerFromData { a.txPower = report.txPower }
         a.maxDataLength = max(a.maxDataLength, report.data.count)
         // Legacy advertising PDUs carry at most 31 bytes (Core v5.4 Vol 6 Part B 2.3.1).
         var problem: String? = report.isLegacyPDU && report.data.count > 31
             ? "legacy advertising data of \(report.data.count) bytes exceeds 31" : nil
         let start = report.data.offset - frame.payloadOffset
         if start >= 0, start + report.data.count <= frame.payload.count {
-            let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + report.data.count]), base: report.data.offset)
-            let adProblem = Self.absorb(r, into: &a)
-            problem = problem ?? adProblem
+            let bytes = UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + report.data.count])
+            // Advertisers repeat the same data: parse it only when it changed (per PDU type).
+            let slot = report.isScanResponse ? 1 : 0
+            if !a.lastData[slot].elementsEqual(bytes) {
+                a.lastData[slot] = Array(bytes)
+                a.lastProblem[slot] = absorb(ByteReader(bytes, base: report.data.offset), into: &a)
+            }
+            problem = problem ?? a.lastProblem[slot]
         }
-        byKey[key] = a
         return problem
     }
 
@@ -128,8 +154,11 @@ public struct Advertisers: Sendable {
             }
             switch s.type.rawValue {
             case 0x08, 0x09:
-                let name = String(decoding: d.remainingBytes, as: UTF8.self)
-                if !name.isEmpty, !a.names.contains(name), a.names.count < maxKept { a.names.append(name) }
+                // Compare bytes first: a String is made only for a name not seen before.
+                let bytes = d.remainingBytes
+                if !bytes.isEmpty, a.names.count < maxKept, !a.names.contains(where: { $0.utf8.elementsEqual(bytes) }) {
+                    a.names.append(String(decoding: bytes, as: UTF8.self))
+                }
             case 0x02, 0x03, 0x04, 0x05, 0x06, 0x07:
                 let width = [0x02: 2, 0x03: 2, 0x04: 4, 0x05: 4, 0x06: 16, 0x07: 16][Int(s.type.rawValue)] ?? 2
                 while d.remaining >= width, let u = try? d.uuid(width: width) {
@@ -139,7 +168,7 @@ public struct Advertisers: Sendable {
                 let width = s.type.rawValue == 0x16 ? 2 : s.type.rawValue == 0x20 ? 4 : 16
                 if let u = try? d.uuid(width: width), !a.services.contains(u), a.services.count < 32 { a.services.append(u) }
             case 0x0A:
-                if let t = try? d.u8("TX Power") { a.txPower = Int8(bitPattern: t) }
+                if let t = try? d.u8("TX Power") { a.txPower = Int8(bitPattern: t); a.txPowerFromData = true }
             case 0x19:
                 a.appearance = try? d.u16le("Appearance")
             case 0xFF:

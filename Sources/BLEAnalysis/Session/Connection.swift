@@ -60,6 +60,10 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var lastSentTime: Int64?
 
     public var att = ATTBearer()
+    /// Host ACL packets in the controller not yet reported completed (Number Of Completed Packets).
+    public var buffersInFlight = 0
+    /// The oldest of those packets first (bounded), for `flow.credits-lost`.
+    var unacknowledged = SentQueue()
     /// Activity over time for charts (throughput, values, buffers in use).
     public var activity = ActivitySeries()
     /// LE credit-based L2CAP channels opened on this connection.
@@ -74,9 +78,9 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public func gatt(serverIsHost: Bool) -> GATTDatabase? { serverIsHost ? localGATT : peerGATT }
 
     /// Per value handle: notifications and indications seen.
-    public var valueStreams: [UInt16: ValueStream] = [:]
+    public var valueStreams = HandleMap<ValueStream>()
     /// Per value handle: Write Commands (write without response) seen.
-    public var writeStreams: [UInt16: ValueStream] = [:]
+    public var writeStreams = HandleMap<ValueStream>()
     /// Per CCCD handle: the last write and its outcome.
     public var subscriptions: [UInt16: Subscription] = [:]
 

@@ -7,9 +7,7 @@ import BLEProtocol
 public struct FlowControl: Sendable {
     public var leBuffers: BufferSize?
     public var aclBuffers: BufferSize?
-    /// Packets sent and not yet completed, per link.
-    public var inFlight: [LinkKey: Int] = [:]
-    /// Sum over LE links / BR/EDR links.
+    /// Sum over LE links / BR/EDR links (per link: `Connection.buffersInFlight`).
     public var leInFlight = 0
     public var aclInFlight = 0
     public var peakLEInFlight = 0
@@ -23,9 +21,9 @@ public struct FlowControl: Sendable {
     /// LE links count against the LE pool unless the controller has none (shared pool).
     func usesLEPool(isLE: Bool) -> Bool { isLE && (leBuffers?.aclPackets ?? 1) > 0 }
 
-    mutating func sent(_ key: LinkKey, isLE: Bool) {
-        inFlight[key, default: 0] += 1
-        if usesLEPool(isLE: isLE) {
+    mutating func sent(_ c: Connection) {
+        c.buffersInFlight += 1
+        if usesLEPool(isLE: c.isLE) {
             leInFlight += 1
             peakLEInFlight = max(peakLEInFlight, leInFlight)
         } else {
@@ -34,20 +32,47 @@ public struct FlowControl: Sendable {
     }
 
     /// Returns how many of `count` were actually outstanding (a controller may over-report).
-    mutating func completed(_ key: LinkKey, isLE: Bool, count: Int) -> Int {
-        let outstanding = inFlight[key] ?? 0
-        let n = min(outstanding, count)
-        inFlight[key] = outstanding - n
-        if usesLEPool(isLE: isLE) { leInFlight = max(0, leInFlight - n) } else { aclInFlight = max(0, aclInFlight - n) }
+    mutating func completed(_ c: Connection, count: Int) -> Int {
+        let n = min(c.buffersInFlight, count)
+        c.buffersInFlight -= n
+        if usesLEPool(isLE: c.isLE) { leInFlight = max(0, leInFlight - n) } else { aclInFlight = max(0, aclInFlight - n) }
         return n
     }
 
     /// On disconnect the controller flushes the link's packets (they are returned implicitly).
-    mutating func dropLink(_ key: LinkKey, isLE: Bool) -> Int {
-        let n = inFlight.removeValue(forKey: key) ?? 0
-        if usesLEPool(isLE: isLE) { leInFlight = max(0, leInFlight - n) } else { aclInFlight = max(0, aclInFlight - n) }
+    mutating func dropLink(_ c: Connection) -> Int {
+        let n = c.buffersInFlight
+        c.buffersInFlight = 0
+        if usesLEPool(isLE: c.isLE) { leInFlight = max(0, leInFlight - n) } else { aclInFlight = max(0, aclInFlight - n) }
         return n
     }
 
     public func inUse(isLE: Bool) -> Int { usesLEPool(isLE: isLE) ? leInFlight : aclInFlight }
+}
+
+/// Host packets awaiting completion, oldest first: an array with a moving head, so completing the
+/// oldest packets costs no shifting. Bounded: a host that never gets completions stops tracking.
+struct SentQueue: Sendable {
+    private var items: [SentPacket] = []
+    private var head = 0
+    static let limit = 4096
+
+    var isEmpty: Bool { head >= items.count }
+    var all: [SentPacket] { Array(items[head...]) }
+
+    mutating func append(_ p: SentPacket) {
+        guard items.count - head < Self.limit else { return }
+        items.append(p)
+    }
+
+    mutating func removeFirst(_ n: Int) {
+        head = min(items.count, head + n)
+        if head > 1024, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
+    }
+
+    mutating func removeAll() { items.removeAll(); head = 0 }
 }

@@ -37,12 +37,12 @@ extension SessionModel {
         case let .writeRequest(handle, value), let .prepareWriteRequest(handle, _, value):
             request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: frame.number, time: frame.timestamp))
             if case .writeRequest = pdu {
-                emit(.att, .attWrite(c, handle: handle, length: value.count, command: false, frame: frame.number, time: frame.timestamp, sent: sent))
+                emit(.attWrite, .attWrite(c, handle: handle, length: value.count, command: false, frame: frame.number, time: frame.timestamp, sent: sent))
             }
             if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true, server: server) }
         case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
             writeStream(c, handle, value.count, frame: frame)
-            emit(.att, .attWrite(c, handle: handle, length: value.count, command: true, frame: frame.number, time: frame.timestamp, sent: sent))
+            emit(.attWrite, .attWrite(c, handle: handle, length: value.count, command: true, frame: frame.number, time: frame.timestamp, sent: sent))
             cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false, server: server)
 
         // Responses: pair with the peer's outstanding request.
@@ -53,13 +53,13 @@ extension SessionModel {
             c.att.mtu = effective
             c.att.mtuFrame = frame.number
             c.att.mtuTime = frame.timestamp
-            emit(.att, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
+            emit(.mtu, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
             c.note(frame.timestamp, frame.number, .mtu,
                    "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)")
         case let .errorResponse(requestOpcode, handle, error):
             let p = response(c, peer, frame: frame, pdu: pdu, sent: sent)
             c.att.errors += 1
-            emit(.att, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
+            emit(.attResponse, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
             var text = "\(requestOpcode.name) failed: \(error)"
             if handle != 0 { text += " on " + describe(c, handle, server) }
@@ -136,22 +136,21 @@ extension SessionModel {
 
         // Server-initiated values.
         case let .handleValueNotification(handle, value):
-            emit(.att, .attValue(c, handle: handle, length: value.count, indication: false, frame: frame.number, time: frame.timestamp,
-                                 sent: sent, unconfirmed: nil))
+            notification(c, handle, value.count, frame: frame, sent: sent)
             stream(c, handle, value.count, frame: frame, sent: sent, indication: false, server: server)
         case let .multipleHandleValueNotification(m):
             for v in m.values {
-                emit(.att, .attValue(c, handle: v.handle, length: v.value.count, indication: false, frame: frame.number,
-                                     time: frame.timestamp, sent: sent, unconfirmed: nil))
+                notification(c, v.handle, v.value.count, frame: frame, sent: sent)
                 stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false, server: server)
             }
         case let .handleValueIndication(handle, value):
-            emit(.att, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
-                                 sent: sent, unconfirmed: c.att.unconfirmedIndication[me]))
+            if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
+            emit(.attIndication, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
+                                 sent: sent, unconfirmed: c.att.unconfirmedIndication[me], first: c.valueStreams[handle] == nil))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
             c.att.unconfirmedIndication[me] = .init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp)
         case .handleValueConfirmation:
-            emit(.att, .attConfirmation(c, indication: c.att.unconfirmedIndication[peer], frame: frame.number, time: frame.timestamp))
+            emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication[peer], frame: frame.number, time: frame.timestamp))
             if let ind = c.att.unconfirmedIndication[peer], let h = ind.handle {
                 c.valueStreams[h]?.confirmations += 1
             }
@@ -176,7 +175,8 @@ extension SessionModel {
 
     private func request(_ c: Connection, _ side: Int, _ p: ATTBearer.Pending) {
         c.att.requests += 1
-        emit(.att, .attRequest(c, p, sent: side == 0, overlapping: c.att.outstanding[side]))
+        if c.att.firstDataFrame == nil, p.opcode != .exchangeMTURequest, !Self.isDiscovery(p.opcode) { c.att.firstDataFrame = p.frame }
+        emit(.attRequest, .attRequest(c, p, sent: side == 0, overlapping: c.att.outstanding[side]))
         if c.att.outstanding[side] == nil {
             c.att.outstanding[side] = p
         } else if c.att.queued[side].count < ATTBearer.maxQueued {
@@ -195,7 +195,7 @@ extension SessionModel {
     private func response(_ c: Connection, _ requester: Int, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool) -> ATTBearer.Pending? {
         let p = c.att.outstanding[requester]
         if opcode != .errorResponse {
-            emit(.att, .attResponse(c, request: p, opcode: opcode, valueLength: valueLength, frame: frame.number,
+            emit(.attResponse, .attResponse(c, request: p, opcode: opcode, valueLength: valueLength, frame: frame.number,
                                     time: frame.timestamp, sent: sent))
         }
         guard let p else { return nil }
@@ -233,22 +233,40 @@ extension SessionModel {
         }
     }
 
+    /// Emits a notification to the rules that care: the first of its handle, or one filling ATT_MTU−3.
+    private func notification(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool) {
+        if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
+        let first = c.valueStreams[handle] == nil
+        if first {
+            emit(.attValueFirst, .attValue(c, handle: handle, length: length, indication: false, frame: frame.number,
+                                           time: frame.timestamp, sent: sent, unconfirmed: nil, first: true))
+        }
+        if length == c.att.mtu - 3 {
+            emit(.attValueFull, .attValue(c, handle: handle, length: length, indication: false, frame: frame.number,
+                                          time: frame.timestamp, sent: sent, unconfirmed: nil, first: first))
+        }
+    }
+
     private func stream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool, indication: Bool, server: Bool) {
         c.activity.record(frame.timestamp) { $0.values += 1 }
-        var s = c.valueStreams[handle] ?? ValueStream(handle: handle)
-        if s.notifications + s.indications == 0 {
-            s.firstFrame = frame.number
-            s.firstTime = frame.timestamp
-            s.sentByHost = sent
+        var first = false
+        c.valueStreams.update(handle, initial: { ValueStream(handle: handle) }) { s in
+            if s.notifications + s.indications == 0 {
+                s.firstFrame = frame.number
+                s.firstTime = frame.timestamp
+                s.sentByHost = sent
+                first = true
+            }
+            if indication { s.indications += 1 } else { s.notifications += 1 }
+            s.bytes += length
+            s.maxLength = max(s.maxLength, length)
+            s.lastFrame = frame.number
+            s.lastTime = frame.timestamp
+        }
+        if first {
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
                    "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(length) bytes)")
         }
-        if indication { s.indications += 1 } else { s.notifications += 1 }
-        s.bytes += length
-        s.maxLength = max(s.maxLength, length)
-        s.lastFrame = frame.number
-        s.lastTime = frame.timestamp
-        c.valueStreams[handle] = s
     }
 
     /// An ATT PDU the capture cut (btsnooz keeps 14 bytes of ACL): its opcode and handle still keep
@@ -290,15 +308,16 @@ extension SessionModel {
     }
 
     private func writeStream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame) {
+        if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
         c.activity.record(frame.timestamp) { $0.writes += 1 }
-        var s = c.writeStreams[handle] ?? ValueStream(handle: handle)
-        if s.notifications == 0 { s.firstFrame = frame.number; s.firstTime = frame.timestamp; s.sentByHost = frame.direction != .received }
-        s.notifications += 1
-        s.bytes += length
-        s.maxLength = max(s.maxLength, length)
-        s.lastFrame = frame.number
-        s.lastTime = frame.timestamp
-        c.writeStreams[handle] = s
+        c.writeStreams.update(handle, initial: { ValueStream(handle: handle) }) { s in
+            if s.notifications == 0 { s.firstFrame = frame.number; s.firstTime = frame.timestamp; s.sentByHost = frame.direction != .received }
+            s.notifications += 1
+            s.bytes += length
+            s.maxLength = max(s.maxLength, length)
+            s.lastFrame = frame.number
+            s.lastTime = frame.timestamp
+        }
     }
 
     func describe(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> String {

@@ -35,14 +35,14 @@ public final class SessionModel {
     var lastEncryptionCommand: UInt16?
     /// The detectors fed by this model (nil: no detection, e.g. `packets`).
     public var engine: DetectorEngine?
-    /// Frames sent and not yet acknowledged, per link, oldest first (for `flow.credits-lost`).
-    var unacknowledged: [LinkKey: [SentPacket]] = [:]
-    static let maxTrackedUnacknowledged = 4096
+    /// The connection of the last ACL/NOCP lookup: consecutive packets mostly share a link, so
+    /// this one-entry cache saves most dictionary lookups on the hot path.
+    private var lastLink: (key: LinkKey, connection: Connection)?
 
     /// Emits an event when some detector wants its kind (the event is not built otherwise).
     @inline(__always)
     func emit(_ kind: SessionEvent.Kind, _ event: @autoclosure () -> SessionEvent) {
-        if let engine, engine.wants(kind) { engine.emit(event()) }
+        if let engine, engine.wants(kind) { engine.emit(kind, event()) }
     }
 
     /// ATT PDUs per opcode (a reassembled PDU counts once).
@@ -97,9 +97,11 @@ public final class SessionModel {
                 c.disconnectFrame = frame.number
                 c.disconnectTime = frame.timestamp
                 c.note(frame.timestamp, frame.number, .disconnected, "closed by HCI Reset")
-                _ = flow.dropLink(key, isLE: c.isLE)
+                _ = flow.dropLink(c)
+                c.unacknowledged.removeAll()
             }
             live.removeAll()
+            lastLink = nil
             pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: true)] = nil
             pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: false)] = nil
         default:
@@ -117,14 +119,15 @@ public final class SessionModel {
             guard status == .success else { return }
             let key = LinkKey(adapter: frame.adapter, handle: handle)
             guard let c = live.removeValue(forKey: key) else { return }
+            lastLink = nil
             c.disconnectFrame = frame.number
             c.disconnectTime = frame.timestamp
             c.disconnectReason = reason
             let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
             c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)")
-            let pending = unacknowledged.removeValue(forKey: key) ?? []
-            emit(.connection, .disconnected(c, unacknowledged: pending))
-            _ = flow.dropLink(key, isLE: c.isLE)
+            emit(.connection, .disconnected(c, unacknowledged: c.unacknowledged.all))
+            c.unacknowledged.removeAll()
+            _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
             if opcode == .leEnableEncryption, status != .success {
@@ -157,14 +160,10 @@ public final class SessionModel {
             }
         case let .numberOfCompletedPackets(pairs):
             pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
-                let key = LinkKey(adapter: frame.adapter, handle: handle)
-                let c = live[key]
-                let n = flow.completed(key, isLE: c?.isLE ?? true, count: Int(count))
-                if n > 0, var q = unacknowledged[key] {
-                    q.removeFirst(min(n, q.count))
-                    unacknowledged[key] = q
-                }
-                if let c { emit(.acl, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE))) }
+                guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
+                let n = flow.completed(c, count: Int(count))
+                if n > 0 { c.unacknowledged.removeFirst(n) }
+                emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
             }
         case let .encryptionChange(status, handle, enabled, keySize):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
@@ -268,6 +267,7 @@ public final class SessionModel {
             old.note(frame.timestamp, frame.number, .disconnected, "handle reused: no Disconnection Complete in the capture")
         }
         live[key] = c
+        lastLink = nil
         connections.append(c)
         if live.count > peakConnections {
             peakConnections = live.count
@@ -278,12 +278,21 @@ public final class SessionModel {
     /// The open connection for an ACL packet; one is inferred when the capture began mid-connection.
     func connection(for frame: Frame, handle: UInt16) -> Connection? {
         let key = LinkKey(adapter: frame.adapter, handle: handle)
-        if let c = live[key] { return c }
+        if let c = liveConnection(key) { return c }
         guard connections.count < Self.maxConnections else { return nil }
         let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
         c.inferred = true
         c.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle) with no connection set-up in the capture")
         open(c, frame: frame)
+        return c
+    }
+
+    /// The open connection for a link, through the one-entry cache.
+    @inline(__always)
+    func liveConnection(_ key: LinkKey) -> Connection? {
+        if let last = lastLink, last.key == key { return last.connection }
+        guard let c = live[key] else { return nil }
+        lastLink = (key, c)
         return c
     }
 
@@ -315,17 +324,15 @@ public final class SessionModel {
             c.lastSentFrame = frame.number
             c.lastSentTime = frame.timestamp
             let before = flow.inUse(isLE: c.isLE)
-            flow.sent(key, isLE: c.isLE)
+            flow.sent(c)
             c.activity.capacity = flow.capacity(isLE: c.isLE)
             c.activity.record(frame.timestamp) { b in
                 b.aclSent += 1
                 b.bytesSent += Int(dlen)
                 b.maxBuffersInUse = max(b.maxBuffersInUse, before + 1)
             }
-            if unacknowledged[key, default: []].count < Self.maxTrackedUnacknowledged {
-                unacknowledged[key, default: []].append(SentPacket(frame: frame.number, time: frame.timestamp))
-            }
-            emit(.acl, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
+            c.unacknowledged.append(SentPacket(frame: frame.number, time: frame.timestamp))
+            emit(.aclSent, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
         } else {
             c.aclReceived += 1
             c.bytesReceived += Int(dlen)
@@ -335,7 +342,7 @@ public final class SessionModel {
                 b.aclReceived += 1
                 b.bytesReceived += Int(dlen)
             }
-            emit(.acl, .aclReceived(c, frame: frame.number, time: frame.timestamp))
+            emit(.aclReceived, .aclReceived(c, frame: frame.number, time: frame.timestamp))
         }
         if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }
         c.lastDataTime = frame.timestamp
@@ -349,7 +356,7 @@ public final class SessionModel {
                     handle = UInt16(r.bytes[r.position + 5]) | UInt16(r.bytes[r.position + 6]) << 8
                 }
                 attTruncated(opcode, handle: handle, c, frame: frame, sent: sent)
-                emit(.att, .captureTruncatedATT(c, frame: frame.number, time: frame.timestamp))
+                emit(.mtu, .captureTruncatedATT(c, frame: frame.number, time: frame.timestamp))
             }
             return
         }

@@ -74,7 +74,7 @@ public struct L2CAPReassembler {
                               deliver: (inout ByteReader, Origin) -> Void) -> Problem? {
         var problem: Problem? = nil
         if isStart {
-            if let old = pending.removeValue(forKey: key) {
+            if !pending.isEmpty, let old = pending.removeValue(forKey: key) {
                 problem = .incompletePDU(firstFrame: old.firstFrame, have: old.data.count, expected: old.expected)
             }
             guard data.remaining >= 4 else { return problem ?? .shortStart(data.remaining) }
@@ -90,9 +90,9 @@ public struct L2CAPReassembler {
                 deliver(&view, Origin(firstFrame: frame, fragments: 1))
                 return problem
             }
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(min(expected, Self.maxPDU))
-            buffer.append(contentsOf: data.remainingBytes)
+            // Reserve only what is present: a claimed length is not believed until the bytes arrive
+            // (a hostile capture could otherwise reserve 64 KiB per link it opens).
+            let buffer = Array(data.remainingBytes)
             pending[key] = Pending(expected: expected, data: buffer, firstFrame: frame, fragments: 1)
             return problem
         }

@@ -35,6 +35,8 @@ public enum HCIValidation {
             switch bytes[0] {
             case HCIEventCode.commandComplete:
                 guard plen >= 3 else { return sizeRule(SizeRule(minimum: 3, fixed: false), plen, at: 2, "Command Complete") }
+                // A packet cut by the capture may end before the opcode: nothing more to check then.
+                guard bytes.count >= 5 else { return nil }
                 let opcode = UInt16(bytes[3]) | UInt16(bytes[4]) << 8
                 // Every Command Complete carries at least the status byte, unless it is the NOP (opcode 0).
                 // A failed command may return only its Status (btmon accepts that too).
@@ -46,6 +48,7 @@ public enum HCIValidation {
                 return sizeRule(SizeRule(minimum: 4, fixed: true), plen, at: 2, "Command Status")
             case HCIEventCode.leMeta:
                 guard plen >= 1 else { return sizeRule(SizeRule(minimum: 1, fixed: false), plen, at: 2, "Subevent Code") }
+                guard bytes.count >= 3 else { return nil }
                 if let row = HCIDecoder.leMeta[UInt16(bytes[2])] { return sizeRule(row.size, plen - 1, at: 3, "Subevent Parameters") }
                 return nil
             default:

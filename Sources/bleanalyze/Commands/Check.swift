@@ -25,11 +25,16 @@ struct Check: ParsableCommand {
         let configuration = try ruleOptions.configuration()
         let results = CheckResults(count: files.count)
         let files = self.files
+        let progress = ProgressBar.forFiles(files)   // nil unless stderr is a terminal (one file: only if ≥ 50 MB)
         DispatchQueue.concurrentPerform(iterations: files.count) { i in
-            do throws(CaptureError) { results.set(i, .success(try DetectionRun(path: files[i], configuration: configuration))) } catch {
+            do throws(CaptureError) {
+                results.set(i, .success(try DetectionRun(path: files[i], configuration: configuration, progress: progress, slot: i)))
+            } catch {
                 results.set(i, .failure(error))
+                progress?.complete(slot: i)
             }
         }
+        progress?.finish()
         var out = Output()
         var failed = false, unreadable = false
         var suites: [JUnit.Suite] = []

@@ -36,7 +36,7 @@ struct Packets: ParsableCommand {
             upper.removeAll(keepingCapacity: true)
             received = frame.direction == .received
             analyzer.consume(frame)
-            let layers = FrameLayers.decode(frame) + upper
+            let layers = (frame.kind == .airLE ? analyzer.airLayers(frame) : FrameLayers.decode(frame)) + upper
             guard filter.accepts(frame, layers: layers, session: analyzer.session) else { return }
             if json {
                 out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))

@@ -25,11 +25,29 @@ struct DetectionRun {
     let analyzer: Analyzer
     let summary: ReadSummary
     let findings: [Finding]
+    /// The bar this run updated, if any.
+    let progress: ProgressBar?
 
-    init(path: String, configuration: RuleConfiguration) throws(CaptureError) {
-        file = try CaptureFile(path: path)
+    /// - Parameters:
+    ///   - progress: updated every `ProgressBar.frameInterval` frames with the read offset, in `slot`.
+    ///   - largeFileLabel: when no bar is given, show one with this label if the capture is large.
+    init(path: String, configuration: RuleConfiguration, progress: ProgressBar? = nil, slot: Int = 0,
+         largeFileLabel: String? = nil) throws(CaptureError) {
+        let file = try CaptureFile(path: path)
+        self.file = file
         let analyzer = Analyzer(detect: true, configuration: configuration)
-        summary = file.read { analyzer.consume($0) }
+        let progress = progress ?? largeFileLabel.flatMap { ProgressBar.forCapture(size: file.info.fileSize, label: $0) }
+        self.progress = progress
+        if let progress {
+            let size = file.info.fileSize
+            summary = file.read { frame in
+                analyzer.consume(frame)
+                if frame.number % ProgressBar.frameInterval == 0 { progress.update(slot: slot, offset: frame.recordOffset, size: size) }
+            }
+            progress.complete(slot: slot)
+        } else {
+            summary = file.read { analyzer.consume($0) }
+        }
         findings = analyzer.finish()
         self.analyzer = analyzer
     }
@@ -37,27 +55,98 @@ struct DetectionRun {
     var facts: CaptureFacts { CaptureFacts(path: file.path, info: file.info, summary: summary, analyzer: analyzer) }
 }
 
-/// `bleanalyze FILE` (the default command): the report a person reads.
+/// `bleanalyze FILE` (the default command): the report a person reads, as text on the terminal,
+/// JSON (`--json`), or a self-contained HTML page (`-o OUT.html`, `--html OUT.html`).
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The report: capture summary, connections and findings (the default command).")
+        abstract: "The report: capture summary, connections and findings (the default command).",
+        discussion: """
+            Text on stdout by default (coloured on a terminal unless NO_COLOR is set). -o PATH writes the report to a \
+            file instead, in the format its extension names: .html (self-contained page with a timeline), .json, \
+            anything else text. --html PATH writes the HTML page as well as printing the text.
+            """)
 
     @OptionGroup var capture: CaptureArgument
     @OptionGroup var ruleOptions: RuleOptions
     @Flag(name: .long, help: "One JSON document instead of text (schema: docs/report-schema.json).") var json = false
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the report to PATH: .html, .json or text by extension.", valueName: "PATH"))
+    var output: String?
+    @Option(name: .long, help: ArgumentHelp("Also write the self-contained HTML report to PATH.", valueName: "PATH")) var html: String?
+    @Option(name: .long, help: "Colour in the text report: auto (a terminal without NO_COLOR), always or never.") var color: String = "auto"
+    @Option(name: .long, help: "Frames decoded on each side of an evidence frame in the HTML report.") var around: Int = 3
+
+    enum Format { case text, json, html }
+
+    func validate() throws {
+        guard ["auto", "always", "never"].contains(color) else { throw ValidationError("--color takes auto, always or never, not \(color)") }
+        guard (0...50).contains(around) else { throw ValidationError("--around takes 0 to 50 frames") }
+    }
+
+    /// The format of `-o PATH`: `--json` wins, else the extension.
+    var outputFormat: Format {
+        if json { return .json }
+        let ext = output?.split(separator: ".").last?.lowercased() ?? ""
+        return ext == "html" || ext == "htm" ? .html : ext == "json" ? .json : .text
+    }
 
     func run() throws {
         let configuration = try ruleOptions.configuration()
         let run: DetectionRun
-        do { run = try DetectionRun(path: capture.file, configuration: configuration) } catch {
+        do { run = try DetectionRun(path: capture.file, configuration: configuration, largeFileLabel: "reading " + capture.file) } catch {
             Diagnostics.warn(error.description)
             throw ExitCode(ExitCodes.badInput)
         }
-        var out = Output()
+        let progress = run.progress
+        defer { progress?.finish() }
         let model = run.analyzer.session
-        out.write(json ? ReportJSON.render(run.facts, model: model, findings: run.findings) + "\n"
-                       : ReportText.render(run.facts, model: model, findings: run.findings))
-        out.flush()
+        let format = output == nil ? (json ? .json : .text) : outputFormat
+        let htmlPaths = [html, format == .html ? output : nil].compactMap { $0 }
+        if !htmlPaths.isEmpty {
+            progress?.restart(label: "decoding evidence frames")
+            let page = try htmlPage(run, progress: progress)
+            for path in Set(htmlPaths).sorted() { try write(page, to: path) }
+        }
+        progress?.finish()
+        if format != .html {
+            let text: String
+            switch format {
+            case .json: text = ReportJSON.render(run.facts, model: model, findings: run.findings) + "\n"
+            default:
+                let style: TerminalStyle
+                switch color {
+                case "always": style = TerminalStyle(colour: true, width: output == nil ? TerminalStyle.detect().width : TerminalStyle.defaultWidth)
+                case "never": style = TerminalStyle(colour: false, width: output == nil ? TerminalStyle.detect().width : TerminalStyle.defaultWidth)
+                default: style = output == nil ? TerminalStyle.detect() : .plain
+                }
+                text = ReportText.render(run.facts, model: model, findings: run.findings, style: style)
+            }
+            if let output { try write(text, to: output) } else {
+                var out = Output()
+                out.write(text)
+                out.flush()
+            }
+        }
         for issue in run.summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+    }
+
+    /// The HTML page: a second pass decodes the frames around the evidence.
+    func htmlPage(_ run: DetectionRun, progress: ProgressBar?) throws -> String {
+        do {
+            let extras = try EvidencePass.run(path: capture.file, model: run.analyzer.session, findings: run.findings,
+                                              captureEnd: run.summary.lastTimestamp, around: around) { offset, size in
+                progress?.update(offset: offset, size: size)
+            }
+            return HTMLReport.render(run.facts, model: run.analyzer.session, findings: run.findings, extras: extras)
+        } catch {
+            Diagnostics.warn(error.description)
+            throw ExitCode(ExitCodes.badInput)
+        }
+    }
+
+    func write(_ text: String, to path: String) throws {
+        do { try text.write(to: path) } catch {
+            Diagnostics.warn("cannot write \(path)")
+            throw ExitCode(ExitCodes.badInput)
+        }
     }
 }

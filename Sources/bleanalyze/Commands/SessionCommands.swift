@@ -13,6 +13,7 @@ struct AnalysisRun {
         file = try capture.open()
         let analyzer = Analyzer()
         summary = file.read { analyzer.consume($0) }
+        _ = analyzer.finish()   // closes per-link summaries (air captures) for the story
         self.analyzer = analyzer
         for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
     }

@@ -1,0 +1,64 @@
+/// A small map keyed by an attribute handle, for per-connection state touched on every
+/// notification: a linear scan over a few entries, with the last hit cached, is much cheaper
+/// than hashing (connections carry a handful of streams). Keeps insertion order.
+public struct HandleMap<Value: Sendable>: Sendable {
+    public private(set) var keys: [UInt16] = []
+    public private(set) var values: [Value] = []
+    private var last = 0
+
+    public init() {}
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    @inline(__always)
+    func index(_ key: UInt16) -> Int? {
+        if last < keys.count, keys[last] == key { return last }
+        return keys.firstIndex(of: key)
+    }
+
+    public subscript(key: UInt16) -> Value? {
+        get { index(key).map { values[$0] } }
+        set {
+            if let i = index(key) {
+                if let newValue { values[i] = newValue; last = i } else {
+                    keys.remove(at: i)
+                    values.remove(at: i)
+                    last = 0
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+                last = keys.count - 1
+            }
+        }
+    }
+
+    /// Updates the value for `key` in place, inserting `initial()` first when absent.
+    @inline(__always)
+    public mutating func update(_ key: UInt16, initial: () -> Value, _ body: (inout Value) -> Void) {
+        if let i = index(key) {
+            last = i
+            body(&values[i])
+        } else {
+            keys.append(key)
+            values.append(initial())
+            last = keys.count - 1
+            body(&values[last])
+        }
+    }
+}
+
+/// Per-connection state of a detector, indexed by the connection's 1-based `index`: an array, so
+/// the per-event lookup costs no hashing.
+struct ConnectionState<Value> {
+    private var values: [Value?] = []
+
+    subscript(_ c: Connection) -> Value? {
+        get { c.index < values.count ? values[c.index] : nil }
+        set {
+            if c.index >= values.count { values.append(contentsOf: repeatElement(nil, count: c.index - values.count + 1)) }
+            values[c.index] = newValue
+        }
+    }
+}

@@ -1,0 +1,397 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// One replacement inside one frame: `bytes` replace the frame's payload at `offset`.
+struct RedactionEdit: Sendable {
+    enum What: Sendable { case address, key, name, log, control }
+    var offset: Int
+    var bytes: [UInt8]
+    var what: What
+}
+
+/// Finds what must be replaced in each frame, through the decoding tables: the analysis pass runs
+/// as for `packets` (so L2CAP PDUs are reassembled and ATT values are typed by the rebuilt GATT
+/// database), and every HCI packet, log record and L2CAP PDU is decoded for display with a
+/// `FieldVisitor` installed, which reports where each address, key and name lies.
+///
+/// A PDU reassembled from several ACL fragments can put a key in an earlier frame than the one
+/// that completes it: those edits are `deferred` (the redactor runs a first pass to collect them).
+final class RedactionScanner {
+    let options: RedactionOptions
+    let addresses: AddressMap
+    let names: NameMap
+    private let analyzer = Analyzer()
+    private let collectDeferred: Bool
+    /// Edits for frames before the one being scanned (first pass only), by frame number.
+    private(set) var deferred: [Int: [RedactionEdit]] = [:]
+
+    // The frame being scanned.
+    private var frame: Frame?
+    private var edits: [RedactionEdit] = []
+    private var received = false
+
+    /// The ACL fragments of the L2CAP PDU in progress per link and direction, mirroring
+    /// `L2CAPReassembler` so reassembled offsets map back to frames. Empty fragments are not kept,
+    /// so a list holds at most `L2CAPReassembler.maxPDU` entries (one byte each) and, like the
+    /// reassembler's buffers, never more than the bytes the capture holds.
+    struct LinkDirection: Hashable { var adapter: UInt16; var handle: UInt16; var received: Bool }
+    struct Fragment { var frame: Int; var payloadOffset: Int; var fileOffset: Int; var count: Int }
+    private var fragments: [LinkDirection: [Fragment]] = [:]
+    private var currentLink: LinkDirection?
+    private var deliveredOnLink = false
+
+    /// The second pass: also replace, in bytes no table decodes (vendor commands, ATT values), any
+    /// address the tables found anywhere in the file (the map is complete after the first pass).
+    private let sweep: Bool
+
+    init(options: RedactionOptions, addresses: AddressMap = AddressMap(), names: NameMap = NameMap(), collectDeferred: Bool, sweep: Bool = false) {
+        self.options = options
+        self.addresses = addresses
+        self.names = names
+        self.collectDeferred = collectDeferred
+        self.sweep = sweep
+        analyzer.session.onL2CAPPDU = { [unowned self] pdu, connection in self.l2capPDU(pdu, connection) }
+    }
+
+    /// The edits for `frame` found while scanning it (deferred edits for it are separate).
+    func scan(_ frame: Frame) -> [RedactionEdit] {
+        self.frame = frame
+        edits.removeAll(keepingCapacity: true)
+        received = frame.direction == .received
+        mirrorFragment(frame)
+        analyzer.consume(frame)
+        if let link = currentLink, deliveredOnLink { fragments[link] = nil }
+        currentLink = nil
+        deliveredOnLink = false
+        if frame.problem == nil { records(frame) }
+        if sweep { sweepAddresses(frame) }
+        self.frame = nil
+        return edits
+    }
+
+    // MARK: HCI packets and log records
+
+    private func records(_ frame: Frame) {
+        switch frame.kind {
+        case .command, .event, .indexNew, .indexInfo:
+            var sites: [FieldSite] = []
+            let visitor = FieldVisitor { sites.append($0) }
+            _ = visitor.during { FrameLayers.decode(frame) }
+            let textAllowed = frame.kind.isHCI
+            for site in sites { apply(site, inFrame: frame.payloadOffset, map: nil, textAllowed: textAllowed) }
+        case .syslog:
+            if !options.keepNames { syslog(frame) }
+        case .userLogging:
+            if !options.keepNames { userLogging(frame) }
+        case .controlCommand, .controlEvent:
+            // BlueZ mgmt traffic (btmon): keys (New Long Term Key, New Link Key, New IRK), addresses and
+            // EIR names, not decoded by us; everything after cookie and opcode is zeroed.
+            if frame.payload.count > 6 {
+                add(RedactionEdit(offset: 6, bytes: [UInt8](repeating: 0, count: frame.payload.count - 6), what: .control))
+            }
+        default:
+            break
+        }
+    }
+
+    /// PacketLogger syslog (0xF7): u32 pid, u8 level, then NUL-terminated process, sender,
+    /// subsystem, category and message. The first four strings are kept (they name the process and
+    /// subsystem); the message and anything after it is replaced.
+    private func syslog(_ frame: Frame) {
+        let p = frame.payload
+        guard p.count > 5 else { return }
+        var starts = [5]
+        for i in 5 ..< p.count where p[i] == 0 && i + 1 < p.count { starts.append(i + 1) }
+        let start = starts[min(4, starts.count - 1)]
+        add(RedactionEdit(offset: start, bytes: LogText.redact(UnsafeRawBufferPointer(rebasing: p[start...])), what: .log))
+    }
+
+    /// Monitor User Logging (opcode 13): u8 priority, u8 ident length, ident, message.
+    private func userLogging(_ frame: Frame) {
+        let p = frame.payload
+        guard p.count >= 2 else { return }
+        let start = 2 + Int(p[1])
+        guard start < p.count else { return }
+        add(RedactionEdit(offset: start, bytes: LogText.redact(UnsafeRawBufferPointer(rebasing: p[start...])), what: .log))
+    }
+
+    // MARK: Known addresses anywhere
+
+    /// Where the sweep may look in a frame: only bytes the analysis never reads, so replacing a
+    /// 6-byte run that happens to equal an address cannot change a finding. That is the parameters of
+    /// commands and events no table row decodes (vendor commands such as Android's multi-advertising
+    /// set-address), their Command Complete return parameters, SCO/ISO data, and records that are not
+    /// HCI packets (except New Index / Index Info, decoded through the tables). ACL data is never
+    /// swept: an L2CAP header or an ATT handle must not be mistaken for an address.
+    static func sweepStart(_ frame: Frame) -> Int? {
+        let p = frame.payload
+        if frame.problem != nil { return 0 }
+        switch frame.kind {
+        case .command:
+            guard p.count >= 3 else { return nil }
+            return HCIDecoder.commands[UInt16(p[0]) | UInt16(p[1]) << 8] == nil ? 3 : nil
+        case .event:
+            guard p.count >= 2 else { return nil }
+            switch p[0] {
+            case HCIEventCode.commandComplete:
+                // Num packets, opcode and the status the analysis reads; then the return parameters.
+                guard p.count >= 5 else { return nil }
+                return HCIDecoder.commands[UInt16(p[3]) | UInt16(p[4]) << 8] == nil ? 6 : nil
+            case HCIEventCode.commandStatus:
+                return nil
+            case HCIEventCode.leMeta:
+                guard p.count >= 3 else { return nil }
+                return HCIDecoder.leMeta[UInt16(p[2])] == nil ? 3 : nil
+            default:
+                return HCIDecoder.events[UInt16(p[0])] == nil ? 2 : nil
+            }
+        case .scoData: return 3
+        case .isoData: return 4
+        case .aclData, .indexNew, .indexInfo: return nil
+        default: return 0
+        }
+    }
+
+    /// Replaces every 6-byte run equal to an address the tables found (in the bytes `sweepStart`
+    /// allows), and addresses written as text in log records.
+    private func sweepAddresses(_ frame: Frame) {
+        let p = frame.payload
+        if [.syslog, .userLogging, .systemNote, .note].contains(frame.kind) {
+            for (offset, value) in AddressText.find(p) where value != 0 && value != 0xFFFF_FFFF_FFFF {
+                let text = UnsafeRawBufferPointer(rebasing: p[offset ..< offset + 17])
+                add(RedactionEdit(offset: offset, bytes: AddressText.format(addresses.fake(value), like: text), what: .address), unlessOverlapping: true)
+            }
+        }
+        guard addresses.count > 0, p.count >= 6, var i = Self.sweepStart(frame) else { return }
+        while i + 6 <= p.count {
+            let v = UInt64(p[i]) | UInt64(p[i + 1]) << 8 | UInt64(p[i + 2]) << 16 | UInt64(p[i + 3]) << 24
+                | UInt64(p[i + 4]) << 32 | UInt64(p[i + 5]) << 40
+            if addresses.isKnown(v), !overlapsEdit(i, 6) {
+                add(RedactionEdit(offset: i, bytes: addresses.fake(bytes: UnsafeRawBufferPointer(rebasing: p[i ..< i + 6])), what: .address))
+                i += 6
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    private func overlapsEdit(_ offset: Int, _ count: Int) -> Bool {
+        edits.contains { $0.offset < offset + count && offset < $0.offset + $0.bytes.count }
+    }
+
+    // MARK: Sites → edits
+
+    /// Maps `count` bytes at absolute offset `offset` to (frame, payload offset) pieces. `map` is
+    /// nil for bytes of the current frame (absolute offsets relative to `inFrame`).
+    private typealias PDUMap = (pduStart: Int, fragments: [Fragment])
+
+    private func apply(_ site: FieldSite, inFrame base: Int, map: PDUMap?, textAllowed: Bool) {
+        guard let bytes = read(site.range, base: base, map: map) else { return }
+        let replacement: [UInt8]
+        let what: RedactionEdit.What
+        switch site.kind {
+        case .address:
+            guard bytes.count == 6, site.complete else {
+                emit(site.range, [UInt8](repeating: 0, count: bytes.count), .address, base: base, map: map)
+                return
+            }
+            replacement = bytes.withUnsafeBytes { addresses.fake(bytes: $0) }
+            what = .address
+        case .secret:
+            replacement = [UInt8](repeating: 0, count: bytes.count)
+            what = .key
+        case .text:
+            guard textAllowed, !options.keepNames else { return }
+            replacement = bytes.withUnsafeBytes { names.fake($0, nulPadded: true) }
+            what = .name
+        case .custom:
+            if case .text? = site.value, site.name.description == "Name" {
+                guard !options.keepNames else { return }
+                replacement = bytes.withUnsafeBytes { names.fake($0, nulPadded: false) }
+                what = .name
+            } else if case let .list(items)? = site.value, Self.isADList(items) {
+                advertisingData(site.range, items: items, base: base, map: map)
+                return
+            } else {
+                return
+            }
+        }
+        emit(site.range, replacement, what, base: base, map: map)
+    }
+
+    /// A `.custom` value that is a list of AD structures (`ADFieldSpec`): every item starts with its
+    /// `Type`, or is the `Malformed` note of a structure running past the data.
+    static func isADList(_ items: [[Field]]) -> Bool {
+        !items.isEmpty && items.allSatisfy { item in
+            guard let first = item.first?.nameString else { return false }
+            return first == "Type" || first == "Malformed"
+        }
+    }
+
+    /// AD types whose data is an address list (Public/Random Target Address) or an LE Bluetooth
+    /// Device Address (address + type byte), key material, or a name (Core Supplement Part A 1).
+    static let adAddressTypes: Set<UInt8> = [0x17, 0x18, 0x1B]
+    static let adKeyTypes: Set<UInt8> = [0x0E, 0x0F, 0x10, 0x1D, 0x1E, 0x22, 0x23, 0x2D]
+    static let adNameTypes: Set<UInt8> = [0x08, 0x09, 0x30]
+
+    /// Walks the AD structures of a field the tables decoded as advertising data. The field may
+    /// start with a length byte (advertising reports); the start whose structure types match the
+    /// decoded list is the one used.
+    private func advertisingData(_ range: ByteRange, items: [[Field]], base: Int, map: PDUMap?) {
+        guard let bytes = read(range, base: base, map: map) else { return }
+        let decodedTypes: [UInt64] = items.compactMap { item in
+            if case let .integer(t, _)? = item.first?.value, item.first?.nameString == "Type" { return t }
+            return nil
+        }
+        bytes.withUnsafeBytes { raw in
+            for skip in [0, 1] where skip <= raw.count {
+                var it = AD.StructureIterator(ByteReader(UnsafeRawBufferPointer(rebasing: raw[skip...]), base: range.offset + skip))
+                var structures: [AD.Structure] = []
+                while let s = it.next() { structures.append(s) }
+                guard structures.map({ UInt64($0.type.rawValue) }) == decodedTypes else { continue }
+                for s in structures { adStructure(s, base: base, map: map) }
+                return
+            }
+        }
+    }
+
+    private func adStructure(_ s: AD.Structure, base: Int, map: PDUMap?) {
+        let type = s.type.rawValue
+        let data = s.data.remainingRange
+        guard data.count > 0 else { return }
+        if Self.adKeyTypes.contains(type), type != 0x10 || data.count == 16 {
+            emit(data, [UInt8](repeating: 0, count: data.count), .key, base: base, map: map)
+        } else if Self.adAddressTypes.contains(type) {
+            // Addresses of 6 bytes (0x1B: then a type byte); a short remainder is zeroed.
+            var offset = 0
+            while data.count - offset >= 6 {
+                let r = ByteRange(offset: data.offset + offset, count: 6)
+                if let b = read(r, base: base, map: map) {
+                    emit(r, b.withUnsafeBytes { addresses.fake(bytes: $0) }, .address, base: base, map: map)
+                }
+                offset += 6
+                if type == 0x1B { break }
+            }
+            if type != 0x1B, offset < data.count {
+                emit(ByteRange(offset: data.offset + offset, count: data.count - offset),
+                     [UInt8](repeating: 0, count: data.count - offset), .address, base: base, map: map)
+            }
+        } else if Self.adNameTypes.contains(type), !options.keepNames {
+            if let b = read(data, base: base, map: map) {
+                emit(data, b.withUnsafeBytes { names.fake($0, nulPadded: false) }, .name, base: base, map: map)
+            }
+        }
+    }
+
+    /// The bytes of an absolute range: in the current frame, or in a reassembled PDU's fragments.
+    private func read(_ range: ByteRange, base: Int, map: PDUMap?) -> [UInt8]? {
+        guard let frame, range.count >= 0 else { return nil }
+        if map == nil {
+            let start = range.offset - base
+            guard start >= 0, range.count <= frame.payload.count - start else { return nil }
+            return Array(frame.payload[start ..< start + range.count])
+        }
+        return pduBytes?(range)
+    }
+
+    /// Reads bytes of the PDU being decoded (set while an L2CAP PDU is scanned).
+    private var pduBytes: ((ByteRange) -> [UInt8]?)?
+
+    /// Records `bytes` to replace `range`: in the current frame, or split over the fragments of a
+    /// reassembled PDU (pieces in earlier frames are deferred).
+    private func emit(_ range: ByteRange, _ bytes: [UInt8], _ what: RedactionEdit.What, base: Int, map: PDUMap?) {
+        guard let frame, bytes.count == range.count, range.count > 0 else { return }
+        guard let map else {
+            let start = range.offset - base
+            guard start >= 0, range.count <= frame.payload.count - start else { return }
+            add(RedactionEdit(offset: start, bytes: bytes, what: what))
+            return
+        }
+        var pduOffset = range.offset - map.pduStart
+        var consumed = 0
+        var fragmentStart = 0
+        for fragment in map.fragments {
+            defer { fragmentStart += fragment.count }
+            guard consumed < bytes.count else { break }
+            guard pduOffset < fragmentStart + fragment.count, pduOffset >= fragmentStart else { continue }
+            let inFragment = pduOffset - fragmentStart
+            let n = min(fragment.count - inFragment, bytes.count - consumed)
+            let edit = RedactionEdit(offset: fragment.payloadOffset + inFragment, bytes: Array(bytes[consumed ..< consumed + n]), what: what)
+            if fragment.frame == frame.number {
+                add(edit)
+            } else if collectDeferred {
+                deferred[fragment.frame, default: []].append(edit)
+            }
+            consumed += n
+            pduOffset += n
+        }
+    }
+
+    private func add(_ edit: RedactionEdit, unlessOverlapping: Bool = false) {
+        // The same bytes found twice (an AD name as a table field and by the AD walk): keep one.
+        if edits.contains(where: { $0.offset == edit.offset && $0.bytes.count == edit.bytes.count }) { return }
+        if unlessOverlapping, overlapsEdit(edit.offset, edit.bytes.count) { return }
+        edits.append(edit)
+    }
+
+    // MARK: L2CAP
+
+    /// Mirrors `SessionModel.acl` + `L2CAPReassembler.push`: which fragments make the PDU in progress.
+    private func mirrorFragment(_ frame: Frame) {
+        guard frame.kind == .aclData, frame.problem == nil, !frame.isCaptureTruncated, frame.payload.count >= 4,
+              HCIValidation.check(.acl, frame.payload, base: frame.payloadOffset, captureTruncated: false) == nil else { return }
+        let word = UInt16(frame.payload[0]) | UInt16(frame.payload[1]) << 8
+        let header = ACLHeader(word: word, length: 0)
+        let link = LinkDirection(adapter: frame.adapter, handle: header.handle, received: frame.direction == .received)
+        let fragment = Fragment(frame: frame.number, payloadOffset: 4, fileOffset: frame.payloadOffset + 4, count: frame.payload.count - 4)
+        currentLink = link
+        if header.isStart {
+            fragments[link] = [fragment]
+        } else if fragments[link] != nil, fragment.count > 0 {
+            fragments[link]?.append(fragment)
+        }
+    }
+
+    /// Every complete L2CAP PDU, decoded for display with the session's ATT context (as `packets`).
+    private func l2capPDU(_ pdu: ByteReader, _ connection: Connection) {
+        guard let frame, let link = currentLink else { return }
+        deliveredOnLink = true
+        let list = fragments[link] ?? []
+        // The mirror must account for every byte of the PDU; if it does not (it cannot fall out of
+        // step with the reassembler, but a wrong map would move edits), only this frame's part is used.
+        let multi = list.count > 1 && list.reduce(0, { $0 + $1.count }) >= pdu.remaining
+        let map: PDUMap? = multi ? (pdu.absoluteOffset, list) : nil
+        let pduStart = pdu.absoluteOffset
+        let pduCount = pdu.remaining
+        let pduRaw = pdu.remainingBytes
+        pduBytes = { range in
+            let start = range.offset - pduStart
+            guard start >= 0, range.count >= 0, range.count <= pduCount - start else { return nil }
+            return Array(pduRaw[start ..< start + range.count])
+        }
+        defer { pduBytes = nil }
+        let base = multi ? pduStart : frame.payloadOffset
+        let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
+        let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+        var sites: [FieldSite] = []
+        let visitor = FieldVisitor { sites.append($0) }
+        var r = pdu
+        _ = visitor.during {
+            L2CAPDisplay.decode(pdu: &r, context: connection.attDisplayContext(received: received, opcode: opcode),
+                                isFirstKFrame: connection.startsSDU(cid: cid, received: received))
+        }
+        for site in sites { apply(site, inFrame: base, map: map, textAllowed: false) }
+        // SMP key material in a PDU of the wrong size is shown raw, not through the table: zero it.
+        if cid == 0x0006 || cid == 0x0007, pduCount > 5, let code = pdu.peekU8(at: 4), let size = Self.smpKeySizes[code],
+           pduCount - 5 != size {
+            let range = ByteRange(offset: pduStart + 5, count: pduCount - 5)
+            emit(range, [UInt8](repeating: 0, count: range.count), .key, base: base, map: map)
+        }
+    }
+
+    /// SMP commands carrying key material and their parameter sizes (Core v5.4 Vol 3 Part H 3.5–3.6):
+    /// Pairing Confirm, Pairing Random, Encryption Information (LTK), Identity Information (IRK),
+    /// Signing Information (CSRK), Pairing Public Key, Pairing DHKey Check.
+    static let smpKeySizes: [UInt8: Int] = [0x03: 16, 0x04: 16, 0x06: 16, 0x08: 16, 0x0A: 16, 0x0C: 64, 0x0D: 16]
+}

@@ -1,0 +1,37 @@
+/// `bleanalyze export`: any supported capture converted to pcap with link type 201 (H4 with the
+/// 4-byte direction word) through libpcap, for Wireshark and tshark.
+public enum CaptureExport {
+    public struct Summary: Sendable {
+        public var format: CaptureFormat
+        /// Frames read from the input.
+        public var frames: Int
+        /// Frames written (every HCI packet).
+        public var written: Int
+        /// Log records link type 201 cannot carry (BlueZ index/log records, PacketLogger syslog…), by kind.
+        public var skipped: [FrameKind: Int]
+        public var issues: [CaptureIssue]
+    }
+
+    /// - Throws: `CaptureError` when the input cannot be read or holds no HCI packets to convert
+    ///   (over-the-air or unknown link types), or the output cannot be written.
+    @discardableResult
+    public static func toPcap(input: String, output: String) throws(CaptureError) -> Summary {
+        let file = try CaptureFile(path: input)
+        let info = file.info
+        if let reason = info.notDecodedReason {
+            throw CaptureError(path: input, reason: "\(reason); export writes HCI packets only")
+        }
+        if Datalink.isAirCapture(info.datalink), info.format == .pcap || info.format == .pcapng {
+            throw CaptureError(path: input, reason: "link type \(info.datalink) (over-the-air capture): export writes HCI packets only")
+        }
+        let h4Source = (info.format == .btsnoop && info.datalink == Datalink.btsnoopH4)
+            || ((info.format == .pcap || info.format == .pcapng) && (info.datalink == Datalink.pcapH4 || info.datalink == Datalink.pcapH4WithPHDR))
+        let exporter = try PcapExporter(path: output, keepUnknownH4: h4Source)
+        var skipped: [FrameKind: Int] = [:]
+        let summary = file.read { frame in
+            if !exporter.append(frame) { skipped[frame.kind, default: 0] += 1 }
+        }
+        try exporter.finish()
+        return Summary(format: info.format, frames: summary.frames, written: exporter.written, skipped: skipped, issues: summary.issues)
+    }
+}

@@ -1,0 +1,211 @@
+import BLEBytes
+
+/// The LE Link Layer as sniffers capture it over the air (Core v5.4 Vol 6 Part B 2): access
+/// address, PDU header, payload, CRC, behind a capture pseudo-header that tells the RF channel,
+/// the RSSI and whether the CRC was checked.
+public enum LinkLayer {
+    /// Access address of the primary advertising channels (Core v5.4 Vol 6 Part B 2.1.2).
+    public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
+    /// CRC initial value on the advertising channels (Vol 6 Part B 3.1.1).
+    public static let advertisingCRCInit: UInt32 = 0x55_5555
+    /// pcap link types (tcpdump.org/linktypes.html).
+    public static let linkTypeLE: UInt32 = 251
+    public static let linkTypeLEWithPHDR: UInt32 = 256
+    public static let linkTypeNordic: UInt32 = 272
+    /// Longest PDU payload (Vol 6 Part B 2.4: 255 with the Data Length Extension, 2.3 advertising).
+    public static let maxPDUPayload = 255
+
+    /// The 24-bit LE CRC over header and payload (Vol 6 Part B 3.1.1): polynomial
+    /// x²⁴+x¹⁰+x⁹+x⁶+x⁴+x³+x+1, LFSR seeded with the CRCInit, bytes fed least significant bit
+    /// first. The result compares with the three CRC bytes read little-endian.
+    public static func crc(_ bytes: UnsafeRawBufferPointer, crcInit: UInt32) -> UInt32 {
+        // The LFSR runs on the bit-reversed register: seed with CRCInit reversed.
+        var state = reverse24(crcInit)
+        for var byte in bytes {
+            for _ in 0..<8 {
+                let next = (state ^ UInt32(byte)) & 1
+                byte >>= 1
+                state >>= 1
+                if next != 0 { state |= 1 << 23; state ^= 0x5A_6000 }
+            }
+        }
+        return state
+    }
+
+    static func reverse24(_ v: UInt32) -> UInt32 {
+        var r: UInt32 = 0
+        for i in 0..<24 where v & (1 << UInt32(i)) != 0 { r |= 1 << UInt32(23 - i) }
+        return r
+    }
+}
+
+/// Who sent a data-channel PDU.
+public enum LLDirection: UInt8, Sendable {
+    case centralToPeripheral, peripheralToCentral, unknown
+    public var name: String {
+        switch self {
+        case .centralToPeripheral: "Central → Peripheral"
+        case .peripheralToCentral: "Peripheral → Central"
+        case .unknown: "unknown direction"
+        }
+    }
+}
+
+/// Integrity check state as the capture reports it (or as we computed it).
+public enum LLCheck: UInt8, Sendable { case valid, invalid, unchecked }
+
+/// What the capture pseudo-header says about a packet (LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR or the
+/// Nordic nRF Sniffer header). Fields the header does not carry are nil.
+public struct LLRadioInfo: Sendable {
+    /// The header's name for display: "LE LL PHDR", "nRF Sniffer".
+    public var headerName: StaticString = "LE LL"
+    public var channel: UInt8?
+    public var rssi: Int8?
+    public var noise: Int8?
+    /// Raw PHDR or Nordic flags.
+    public var flags: UInt16?
+    public var crc: LLCheck = .unchecked
+    public var mic: LLCheck = .unchecked
+    /// The sniffer decrypted the payload (PHDR flag 0x0008).
+    public var decrypted = false
+    /// The payload is encrypted and was not decrypted (Nordic: MIC not checked on an encrypted link).
+    public var encrypted = false
+    public var direction: LLDirection = .unknown
+    /// 0 LE 1M, 1 LE 2M, 2 LE Coded.
+    public var phy: UInt8?
+    /// Nordic event counter.
+    public var eventCounter: UInt16?
+    /// The header says this is a data-channel (connection) PDU, an advertising one, or does not say.
+    public var isData: Bool?
+
+    public init() {}
+}
+
+/// One over-the-air LL packet: offsets into the frame payload (no copies) plus the decoded header.
+public struct LLAirPacket: Sendable {
+    public var radio: LLRadioInfo
+    /// Offset of the access address in the frame payload.
+    public var packetOffset: Int
+    public var accessAddress: UInt32
+    /// The two PDU header bytes.
+    public var header0: UInt8
+    public var header1: UInt8
+    /// Offset and length of the PDU payload (after the CTEInfo byte when present).
+    public var payloadOffset: Int
+    public var payloadLength: Int
+    /// The CRC as captured (3 bytes little-endian), when present.
+    public var crc: UInt32?
+    /// Bytes after the CRC (some sniffers pad).
+    public var trailing: Int
+
+    public var isAdvertising: Bool { accessAddress == LinkLayer.advertisingAccessAddress && radio.isData != true }
+    /// Header + payload, the CRC's input.
+    public var pduRange: Range<Int> { (packetOffset + 4) ..< (payloadOffset + payloadLength) }
+
+    // Data channel PDU header (Vol 6 Part B 2.4.1).
+    public var llid: UInt8 { header0 & 0x03 }
+    public var nesn: Bool { header0 & 0x04 != 0 }
+    public var sn: Bool { header0 & 0x08 != 0 }
+    public var moreData: Bool { header0 & 0x10 != 0 }
+    public var ctePresent: Bool { header0 & 0x20 != 0 }
+    // Advertising channel PDU header (Vol 6 Part B 2.3).
+    public var advertisingType: UInt8 { header0 & 0x0F }
+    public var chSel: Bool { header0 & 0x20 != 0 }
+    public var txAddRandom: Bool { header0 & 0x40 != 0 }
+    public var rxAddRandom: Bool { header0 & 0x80 != 0 }
+
+    /// Parses one record of pcap link type 251, 256 or 272.
+    /// - Throws: `DecodeError` naming the field when the record is too short or its lengths lie.
+    public static func parse(linkType: UInt32, _ bytes: UnsafeRawBufferPointer, base: Int) throws(DecodeError) -> LLAirPacket {
+        var r = ByteReader(bytes, base: base)
+        var radio = LLRadioInfo()
+        switch linkType {
+        case LinkLayer.linkTypeLEWithPHDR:
+            radio.headerName = "LE LL PHDR"
+            radio.channel = try r.u8("RF Channel")
+            let signal = Int8(bitPattern: try r.u8("Signal Power"))
+            let noise = Int8(bitPattern: try r.u8("Noise Power"))
+            _ = try r.u8("Access Address Offenses")
+            _ = try r.u32le("Reference Access Address")
+            let flags = try r.u16le("Flags")
+            radio.flags = flags
+            if flags & 0x0002 != 0 { radio.rssi = signal }
+            if flags & 0x0004 != 0 { radio.noise = noise }
+            radio.decrypted = flags & 0x0008 != 0
+            if flags & 0x0400 != 0 { radio.crc = flags & 0x0800 != 0 ? .valid : .invalid }
+            if flags & 0x1000 != 0 { radio.mic = flags & 0x2000 != 0 ? .valid : .invalid }
+            radio.phy = UInt8(truncatingIfNeeded: flags >> 14)
+            switch (flags >> 7) & 7 {
+            case 0: break                                   // advertising or data, direction unspecified
+            case 1: radio.isData = false                    // auxiliary advertising
+            case 2: radio.isData = true; radio.direction = .centralToPeripheral
+            case 3: radio.isData = true; radio.direction = .peripheralToCentral
+            default: break
+            }
+        case LinkLayer.linkTypeNordic:
+            radio.headerName = "nRF Sniffer"
+            let board = try r.u8("Board")
+            if board == 0xBE, r.peekU8() == 0xEF {
+                // Legacy (version 0) header: not decoded.
+                throw DecodeError(kind: .invalidValue(0xBEEF), offset: base, field: "nRF Sniffer legacy header")
+            }
+            var version: UInt8
+            if r.peekU8(at: 2).map({ $0 >= 2 }) ?? false {
+                _ = try r.u16le("Payload Length")
+                version = try r.u8("Protocol Version")
+            } else {
+                _ = try r.u8("Header Length")
+                _ = try r.u8("Payload Length")
+                version = try r.u8("Protocol Version")
+            }
+            _ = try r.u16le("Packet Counter")
+            let id = try r.u8("Packet ID")
+            let eventLength = Int(try r.u8("Event Packet Length"))
+            guard eventLength >= 10 else {
+                throw DecodeError(kind: .invalidValue(UInt64(eventLength)), offset: r.absoluteOffset - 1, field: "Event Packet Length")
+            }
+            let flags = try r.u8("Flags")
+            radio.flags = UInt16(flags)
+            radio.channel = try r.u8("Channel")
+            radio.rssi = Int8(truncatingIfNeeded: -Int(try r.u8("RSSI")))
+            radio.eventCounter = try r.u16le("Event Counter")
+            _ = try r.u32le("Timestamp")
+            try r.skip(eventLength - 10, "Event Packet Header")
+            radio.crc = flags & 1 != 0 ? .valid : .invalid
+            radio.phy = (flags >> 4) & 7
+            if version >= 3 { radio.isData = id == 0x06 ? true : id == 0x02 ? false : nil }
+            var peek = r
+            let aa = (try? peek.u32le("Access Address")) ?? 0
+            let isData = radio.isData ?? (aa != LinkLayer.advertisingAccessAddress)
+            radio.isData = isData
+            if isData {
+                radio.direction = flags & 2 != 0 ? .centralToPeripheral : .peripheralToCentral
+                if flags & 4 != 0 {
+                    radio.mic = flags & 8 != 0 ? .valid : .invalid
+                    radio.decrypted = flags & 8 != 0
+                }
+            }
+        default:
+            radio.headerName = "LE LL"
+        }
+        let packetOffset = r.position
+        let aa = try r.u32le("Access Address")
+        if radio.phy == 2, linkType == LinkLayer.linkTypeNordic { _ = try r.u8("Coding Indicator") }
+        let h0 = try r.u8("PDU Header")
+        let length = Int(try r.u8("Length"))
+        let isAdvertising = aa == LinkLayer.advertisingAccessAddress && radio.isData != true
+        if !isAdvertising, h0 & 0x20 != 0 { _ = try r.u8("CTEInfo") }
+        let payloadOffset = r.position
+        let payload = try r.slice(length, "PDU Payload")
+        var crc: UInt32? = nil
+        if r.remaining >= 3 { crc = try r.u24le("CRC") }
+        return LLAirPacket(radio: radio, packetOffset: packetOffset, accessAddress: aa, header0: h0, header1: UInt8(length),
+                           payloadOffset: payloadOffset, payloadLength: payload.remaining, crc: crc, trailing: r.remaining)
+    }
+
+    /// Checks the CRC against `crcInit` when the capture did not (or could not) say.
+    public func computedCRC(_ bytes: UnsafeRawBufferPointer, crcInit: UInt32) -> LLCheck {
+        guard let crc, pduRange.upperBound <= bytes.count else { return .unchecked }
+        return LinkLayer.crc(UnsafeRawBufferPointer(rebasing: bytes[pduRange]), crcInit: crcInit) == crc ? .valid : .invalid
+    }
+}

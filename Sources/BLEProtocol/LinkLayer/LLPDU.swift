@@ -1,0 +1,153 @@
+import BLEBytes
+
+/// CONNECT_IND (AUX_CONNECT_REQ) LLData, Core v5.4 Vol 6 Part B 2.3.3.1.
+public struct LLConnectIndication: Sendable, Equatable {
+    public var initiator: BDAddr
+    public var initiatorRandom: Bool
+    public var advertiser: BDAddr
+    public var advertiserRandom: Bool
+    public var accessAddress: UInt32
+    public var crcInit: UInt32
+    /// ×1.25 ms.
+    public var windowSize: UInt8
+    /// ×1.25 ms.
+    public var windowOffset: UInt16
+    /// connInterval, ×1.25 ms.
+    public var intervalUnits: UInt16
+    public var latency: UInt16
+    /// connSupervisionTimeout, ×10 ms.
+    public var timeoutUnits: UInt16
+    /// ChM: bit n = data channel n used (37 bits).
+    public var channelMap: UInt64
+    /// hopIncrement, 5…16.
+    public var hop: UInt8
+    /// Sleep clock accuracy code (0: 251–500 ppm … 7: 0–20 ppm).
+    public var sca: UInt8
+
+    public var usedChannels: Int { channelMap.nonzeroBitCount }
+}
+
+/// Advertising channel PDUs, Core v5.4 Vol 6 Part B 2.3.
+public enum LLAdvertisingPDU: Sendable, Equatable {
+    /// ADV_IND (0), ADV_NONCONN_IND (2), ADV_SCAN_IND (6), SCAN_RSP (4): AdvA + AdvData (offset/length in the frame payload).
+    case advertising(type: UInt8, advertiser: BDAddr, random: Bool, dataOffset: Int, dataLength: Int)
+    /// ADV_DIRECT_IND (1).
+    case directed(advertiser: BDAddr, random: Bool, target: BDAddr, targetRandom: Bool)
+    /// SCAN_REQ (3).
+    case scanRequest(scanner: BDAddr, scannerRandom: Bool, advertiser: BDAddr, advertiserRandom: Bool)
+    /// CONNECT_IND (5).
+    case connect(LLConnectIndication)
+    /// ADV_EXT_IND, AUX_* and reserved types: shown, not turned into HCI events.
+    case other(type: UInt8)
+
+    public static let typeNames = NameTable([
+        (0, "ADV_IND"), (1, "ADV_DIRECT_IND"), (2, "ADV_NONCONN_IND"), (3, "SCAN_REQ"), (4, "SCAN_RSP"),
+        (5, "CONNECT_IND"), (6, "ADV_SCAN_IND"), (7, "ADV_EXT_IND"), (8, "AUX_CONNECT_RSP"),
+    ])
+
+    /// Decodes the payload of an advertising-channel packet.
+    /// - Throws: `DecodeError` when the payload is shorter than the PDU type requires.
+    public static func decode(_ p: LLAirPacket, _ bytes: UnsafeRawBufferPointer, base: Int) throws(DecodeError) -> LLAdvertisingPDU {
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[p.payloadOffset ..< p.payloadOffset + p.payloadLength]),
+                           base: base + p.payloadOffset)
+        switch p.advertisingType {
+        case 0, 2, 4, 6:
+            let a = try r.address("AdvA")
+            return .advertising(type: p.advertisingType, advertiser: a, random: p.txAddRandom,
+                                dataOffset: p.payloadOffset + 6, dataLength: r.remaining)
+        case 1:
+            let a = try r.address("AdvA"), t = try r.address("TargetA")
+            return .directed(advertiser: a, random: p.txAddRandom, target: t, targetRandom: p.rxAddRandom)
+        case 3:
+            let s = try r.address("ScanA"), a = try r.address("AdvA")
+            return .scanRequest(scanner: s, scannerRandom: p.txAddRandom, advertiser: a, advertiserRandom: p.rxAddRandom)
+        case 5:
+            let i = try r.address("InitA"), a = try r.address("AdvA")
+            let aa = try r.u32le("AA")
+            let crc = try r.u24le("CRCInit")
+            let win = try r.u8("WinSize")
+            let offset = try r.u16le("WinOffset")
+            let interval = try r.u16le("Interval")
+            let latency = try r.u16le("Latency")
+            let timeout = try r.u16le("Timeout")
+            let lo = UInt64(try r.u32le("ChM")), hi = UInt64(try r.u8("ChM"))
+            let hopSCA = try r.u8("Hop, SCA")
+            return .connect(LLConnectIndication(initiator: i, initiatorRandom: p.txAddRandom, advertiser: a, advertiserRandom: p.rxAddRandom,
+                                                accessAddress: aa, crcInit: crc, windowSize: win, windowOffset: offset,
+                                                intervalUnits: interval, latency: latency, timeoutUnits: timeout,
+                                                channelMap: (hi << 32 | lo) & 0x1F_FFFF_FFFF, hop: hopSCA & 0x1F, sca: hopSCA >> 5))
+        default:
+            return .other(type: p.advertisingType)
+        }
+    }
+}
+
+/// LL Control PDUs the analysis acts on, Core v5.4 Vol 6 Part B 2.4.2; the rest are `.other`.
+public enum LLControlPDU: Sendable, Equatable {
+    case connectionUpdate(windowSize: UInt8, windowOffset: UInt16, intervalUnits: UInt16, latency: UInt16, timeoutUnits: UInt16, instant: UInt16)
+    case channelMap(map: UInt64, instant: UInt16)
+    case terminate(reason: UInt8)
+    case encryptionRequest
+    case encryptionResponse
+    case startEncryptionRequest
+    case startEncryptionResponse
+    case unknownResponse(type: UInt8)
+    case featureRequest(UInt64)
+    case featureResponse(UInt64)
+    case peripheralFeatureRequest(UInt64)
+    case pauseEncryptionRequest
+    case pauseEncryptionResponse
+    case version(version: UInt8, company: UInt16, subversion: UInt16)
+    case reject(reason: UInt8)
+    case rejectExtended(opcode: UInt8, reason: UInt8)
+    case connectionParameterRequest(minUnits: UInt16, maxUnits: UInt16, latency: UInt16, timeoutUnits: UInt16)
+    case connectionParameterResponse(minUnits: UInt16, maxUnits: UInt16, latency: UInt16, timeoutUnits: UInt16)
+    case lengthRequest(rxOctets: UInt16, rxTime: UInt16, txOctets: UInt16, txTime: UInt16)
+    case lengthResponse(rxOctets: UInt16, rxTime: UInt16, txOctets: UInt16, txTime: UInt16)
+    case phyRequest(tx: UInt8, rx: UInt8)
+    case phyResponse(tx: UInt8, rx: UInt8)
+    case phyUpdate(centralToPeripheral: UInt8, peripheralToCentral: UInt8, instant: UInt16)
+    case other(opcode: UInt8)
+
+    /// Decodes a control PDU payload (opcode first).
+    /// - Throws: `DecodeError` when it is shorter than its opcode requires.
+    public static func decode(_ r: inout ByteReader) throws(DecodeError) -> LLControlPDU {
+        let opcode = try r.u8("Opcode")
+        switch opcode {
+        case 0x00:
+            return .connectionUpdate(windowSize: try r.u8("WinSize"), windowOffset: try r.u16le("WinOffset"),
+                                     intervalUnits: try r.u16le("Interval"), latency: try r.u16le("Latency"),
+                                     timeoutUnits: try r.u16le("Timeout"), instant: try r.u16le("Instant"))
+        case 0x01:
+            let lo = UInt64(try r.u32le("ChM")), hi = UInt64(try r.u8("ChM"))
+            return .channelMap(map: (hi << 32 | lo) & 0x1F_FFFF_FFFF, instant: try r.u16le("Instant"))
+        case 0x02: return .terminate(reason: try r.u8("ErrorCode"))
+        case 0x03: try r.skip(22, "Rand, EDIV, SKDc, IVc"); return .encryptionRequest
+        case 0x04: try r.skip(12, "SKDp, IVp"); return .encryptionResponse
+        case 0x05: return .startEncryptionRequest
+        case 0x06: return .startEncryptionResponse
+        case 0x07: return .unknownResponse(type: try r.u8("UnknownType"))
+        case 0x08: return .featureRequest(try r.u64le("FeatureSet"))
+        case 0x09: return .featureResponse(try r.u64le("FeatureSet"))
+        case 0x0A: return .pauseEncryptionRequest
+        case 0x0B: return .pauseEncryptionResponse
+        case 0x0C: return .version(version: try r.u8("VersNr"), company: try r.u16le("CompId"), subversion: try r.u16le("SubVersNr"))
+        case 0x0D: return .reject(reason: try r.u8("ErrorCode"))
+        case 0x0E: return .peripheralFeatureRequest(try r.u64le("FeatureSet"))
+        case 0x0F, 0x10:
+            let a = try r.u16le("Interval_Min"), b = try r.u16le("Interval_Max"), l = try r.u16le("Latency"), t = try r.u16le("Timeout")
+            return opcode == 0x0F ? .connectionParameterRequest(minUnits: a, maxUnits: b, latency: l, timeoutUnits: t)
+                                  : .connectionParameterResponse(minUnits: a, maxUnits: b, latency: l, timeoutUnits: t)
+        case 0x11: return .rejectExtended(opcode: try r.u8("RejectOpcode"), reason: try r.u8("ErrorCode"))
+        case 0x14, 0x15:
+            let a = try r.u16le("MaxRxOctets"), b = try r.u16le("MaxRxTime"), c = try r.u16le("MaxTxOctets"), d = try r.u16le("MaxTxTime")
+            return opcode == 0x14 ? .lengthRequest(rxOctets: a, rxTime: b, txOctets: c, txTime: d)
+                                  : .lengthResponse(rxOctets: a, rxTime: b, txOctets: c, txTime: d)
+        case 0x16: return .phyRequest(tx: try r.u8("TX_PHYS"), rx: try r.u8("RX_PHYS"))
+        case 0x17: return .phyResponse(tx: try r.u8("TX_PHYS"), rx: try r.u8("RX_PHYS"))
+        case 0x18: return .phyUpdate(centralToPeripheral: try r.u8("PHY_C_TO_P"), peripheralToCentral: try r.u8("PHY_P_TO_C"),
+                                     instant: try r.u16le("Instant"))
+        default: return .other(opcode: opcode)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import BLEProtocol
+
+/// One field that differs between the recorded and the live packet.
+public struct Difference: Sendable, Equatable {
+    /// The field's path: `Status`, `ATT.Value`, `Reports[0].Data`.
+    public var field: String
+    public var expected: String
+    public var actual: String
+    /// The rule that would accept this difference (`--ignore RULE`), if one does.
+    public var rule: String?
+}
+
+/// Compares a live unit with the recorded one it matched, field by field, applying `RuleSet`.
+///
+/// Both sides are decoded by the same display decoders (`HCIDecoder`, `L2CAPDisplay`), flattened
+/// to paths, and compared by raw value. Connection handles go through the learned handle map,
+/// peer addresses through `--map-address`; what the rules relax is dropped.
+struct Comparator: Sendable {
+    var rules: RuleSet
+
+    /// Commands whose return parameters describe the controller, not the session (`controller-info`).
+    static let controllerInfoOpcodes: Set<UInt16> = [
+        0x1001, 0x1002, 0x1003, 0x1004, 0x1005, 0x100B, 0x100D,   // version, commands, features, ext. features, buffer size, codecs
+        0x2002, 0x2060, 0x2003, 0x2007, 0x200F, 0x2018, 0x201C,   // LE buffer size v1/v2, features, adv TX power, accept list, Rand, states
+        0x2023, 0x202A, 0x202F, 0x203A, 0x203B, 0x204A, 0x204B, 0x204C,   // data lengths, resolving list, adv data/sets, periodic list, TX power, RF path
+    ]
+    /// Commands that set the controller's own address (`local-address`).
+    static let localAddressOpcodes: Set<UInt16> = [0x1009, 0x2005, 0x2035]
+    /// SMP commands whose fields are random or key material, Core v5.4 Vol 3 Part H 3.5–3.6 (`smp-random`).
+    static let randomSMPCommands: Set<String> = [
+        "Pairing Confirm", "Pairing Random", "Encryption Information", "Central Identification", "Master Identification",
+        "Identity Information", "Signing Information", "Pairing Public Key", "Pairing DHKey Check",
+    ]
+
+    /// The differences that count under the rules.
+    func differences(expected e: UnitView, actual a: UnitView, maps: LinkMaps) -> [Difference] {
+        all(expected: e, actual: a, maps: maps).filter { d in d.rule.map { !rules.isRelaxed($0) } ?? true }
+    }
+
+    /// Every difference, with the rule that would accept it.
+    func all(expected e: UnitView, actual a: UnitView, maps: LinkMaps) -> [Difference] {
+        var out: [Difference] = []
+        // A different message (Command Status for Command Complete, Error Response for Read
+        // Response) is one difference; its fields are not comparable.
+        for (le, la) in zip(e.layers, a.layers) where le.name != la.name || le.protocolName.description != la.protocolName.description {
+            let variant = e.isConnectionComplete && a.isConnectionComplete
+            out.append(Difference(field: "\(le.protocolName)", expected: Self.title(le), actual: Self.title(la) + Self.keyFields(la),
+                                  rule: variant ? ReplayRules.eventVariant : nil))
+            if !variant { return out }
+        }
+        if e.layers.count != a.layers.count {
+            out.append(Difference(field: "layers", expected: e.layers.map(Self.title).joined(separator: " / "),
+                                  actual: a.layers.map(Self.title).joined(separator: " / "), rule: nil))
+            return out
+        }
+        // Fields pair up by path, in order; the ones left on either side are absent on the other.
+        var actual: [String: ArraySlice<FlatField>] = [:]
+        for f in a.fields { actual[f.path, default: []].append(f) }
+        // Connection Complete variants have different fields; only the common ones are compared.
+        let variant = e.isConnectionComplete && a.isConnectionComplete && e.subevent != a.subevent
+        for f in e.fields {
+            guard let g = actual[f.path]?.popFirst() else {
+                if !variant { out.append(Difference(field: f.path, expected: ValueText.describe(f.value), actual: "(absent)", rule: nil)) }
+                continue
+            }
+            if let d = compare(f, g, e: e, a: a, maps: maps) { out.append(d) }
+        }
+        if !variant {
+            for f in a.fields where actual[f.path]?.first.map({ _ in true }) ?? false {
+                if let g = actual[f.path]?.popFirst() {
+                    out.append(Difference(field: g.path, expected: "(absent)", actual: ValueText.describe(g.value), rule: nil))
+                }
+            }
+        }
+        return out
+    }
+
+    private func compare(_ f: FlatField, _ g: FlatField, e: UnitView, a: UnitView, maps: LinkMaps) -> Difference? {
+        func diff(_ rule: String?, expected: String? = nil) -> Difference? {
+            Difference(field: f.path, expected: expected ?? ValueText.describe(f.value), actual: ValueText.describe(g.value), rule: rule)
+        }
+        let name = f.name
+        if f.layer == "L2CAP", name == "Length" { return nil }   // implied by the payload
+        if name == "Num HCI Command Packets" { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.flowControl) }
+        if name.hasSuffix("RSSI") { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.rssi) }
+        if let rule = rule(for: f, in: e) { return ValueText.same(f.value, g.value) ? nil : diff(rule) }
+        switch (f.value, g.value) {
+        case let (.integer(recorded, format), .integer(live, _)) where name == "Handle" && f.layer.hasPrefix("HCI"):
+            if e.isConnectionComplete { return nil }   // where the mapping is learned
+            let expected = UInt64(maps.live(UInt16(truncatingIfNeeded: recorded)))
+            return expected == live ? nil : diff(nil, expected: ValueText.integer(expected, format))
+        case let (.address(recorded, type), .address(live, _)):
+            let expected = maps.live(recorded)
+            return expected == live ? nil : diff(nil, expected: ValueText.describe(.address(expected, type: type)))
+        case let (.integer(_, _), .integer(live, _)) where name == "Connection Interval":
+            if ValueText.same(f.value, g.value) { return nil }
+            guard rules.isRelaxed(ReplayRules.connectionInterval) else { return diff(nil) }
+            let range = e.isConnectionComplete ? maps.pendingIntervalRange : a.handle.flatMap { maps.updateIntervalRanges[$0] }
+            guard let range, !range.contains(live) else { return nil }
+            return diff(nil, expected: "within \(ValueText.integer(range.lowerBound, .scaled(bytes: 2, factor: 1.25, unit: "msec"))) – \(ValueText.integer(range.upperBound, .scaled(bytes: 2, factor: 1.25, unit: "msec")))")
+        default:
+            return ValueText.same(f.value, g.value) ? nil : diff(nil)
+        }
+    }
+
+    /// The rule a field falls under because of what it is, or nil.
+    private func rule(for f: FlatField, in e: UnitView) -> String? {
+        let name = f.name
+        if name.contains("TX Power") || name == "Central Clock Accuracy" { return ReplayRules.controllerInfo }
+        if let op = e.opcode {
+            if Self.controllerInfoOpcodes.contains(op), e.eventCode == HCIEventCode.commandComplete, name != "Status", name != "Opcode" {
+                return ReplayRules.controllerInfo
+            }
+            if Self.localAddressOpcodes.contains(op), case .address = f.value { return ReplayRules.localAddress }
+            if case .command = e.unit.content, name == "Long Term Key" || name == "Random Number" || name == "Encrypted Diversifier" {
+                return ReplayRules.smpRandom
+            }
+        }
+        if case .address = f.value, name.contains("Local") { return ReplayRules.localAddress }
+        if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, name != "Status", name != "Subevent" {
+            return ReplayRules.controllerInfo   // LE Read Local P-256 Public Key / Generate DHKey Complete
+        }
+        if f.layer == "SMP", name != "Code", let smp = e.layers.first(where: { $0.protocolName.description == "SMP" }),
+           Self.randomSMPCommands.contains(smp.name) {
+            return ReplayRules.smpRandom
+        }
+        if f.layer == "ATT", name.contains("Value") || name == "Data" { return ReplayRules.attValue }
+        return nil
+    }
+
+    static func title(_ layer: Layer) -> String {
+        layer.code.isEmpty ? "\(layer.name)" : "\(layer.name) (\(layer.code))"
+    }
+
+    /// A few fields that say why a message differs: an error code, a status.
+    static func keyFields(_ layer: Layer) -> String {
+        let wanted = layer.fields.filter { ["Error", "Error Code", "Status", "Reason", "Request Opcode In Error", "Opcode"].contains($0.nameString) }
+        guard !wanted.isEmpty else { return "" }
+        return " (" + wanted.map { "\($0.nameString): \(ValueText.describe($0.value))" }.joined(separator: ", ") + ")"
+    }
+}

@@ -1,0 +1,136 @@
+import BLEBytes
+import BLEProtocol
+
+/// How a controller → host unit is treated before any comparison.
+enum UnitCategory: Sendable, Equatable {
+    case normal
+    /// LE (Extended, Directed) Advertising Report: rule `advertising`.
+    case advertising
+    /// Number Of Completed Packets, Command Complete for NOP (opcode 0): rule `flow-control`.
+    case flowControl
+    /// Vendor-specific event 0xFF: rule `vendor`.
+    case vendor
+    /// Controller-initiated link-layer events: rule `ll-events`.
+    case linkLayer
+
+    /// The rule that relaxes this category, if any.
+    var rule: String? {
+        switch self {
+        case .normal: nil
+        case .advertising: ReplayRules.advertising
+        case .flowControl: ReplayRules.flowControl
+        case .vendor: ReplayRules.vendor
+        case .linkLayer: ReplayRules.linkLayerEvents
+        }
+    }
+}
+
+/// What a unit is, decoded once with the project's decoders: the display layers (for the report
+/// and the field comparison) and the facts matching needs.
+struct UnitView: Sendable {
+    let unit: LinkUnit
+    let layers: [Layer]
+    let fields: [FlatField]
+    let category: UnitCategory
+    /// HCI event code, and the LE subevent for 0x3E.
+    let eventCode: UInt8?
+    let subevent: UInt8?
+    /// The command's opcode, or the opcode a Command Complete / Status answers.
+    let opcode: UInt16?
+    /// The connection handle: the ACL header's, or the event's first top-level `Handle` field.
+    let handle: UInt16?
+    /// L2CAP channel and, on the ATT channel, the opcode.
+    let channel: UInt16?
+    let attOpcode: ATTOpcode?
+
+    init(_ unit: LinkUnit) {
+        self.unit = unit
+        var eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?, handle: UInt16?, channel: UInt16?, att: ATTOpcode?
+        var layers: [Layer]
+        switch unit.content {
+        case let .command(b):
+            layers = [Self.decode(.command, b)]
+            if b.count >= 2 { opcode = UInt16(b[0]) | UInt16(b[1]) << 8 }
+        case let .event(b):
+            layers = [Self.decode(.event, b)]
+            eventCode = b.first
+            if eventCode == HCIEventCode.leMeta, b.count >= 3 { subevent = b[2] }
+            if eventCode == HCIEventCode.commandComplete, b.count >= 5 { opcode = UInt16(b[3]) | UInt16(b[4]) << 8 }
+            if eventCode == HCIEventCode.commandStatus, b.count >= 6 { opcode = UInt16(b[4]) | UInt16(b[5]) << 8 }
+        case let .l2cap(h, pdu):
+            layers = pdu.withUnsafeBytes { raw in
+                var r = ByteReader(raw)
+                return L2CAPDisplay.decode(pdu: &r)
+            }
+            handle = h
+            if pdu.count >= 4 { channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8 }
+            if channel == L2CAP.ChannelID.att.rawValue, pdu.count >= 5 { att = ATTOpcode(pdu[4]) }
+        case let .raw(p):
+            layers = [Self.decode(p.type, p.bytes)]
+            if p.type == .acl, p.bytes.count >= 2 { handle = (UInt16(p.bytes[0]) | UInt16(p.bytes[1]) << 8) & 0x0FFF }
+        }
+        let fields = FlatField.flatten(layers)
+        if handle == nil, case .event = unit.content {
+            handle = fields.first { $0.path == "Handle" }.flatMap { if case let .integer(v, _) = $0.value { UInt16(truncatingIfNeeded: v) } else { nil } }
+        }
+        (self.layers, self.fields) = (layers, fields)
+        (self.eventCode, self.subevent, self.opcode, self.handle, self.channel, self.attOpcode) = (eventCode, subevent, opcode, handle, channel, att)
+        category = Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
+    }
+
+    static func decode(_ type: HCIPacketType, _ bytes: [UInt8]) -> Layer {
+        bytes.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return HCIDecoder.decode(type, &r)
+        }
+    }
+
+    static func category(eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?) -> UnitCategory {
+        switch eventCode {
+        case HCIEventCode.vendor?: return .vendor
+        case HCIEventCode.numberOfCompletedPackets?: return .flowControl
+        case HCIEventCode.commandComplete? where opcode == 0: return .flowControl
+        case HCIEventCode.leMeta?:
+            switch subevent {
+            case LESubevent.advertisingReport?, LESubevent.extendedAdvertisingReport?, LESubevent.directedAdvertisingReport?:
+                return .advertising
+            case LESubevent.dataLengthChange?, LESubevent.phyUpdateComplete?, LESubevent.channelSelectionAlgorithm?:
+                return .linkLayer
+            default: return .normal
+            }
+        default: return .normal
+        }
+    }
+
+    /// LE Connection Complete, LE Enhanced Connection Complete v1/v2, BR/EDR Connection Complete.
+    var isConnectionComplete: Bool {
+        if eventCode == HCIEventCode.connectionComplete { return true }
+        guard eventCode == HCIEventCode.leMeta else { return false }
+        return subevent == LESubevent.connectionComplete || subevent == LESubevent.enhancedConnectionComplete
+            || subevent == LESubevent.enhancedConnectionCompleteV2
+    }
+
+    var isDisconnectionComplete: Bool { eventCode == HCIEventCode.disconnectionComplete }
+
+    /// The value of the first field at `path`, as an integer.
+    func integer(_ path: String) -> UInt64? {
+        for f in fields where f.path == path { if case let .integer(v, _) = f.value { return v } }
+        return nil
+    }
+
+    /// The title of the first layer: `HCI Event: Command Complete (0x0e)`, plus the ATT/L2CAP name.
+    var title: String {
+        let names = layers.map { layer in
+            layer.code.isEmpty ? "\(layer.protocolName): \(layer.name)" : "\(layer.protocolName): \(layer.name) (\(layer.code))"
+        }
+        switch unit.content {
+        case .l2cap: return "ACL Data \(unit.fromHost ? "TX" : "RX") handle \(handle ?? 0) · " + names.suffix(from: min(1, names.count)).joined(separator: " · ")
+        default:
+            if let opcode, eventCode == HCIEventCode.commandComplete || eventCode == HCIEventCode.commandStatus {
+                return (names.first ?? "") + " for " + HCIDecoder.commandName(HCIOpcode(rawValue: opcode))
+            }
+            if let sub = fields.first(where: { $0.path == "Subevent" }) { return (names.first ?? "") + " · " + ValueText.describe(sub.value) }
+            return names.first ?? "?"
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import BLEProtocol
+
+/// A place where the live run differs from the recording.
+public struct Divergence: Sendable {
+    public enum Kind: String, Sendable {
+        /// The expected packet came, with different content (`differences`).
+        case mismatch
+        /// The expected packet did not come within the timeout.
+        case missing
+        /// A live packet the recording does not have (rule `unexpected`).
+        case unexpected
+        /// The peer (emulate: the host) went away with recorded packets still to come.
+        case endedEarly = "ended-early"
+    }
+
+    public var kind: Kind
+    /// The recorded frame (the first packet of the unit); nil for unexpected packets.
+    public var frame: Int?
+    /// The step it belongs to: 0 before the first recorded host packet, n after the n-th.
+    public var step: Int
+    /// True when the packet in question goes host → controller.
+    public var fromHost: Bool
+    public var message: String
+    public var differences: [Difference]
+    /// The recorded unit and the live one, when there are.
+    public var expected: LinkUnit?
+    public var actual: LinkUnit?
+}
+
+/// One recorded host packet (a command, a host L2CAP PDU): the JUnit test cases of a run.
+public struct ReplayStep: Sendable {
+    /// 0 is the start (what the controller sends before any host packet).
+    public var index: Int
+    public var frame: Int?
+    public var title: String
+
+    public init(index: Int, frame: Int?, title: String) { (self.index, self.frame, self.title) = (index, frame, title) }
+}
+
+/// The result of `replay` or `emulate`.
+public struct ReplayOutcome: Sendable {
+    public var recording: String
+    /// The transport's name: `tcp:127.0.0.1:6402`.
+    public var peer: String
+    public var steps: [ReplayStep]
+    public var divergences: [Divergence]
+    /// Recorded packets sent, or received and matched (with or without differences).
+    public var replayed: Int
+    /// Recorded packets the run acts on (sent or checked).
+    public var total: Int
+    /// Recorded packets not compared under the rules (flow control, vendor, link-layer events).
+    public var notCompared: Int
+    /// Set when the transport failed: the run stopped there (exit code 2).
+    public var error: TransportError?
+    public var notes: [String]
+    public var seconds: Double
+    /// The step the run was at when it ended (where a transport failure happened).
+    public var lastStep = 0
+
+    public init(recording: String, peer: String, steps: [ReplayStep], divergences: [Divergence], replayed: Int, total: Int,
+                notCompared: Int, error: TransportError?, notes: [String], seconds: Double) {
+        (self.recording, self.peer, self.steps, self.divergences) = (recording, peer, steps, divergences)
+        (self.replayed, self.total, self.notCompared, self.error, self.notes, self.seconds) = (replayed, total, notCompared, error, notes, seconds)
+    }
+
+    /// 0 no divergence, 1 divergences, 2 transport failure.
+    public var exitCode: Int32 { error != nil ? 2 : divergences.isEmpty ? 0 : 1 }
+}
+
+extension LinkUnit {
+    /// The unit decoded for display: the HCI layer, or L2CAP and the layer above it.
+    public var layers: [Layer] { UnitView(self).layers }
+    /// A one-line title: `HCI Event: Command Complete (0x0e) for Reset`.
+    public var title: String { UnitView(self).title }
+}

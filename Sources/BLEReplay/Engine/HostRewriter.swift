@@ -1,0 +1,95 @@
+import BLEProtocol
+
+/// Rewrites recorded host packets for the live controller: connection handles recorded → live,
+/// peer addresses by `--map-address`, and ACL packets split to the live buffer size.
+enum HostRewriter {
+    /// A command with its fixed-position `Handle` and `Address` parameters rewritten (the table
+    /// row of the opcode says where they are; parameters after a variable-length one are left).
+    static func command(_ bytes: [UInt8], maps: LinkMaps) -> [UInt8] {
+        guard bytes.count >= 3 else { return bytes }
+        let opcode = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        if opcode == hostNumberOfCompletedPackets { return completedPackets(bytes, maps: maps) }
+        guard let entry = HCIDecoder.commands[opcode] else { return bytes }
+        var out = bytes
+        var offset = 3
+        for param in entry.parameters {
+            let size = SizeRule([param])
+            guard size.fixed, offset + size.minimum <= out.count else { break }
+            switch param.spec {
+            case .handle:
+                let word = UInt16(out[offset]) | UInt16(out[offset + 1]) << 8
+                let live = maps.live(word & 0x0FFF) | (word & 0xF000)
+                out[offset] = UInt8(truncatingIfNeeded: live)
+                out[offset + 1] = UInt8(truncatingIfNeeded: live >> 8)
+            case .address:
+                var value: UInt64 = 0
+                for i in 0..<6 { value |= UInt64(out[offset + i]) << UInt64(8 * i) }
+                let mapped = maps.live(BDAddr(value)).value
+                for i in 0..<6 { out[offset + i] = UInt8(truncatingIfNeeded: mapped >> UInt64(8 * i)) }
+            default:
+                break
+            }
+            offset += size.minimum
+        }
+        return out
+    }
+
+    /// HCI_Host_Number_Of_Completed_Packets (Core v5.4 Vol 4 Part E 7.3.40): no Command Complete
+    /// follows it (unless it is malformed), so it takes no command credit.
+    static let hostNumberOfCompletedPackets: UInt16 = 0x0C35
+
+    /// Host Number Of Completed Packets with each handle of its list mapped: Num_Handles, then
+    /// (Connection_Handle, Host_Num_Completed_Packets) pairs.
+    private static func completedPackets(_ bytes: [UInt8], maps: LinkMaps) -> [UInt8] {
+        var out = bytes
+        guard out.count >= 4 else { return out }
+        let n = Int(out[3])
+        for i in 0 ..< n {
+            let o = 4 + i * 4
+            guard o + 1 < out.count else { break }
+            let live = maps.live((UInt16(out[o]) | UInt16(out[o + 1]) << 8) & 0x0FFF)
+            out[o] = UInt8(truncatingIfNeeded: live)
+            out[o + 1] = UInt8(truncatingIfNeeded: live >> 8)
+        }
+        return out
+    }
+
+    /// An ACL packet with its handle mapped, split into packets of at most `maxLength` data bytes
+    /// (continuations flagged 0b01, Core v5.4 Vol 4 Part E 5.4.2).
+    static func acl(_ packet: H4Packet, maps: LinkMaps, maxLength: Int?) -> [H4Packet] {
+        let b = packet.bytes
+        guard packet.type == .acl, b.count >= 4 else { return [packet] }
+        let word = UInt16(b[0]) | UInt16(b[1]) << 8
+        let handle = maps.live(word & 0x0FFF)
+        let data = Array(b[4...])
+        let limit = max(1, maxLength ?? data.count)
+        guard data.count > limit else { return [H4Packet(.acl, header(handle | (word & 0xF000), data.count) + data)] }
+        var out: [H4Packet] = []
+        var start = 0
+        while start < data.count {
+            let end = min(start + limit, data.count)
+            let flags: UInt16 = start == 0 ? word & 0xF000 : (word & 0xC000) | 0x1000
+            out.append(H4Packet(.acl, header(handle | flags, end - start) + data[start ..< end]))
+            start = end
+        }
+        return out
+    }
+
+    private static func header(_ word: UInt16, _ length: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: word), UInt8(truncatingIfNeeded: word >> 8),
+         UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8)]
+    }
+
+    /// Connection-interval ranges (×1.25 ms) the host asks for: LE (Extended) Create Connection
+    /// for the next connection, LE Connection Update for a live handle.
+    static func noteIntervalRequest(_ command: UnitView, maps: inout LinkMaps) {
+        guard let min = command.fields.first(where: { $0.name == "Min Connection Interval" }),
+              let max = command.fields.first(where: { $0.name == "Max Connection Interval" }),
+              case let .integer(lo, _) = min.value, case let .integer(hi, _) = max.value, lo <= hi else { return }
+        if command.opcode == HCIOpcode.leConnectionUpdate.rawValue, let h = command.integer("Handle") {
+            maps.updateIntervalRanges[UInt16(truncatingIfNeeded: h)] = lo...hi
+        } else {
+            maps.pendingIntervalRange = lo...hi
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import BLEBytes
+import BLEAnalysis
+
+/// Per connection: the facts, the buffers/throughput chart and the story, one row per event.
+struct ConnectionsHTML {
+    let model: SessionModel
+    let findings: [Finding]
+    let extras: ReportExtras
+    let captureStart: Int64
+    let captureEnd: Int64
+
+    func render() -> String {
+        guard !model.connections.isEmpty else { return "<p class=\"none\">No connections in this capture.</p>\n" }
+        var s = ""
+        let numbered = findings.enumerated().map { (number: $0.offset + 1, finding: $0.element) }
+        for c in model.connections {
+            let mine = numbered.filter { $0.finding.connectionIndex == c.index }
+            s += "<section class=\"connection\" id=\"conn-\(c.index)\">\n"
+            s += "<h3>Connection \(c.index)" + (c.peerAddress.map { " — " + HTML.escape($0.description) } ?? "") + "</h3>\n"
+            s += "<p class=\"facts\">" + facts(c).map { "<span>\(HTML.escape($0))</span>" }.joined(separator: " ") + "</p>\n"
+            if !mine.isEmpty {
+                s += "<p class=\"facts\">Findings: " + mine.map { n, f in
+                    "<a class=\"badge badge-\(f.severity.rawValue)\" href=\"#finding-\(n)\">#\(n) \(HTML.escape(f.rule))</a>"
+                }.joined(separator: " ") + "</p>\n"
+            }
+            // Charts for the first connections and every connection with a problem (bounded page size).
+            guard c.index <= Self.maxCharts || mine.contains(where: { $0.finding.severity >= .warning }) else {
+                s += story(c) + "</section>\n"
+                continue
+            }
+            s += ConnectionChartSVG(connection: c, findings: mine, extras: extras, captureEnd: captureEnd).render()
+            s += "<p class=\"legend\"><i class=\"sw credits\"></i>buffers this link holds <i class=\"sw full\"></i>all buffers in use "
+            s += "<i class=\"sw cap\"></i>controller buffers <i class=\"sw tx\"></i>ACL sent/s <i class=\"sw rx\"></i>ACL received/s "
+            s += "<i class=\"sw values\"></i>notifications+indications/s <i class=\"sw writes\"></i>writes/s</p>\n"
+            s += story(c)
+            s += "</section>\n"
+        }
+        return s
+    }
+
+    static let maxCharts = 30
+
+    func facts(_ c: Connection) -> [String] {
+        var f: [String] = ["handle \(c.handle)", c.isLE ? "LE" : "BR/EDR"]
+        if c.role != .unknown { f.append(c.role.rawValue) }
+        if c.adapter != 0 { f.append("hci\(c.adapter)") }
+        if let start = c.startTime {
+            let end = c.disconnectTime ?? c.lastDataTime ?? start
+            f.append("lasted " + TimeFormat.duration(end - start) + (c.isOpen ? " (still open at the end)" : ""))
+        }
+        if c.intervalUnits > 0 { f.append("interval \(HTML.num(c.intervalMillis)) ms") }
+        f.append("ATT_MTU \(c.att.mtu)")
+        f.append("ACL \(c.aclSent) sent / \(c.aclReceived) received")
+        f.append("\(c.bytesSent + c.bytesReceived) bytes")
+        if c.att.requests > 0 { f.append("\(c.att.requests) ATT requests") }
+        if let avg = c.att.averageLatency { f.append("ATT latency avg \(TimeFormat.duration(avg)), max \(TimeFormat.duration(c.att.latencyMax))") }
+        if c.encrypted { f.append("encrypted") }
+        if let r = c.disconnectReason { f.append("ended: \(r.name) (0x\(Hex.pad(r.rawValue, 2)))") }
+        return f
+    }
+
+    func story(_ c: Connection) -> String {
+        let shown = Set(extras.frames.map(\.number))
+        var s = "<details class=\"story\"\(c.timeline.count <= 40 ? " open" : "")><summary>Story: \(SessionText.mergedEvents(c).count) events</summary>\n"
+        s += "<table class=\"events\"><tbody>\n"
+        for e in SessionText.mergedEvents(c) {
+            let (cls, _) = TimelineSVG.markerStyle(e)
+            let frame = shown.contains(e.frame) ? "<a href=\"#\(HTML.frameID(e.frame))\">#\(e.frame)</a>" : "#\(e.frame)"
+            s += "<tr class=\"\(cls ?? "m-start")\"><td class=\"when\" title=\"\(HTML.escape(TimeFormat.time(e.time)))\">"
+            s += HTML.escape(HTML.offset(e.time - captureStart, step: 1)) + "</td><td class=\"frame\">\(frame)</td>"
+            s += "<td>\(HTML.escape(e.text))</td></tr>\n"
+        }
+        if c.droppedTimelineEvents > 0 { s += "<tr><td></td><td></td><td>… \(c.droppedTimelineEvents) more events not kept</td></tr>\n" }
+        return s + "</tbody></table></details>\n"
+    }
+}
+
+/// The decoded frames around the evidence, in runs of consecutive frames; evidence frames are
+/// marked with the findings that cite them.
+struct FramesHTML {
+    let findings: [Finding]
+    let extras: ReportExtras
+
+    func render() -> String {
+        guard !extras.frames.isEmpty else { return "<p class=\"none\">No evidence frames to show.</p>\n" }
+        var citedBy: [Int: [Int]] = [:]
+        for (i, f) in findings.enumerated() {
+            for n in f.frames where citedBy[n]?.last != i + 1 { citedBy[n, default: []].append(i + 1) }
+        }
+        var s = "<p class=\"hint\">Frames within ±\(extras.around) of each evidence frame, decoded as <code>bleanalyze packets</code> prints them "
+        s += "(<code>&lt;</code> host → controller, <code>&gt;</code> controller → host).</p>\n"
+        var i = 0
+        let frames = extras.frames
+        while i < frames.count {
+            var j = i
+            while j + 1 < frames.count && frames[j + 1].number == frames[j].number + 1 { j += 1 }
+            let cites = Set(frames[i ... j].flatMap { citedBy[$0.number] ?? [] }).sorted()
+            s += "<div class=\"run\"><h4>Frames \(frames[i].number)–\(frames[j].number)"
+            if !cites.isEmpty {
+                s += " <span class=\"cites\">evidence for " + cites.map { n in
+                    "<a class=\"badge badge-\(findings[n - 1].severity.rawValue)\" href=\"#finding-\(n)\">#\(n) \(HTML.escape(findings[n - 1].rule))</a>"
+                }.joined(separator: " ") + "</span>"
+            }
+            s += "</h4>\n"
+            for f in frames[i ... j] {
+                let cited = citedBy[f.number] ?? []
+                s += "<pre id=\"\(HTML.frameID(f.number))\" class=\"frame\(cited.isEmpty ? "" : " evidence")\">"
+                if !cited.isEmpty { s += "<span class=\"cite\">evidence for " + cited.map { "#\($0)" }.joined(separator: ", ") + "</span>" }
+                s += HTML.escape(f.text) + "</pre>\n"
+            }
+            s += "</div>\n"
+            i = j + 1
+        }
+        return s
+    }
+}

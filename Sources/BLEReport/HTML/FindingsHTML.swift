@@ -1,0 +1,89 @@
+import BLEBytes
+import BLEAnalysis
+
+/// The findings table: severity, rule, when, connection, message with the rule's advice, and
+/// links to the decoded evidence frames; MTU findings get a picture of the value against the MTU.
+struct FindingsHTML {
+    let findings: [Finding]
+    let extras: ReportExtras
+    let captureStart: Int64
+
+    func render() -> String {
+        guard !findings.isEmpty else { return "<p class=\"none\">No findings: nothing the rules look for happened in this capture.</p>\n" }
+        let infos = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0) })
+        let shown = Set(extras.frames.map(\.number))
+        var s = "<table class=\"findings\">\n<thead><tr><th>#</th><th>Severity</th><th>Rule</th><th>When</th><th>Conn.</th>"
+        s += "<th>What happened</th><th>Evidence</th></tr></thead>\n<tbody>\n"
+        for (i, f) in findings.enumerated() {
+            let sev = f.severity.rawValue
+            s += "<tr id=\"finding-\(i + 1)\" class=\"sev-\(sev)\"><td class=\"num\">\(i + 1)</td>"
+            s += "<td><span class=\"badge badge-\(sev)\">\(sev)</span></td>"
+            s += "<td><code>\(HTML.escape(f.rule))</code><div class=\"ruletitle\">\(HTML.escape(infos[f.rule]?.title ?? ""))</div></td>"
+            s += "<td class=\"when\" title=\"\(HTML.escape(TimeFormat.dateTime(f.time))) UTC\">\(HTML.escape(HTML.offset(f.time - captureStart, step: 1)))"
+            s += "<div class=\"clock\">\(HTML.escape(TimeFormat.time(f.time)))</div></td>"
+            s += "<td>" + (f.connectionIndex.map { "<a href=\"#conn-\($0)\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
+            s += "<td><div class=\"message\">\(HTML.escape(f.message))</div>"
+            s += picture(f)
+            if let advice = infos[f.rule]?.explanation {
+                s += "<details><summary>What to do</summary><p>\(HTML.escape(advice))</p></details>"
+            }
+            s += "</td><td class=\"frames\">"
+            s += f.frames.map { n in
+                shown.contains(n) ? "<a href=\"#\(HTML.frameID(n))\">#\(n)</a>" : "<span title=\"not decoded in this report\">#\(n)</span>"
+            }.joined(separator: " ")
+            s += "</td></tr>\n"
+        }
+        return s + "</tbody></table>\n"
+    }
+
+    /// A value drawn byte by byte against the limit the MTU sets, for the MTU rules.
+    func picture(_ f: Finding) -> String {
+        guard f.rule.hasPrefix("mtu."), let key = f.frames.first(where: { extras.values[$0] != nil }),
+              let v = extras.values[key] else { return "" }
+        let limit: Int, caption: String
+        let isRead = v.opcode == 0x0B || v.opcode == 0x0D
+        let isWrite = v.opcode == 0x12 || v.opcode == 0x52
+        switch f.rule {
+        case "mtu.truncated-read" where isRead:
+            limit = v.length
+            caption = "Read Response: \(v.length) bytes = ATT_MTU \(v.length + 1) − 1. The rest of the value was never read (no Read Blob)."
+        case "mtu.truncated-notification" where !isRead && !isWrite:
+            limit = v.length
+            caption = "Notification: \(v.length) bytes = ATT_MTU \(v.length + 3) − 3. Anything longer was cut by the peer's stack."
+        case "mtu.write-too-long" where isWrite:
+            limit = max(v.mtu - 3, 0)
+            caption = "Write: \(v.length) bytes, but ATT_MTU \(v.mtu) − 3 = \(limit) fit in one PDU."
+        default:
+            return ""
+        }
+        return Self.bytes(v, limit: limit, ghost: f.rule == "mtu.write-too-long" ? 0 : 8, caption: caption)
+    }
+
+    /// Boxes for each byte (printable ones as characters), a red line at the limit, and hatched
+    /// "?" boxes for what lies beyond it.
+    static func bytes(_ v: ReportExtras.CapturedValue, limit: Int, ghost: Int, caption: String) -> String {
+        let cell = 17.0, gap = 2.0
+        let shown = min(v.bytes.count, 64)
+        let total = shown + ghost
+        let width = Double(total) * (cell + gap) + 20
+        var s = "<figure class=\"bytes\"><svg viewBox=\"0 0 \(HTML.num(width)) 46\" width=\"\(HTML.num(width))\" height=\"46\" xmlns=\"http://www.w3.org/2000/svg\">"
+        for i in 0 ..< total {
+            let x = Double(i) * (cell + gap) + 2
+            if i < shown {
+                let b = v.bytes[i]
+                let over = i >= limit
+                let ch = b >= 0x21 && b < 0x7F ? String(UnicodeScalar(b)) : Hex.pad(b, 2)
+                s += "<rect x=\"\(HTML.num(x))\" y=\"8\" width=\"\(HTML.num(cell))\" height=\"24\" class=\"\(over ? "byte-over" : "byte")\"/>"
+                s += "<text x=\"\(HTML.num(x + cell / 2))\" y=\"24\" text-anchor=\"middle\" class=\"\(ch.count == 1 ? "bytechar" : "bytehex")\">\(HTML.escape(ch))</text>"
+            } else {
+                s += "<rect x=\"\(HTML.num(x))\" y=\"8\" width=\"\(HTML.num(cell))\" height=\"24\" class=\"byte-missing\"/>"
+                s += "<text x=\"\(HTML.num(x + cell / 2))\" y=\"24\" text-anchor=\"middle\" class=\"bytemissing\">?</text>"
+            }
+        }
+        let lx = Double(min(limit, total)) * (cell + gap) + 1
+        s += "<line x1=\"\(HTML.num(lx))\" x2=\"\(HTML.num(lx))\" y1=\"2\" y2=\"40\" class=\"mtu-limit\"/>"
+        s += "<text x=\"\(HTML.num(lx + 3))\" y=\"44\" class=\"caplabel\">limit: \(limit) bytes</text>"
+        s += "</svg><figcaption>\(HTML.escape(caption))</figcaption></figure>"
+        return s
+    }
+}

@@ -1,0 +1,140 @@
+import BLEAnalysis
+
+/// What the HTML report needs beyond the session model, gathered by a second pass over the capture
+/// (`EvidencePass`): the frames around each finding decoded, the times of evidence frames,
+/// controller buffers in use per connection, scanning/advertising periods and captured ATT values.
+public struct ReportExtras: Sendable {
+    /// One frame decoded btmon-style.
+    public struct DecodedFrame: Sendable {
+        public var number: Int
+        public var time: Int64
+        public var text: String
+    }
+
+    /// A period in which the host had scanning or advertising enabled.
+    public struct RadioPeriod: Sendable {
+        public enum Kind: String, Sendable { case scanning, advertising }
+        public var kind: Kind
+        public var adapter: UInt16
+        public var start: Int64
+        public var end: Int64
+        public var frame: Int
+    }
+
+    /// An ATT value carried by an evidence frame (Read Response, notification, write), first bytes.
+    public struct CapturedValue: Sendable {
+        public var opcode: UInt8
+        public var length: Int
+        public var bytes: [UInt8]
+        public var mtu: Int
+    }
+
+    /// Frames decoded around the evidence, in frame order.
+    public var frames: [DecodedFrame] = []
+    /// Time of every evidence frame.
+    public var frameTimes: [Int: Int64] = [:]
+    /// Controller ACL buffers in use over each connection's life, by connection index.
+    public var buffers: [Int: BufferSeries] = [:]
+    /// When ACL packets, values and writes went by, per connection index.
+    public var traffic: [Int: Traffic] = [:]
+    public var radio: [RadioPeriod] = []
+    /// Times of advertising reports (thinned to at most `TimeSamples.capacity`).
+    public var advertisingReports = TimeSamples()
+    /// ATT values of evidence frames, by frame number.
+    public var values: [Int: CapturedValue] = [:]
+    /// Frames shown on each side of an evidence frame.
+    public var around = 3
+
+    public init() {}
+
+    /// Exact times of a connection's traffic (thinned when there is a lot of it).
+    public struct Traffic: Sendable {
+        public var sent = TimeSamples()
+        public var received = TimeSamples()
+        /// Notifications and indications.
+        public var values = TimeSamples()
+        /// Write Requests and Write Commands.
+        public var writes = TimeSamples()
+    }
+
+    /// The evidence span of a finding: the earliest and latest time of its frames.
+    func span(_ f: Finding) -> (Int64, Int64) {
+        let times = f.frames.compactMap { frameTimes[$0] } + [f.time]
+        return (times.min() ?? f.time, times.max() ?? f.time)
+    }
+}
+
+/// Controller ACL buffers in use on one link over its life: `count` buckets from `start` to `end`,
+/// each with the most buffers this link held and the most the whole pool held.
+public struct BufferSeries: Sendable {
+    public let start: Int64
+    public let end: Int64
+    public var link: [Int]
+    public var pool: [Int]
+    /// Buckets in which a value was recorded; the others carry the previous bucket's last value.
+    var touched: [Bool]
+    var last: [Int]
+    public var capacity: Int?
+    static let count = 480
+
+    init(start: Int64, end: Int64) {
+        self.start = start
+        self.end = max(end, start + 1)
+        link = Array(repeating: 0, count: Self.count)
+        pool = link
+        last = link
+        touched = Array(repeating: false, count: Self.count)
+    }
+
+    func bucket(_ t: Int64) -> Int {
+        let i = Int((Double(t - start) / Double(end - start) * Double(Self.count)).rounded(.down))
+        return min(max(i, 0), Self.count - 1)
+    }
+
+    mutating func record(_ t: Int64, link v: Int, pool p: Int) {
+        let i = bucket(t)
+        if !touched[i] { fill(through: i) }
+        touched[i] = true
+        link[i] = max(link[i], v)
+        pool[i] = max(pool[i], p)
+        last[i] = v
+    }
+
+    /// Carries the last value into untouched buckets up to `i` (a link holds its buffers until
+    /// Number Of Completed Packets returns them).
+    private mutating func fill(through i: Int) {
+        var j = i - 1
+        while j >= 0 && !touched[j] { j -= 1 }
+        guard j >= 0 else { return }
+        let carry = last[j]
+        for k in (j + 1) ..< i {
+            touched[k] = true
+            link[k] = carry
+            pool[k] = max(pool[k], carry)
+            last[k] = carry
+        }
+    }
+
+    public var peak: Int { link.max() ?? 0 }
+}
+
+/// Up to `capacity` event times, evenly thinned when there are more (every 2nd, 4th, …).
+public struct TimeSamples: Sendable {
+    public private(set) var times: [Int64] = []
+    /// Each kept time stands for `stride` events.
+    public private(set) var stride = 1
+    public private(set) var total = 0
+    static let capacity = 4096
+
+    public init() {}
+
+    mutating func add(_ t: Int64) {
+        total += 1
+        guard (total - 1) % stride == 0 else { return }
+        times.append(t)
+        if times.count >= Self.capacity {
+            times = times.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+            stride *= 2
+        }
+    }
+}

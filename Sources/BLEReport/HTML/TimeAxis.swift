@@ -1,0 +1,116 @@
+/// The swimlane timeline's time axis: linear, except that long stretches where nothing happens
+/// (no event, no traffic, no finding) are folded into a fixed-width break, so a 5 ms connection
+/// after 90 ms of controller set-up is not a sliver at the right edge. Stretches that are the
+/// evidence of a finding (a 2 s flow stall, a 21 s idle link) are never folded: they are the point.
+struct TimeAxis {
+    struct Segment {
+        var t0: Int64, t1: Int64
+        var x0: Double, x1: Double
+        var folded: Bool
+    }
+
+    private(set) var segments: [Segment] = []
+    let start: Int64
+    let end: Int64
+    /// Pixels per microsecond in the linear segments.
+    private(set) var scale: Double = 0
+    static let breakWidth = 34.0
+    static let maxBreaks = 6
+
+    /// - Parameters:
+    ///   - keyTimes: times where something is drawn; gaps between them may be folded.
+    ///   - protected: intervals that must stay linear (finding evidence spans).
+    ///   - x0, width: where the axis is drawn.
+    init(start: Int64, end: Int64, keyTimes: [Int64], protected: [(Int64, Int64)], x0: Double, width: Double) {
+        self.start = start
+        self.end = max(end, start)
+        var times = keyTimes.filter { $0 > start && $0 < end }
+        times.append(start)
+        times.append(self.end)
+        times.sort()
+        var unique: [Int64] = []
+        for t in times where unique.last != t { unique.append(t) }
+        // gaps[i] spans unique[i] ... unique[i+1]
+        var folded = [Bool](repeating: false, count: max(unique.count - 1, 0))
+        let gaps = (0 ..< folded.count).map { unique[$0 + 1] - unique[$0] }
+        let guarded = (0 ..< folded.count).map { i in
+            protected.contains { p in p.0 < unique[i + 1] && p.1 > unique[i] }
+        }
+        var linear = gaps.reduce(0, +)
+        var breaks = 0
+        let nonZero = gaps.filter { $0 > 0 }.sorted()
+        let median = nonZero.isEmpty ? 0 : nonZero[nonZero.count / 2]
+        while breaks < Self.maxBreaks {
+            var best = -1
+            for i in gaps.indices where !folded[i] && !guarded[i] && (best < 0 || gaps[i] > gaps[best]) { best = i }
+            // Fold a gap only when a fifth or more of what is left is that one empty stretch.
+            // …only when it is at least 2 % of the whole capture (no folding of sub-millisecond gaps),
+            // stands out from the usual gap between events (4× the median: evenly spaced events stay
+            // linear), and something is left to draw.
+            guard best >= 0, gaps[best] * 5 > linear, gaps[best] * 50 >= self.end - start, gaps[best] > 4 * median,
+                  linear - gaps[best] > 0 else { break }
+            folded[best] = true
+            linear -= gaps[best]
+            breaks += 1
+        }
+        let linearWidth = max(width - Double(breaks) * Self.breakWidth, 1)
+        scale = linear > 0 ? linearWidth / Double(linear) : 0
+        var x = x0
+        var i = 0
+        while i < gaps.count {
+            if folded[i] {
+                segments.append(Segment(t0: unique[i], t1: unique[i + 1], x0: x, x1: x + Self.breakWidth, folded: true))
+                x += Self.breakWidth
+                i += 1
+                continue
+            }
+            var j = i
+            while j + 1 < gaps.count && !folded[j + 1] { j += 1 }
+            let w = Double(unique[j + 1] - unique[i]) * scale
+            segments.append(Segment(t0: unique[i], t1: unique[j + 1], x0: x, x1: x + w, folded: false))
+            x += w
+            i = j + 1
+        }
+        if segments.isEmpty { segments.append(Segment(t0: start, t1: self.end, x0: x0, x1: x0 + width, folded: false)) }
+    }
+
+    /// The x of time `t` (clamped to the axis).
+    func x(_ t: Int64) -> Double {
+        guard let first = segments.first, let last = segments.last else { return 0 }
+        if t <= first.t0 { return first.x0 }
+        if t >= last.t1 { return last.x1 }
+        // Binary search for the segment holding t.
+        var lo = 0, hi = segments.count - 1
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if segments[mid].t1 < t { lo = mid + 1 } else { hi = mid }
+        }
+        let s = segments[lo]
+        guard s.t1 > s.t0 else { return s.x0 }
+        return s.x0 + (s.x1 - s.x0) * Double(t - s.t0) / Double(s.t1 - s.t0)
+    }
+
+    var foldedSegments: [Segment] { segments.filter(\.folded) }
+
+    /// Tick times per linear segment, about `spacing` pixels apart, on round steps (1, 2, 5 × 10ⁿ µs).
+    func ticks(spacing: Double = 110) -> [(time: Int64, step: Int64)] {
+        var out: [(Int64, Int64)] = []
+        for s in segments where !s.folded && s.x1 - s.x0 >= 40 {
+            let step = Self.niceStep(Double(s.t1 - s.t0) * spacing / max(s.x1 - s.x0, 1))
+            var t = ((s.t0 - start) / step + 1) * step + start
+            if s.t0 == start { t = start }
+            while t <= s.t1 {
+                out.append((t, step))
+                t += step
+            }
+        }
+        return out
+    }
+
+    static func niceStep(_ raw: Double) -> Int64 {
+        var magnitude: Int64 = 1
+        while Double(magnitude) * 10 <= raw && magnitude < Int64.max / 100 { magnitude *= 10 }
+        for m: Int64 in [1, 2, 5, 10] where Double(magnitude * m) >= raw { return magnitude * m }
+        return magnitude * 10
+    }
+}

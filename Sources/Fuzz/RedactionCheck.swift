@@ -1,0 +1,28 @@
+import BLEAnalysis
+import BLECapture
+
+/// Redaction of a fuzzed capture: it must not fail on a readable HCI capture, and the copy must
+/// give the same frame count and the same findings (rule, connection, evidence frames).
+enum RedactionCheck {
+    struct Key: Hashable { var rule: String; var connection: UInt16?; var frames: [Int] }
+
+    static func run(path: String, redactedPath: String, frames: Int, findings: [Finding], _ check: inout Invariants) {
+        defer { Scratch.remove(redactedPath) }
+        let summary: RedactionSummary
+        do { summary = try Redactor.redact(input: path, output: redactedPath) } catch {
+            check.expect(false, "redaction failed: \(error)")
+            return
+        }
+        check.expect(summary.frames == frames, "redaction read \(summary.frames) frames, the analysis \(frames)")
+        guard let copy = try? CaptureFile(path: redactedPath) else {
+            check.expect(false, "the redacted copy is not readable")
+            return
+        }
+        let analyzer = Analyzer(detect: true)
+        let read = copy.read { analyzer.consume($0) }
+        check.expect(read.frames == frames, "the redacted copy has \(read.frames) frames, the original \(frames)")
+        let before = Set(findings.map { Key(rule: $0.rule, connection: $0.connection, frames: $0.frames) })
+        let after = Set(analyzer.finish().map { Key(rule: $0.rule, connection: $0.connection, frames: $0.frames) })
+        check.expect(before == after, "findings differ after redaction: lost \(before.subtracting(after)), gained \(after.subtracting(before))")
+    }
+}

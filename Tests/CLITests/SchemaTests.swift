@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// `bleanalyze FILE --json` against docs/report-schema.json (JSON Schema 2020-12), validated with
+/// Python's `jsonschema` from the project's venv, for every capture in captures/ and the real corpus.
+@Suite struct SchemaTests {
+    static let schema = CLI.repoRoot.appendingPathComponent("docs/report-schema.json")
+    static let python = CLI.repoRoot.appendingPathComponent(".venv/bin/python")
+
+    static let validator = """
+    import json, sys, jsonschema
+    schema = json.load(open(sys.argv[1]))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    failures = 0
+    for path in sys.argv[2:]:
+        for error in list(validator.iter_errors(json.load(open(path))))[:5]:
+            failures += 1
+            print(f"{path}: {'/'.join(map(str, error.absolute_path))}: {error.message[:300]}")
+    print(f"validated {len(sys.argv) - 2} documents, {failures} errors")
+    sys.exit(1 if failures else 0)
+    """
+
+    @Test func everyReportValidatesAgainstTheSchema() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
+            print("notice: .venv absent (make venv); report schema validation skipped")
+            return
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-schema-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var documents: [String] = []
+        for (i, path) in try CLI.allCaptures().enumerated() {
+            let r = try CLI.run([path, "--json"])
+            guard r.status == 0 else { Issue.record("\(path): exit \(r.status) \(r.stderr)"); continue }
+            let file = dir.appendingPathComponent("\(i).json")
+            try Data(r.stdout.utf8).write(to: file)
+            documents.append(file.path)
+        }
+        let p = Process()
+        p.executableURL = Self.python
+        p.arguments = ["-c", Self.validator, Self.schema.path] + documents
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(!text.contains("No module named 'jsonschema'"), "jsonschema missing from .venv: run make venv (the Makefile installs it)")
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
+    }
+
+    /// The schema and docs/REPORT.md name the version the tool writes and every finding field.
+    @Test func schemaAndDocsMatchTheTool() throws {
+        let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.schema)) as? [String: Any])
+        let version = (schema["properties"] as? [String: Any])?["schemaVersion"] as? [String: Any]
+        let written = try CLI.json(try CLI.run([CLI.capture("healthy.btsnoop"), "--json"]).stdout)["schemaVersion"] as? Int
+        #expect(version?["const"] as? Int == written)
+        let doc = try String(contentsOf: CLI.repoRoot.appendingPathComponent("docs/REPORT.md"), encoding: .utf8)
+        for field in ["schemaVersion", "rule", "severity", "connection", "connectionIndex", "time", "frames", "message", "report-schema.json"] {
+            #expect(doc.contains("`\(field)`"), "docs/REPORT.md documents \(field)")
+        }
+    }
+}

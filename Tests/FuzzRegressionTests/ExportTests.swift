@@ -1,0 +1,62 @@
+import BLEAnalysis
+import BLECapture
+import Foundation
+import Testing
+
+/// `bleanalyze export`: every format converted to pcap link type 201 keeps every HCI packet, its
+/// direction and timestamp; tshark reads the same frames and the same ATT PDUs.
+@Suite struct ExportTests {
+    static let inputs = RedactTests.inputs
+
+    @Test(arguments: inputs)
+    func everyHCIPacketIsExported(path: String) throws {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let out = Fixtures.temporary("export-" + name + ".pcap")
+        let summary = try CaptureExport.toPcap(input: path, output: out)
+        let source = try CaptureFile(path: path).records()
+        let exported = try CaptureFile(path: out)
+        #expect(exported.info.format == .pcap)
+        #expect(exported.info.datalink == 201)
+        let copy = exported.records().records
+        #expect(summary.written == copy.count, "\(name)")
+        #expect(summary.written + summary.skipped.values.reduce(0, +) == source.records.count, "\(name)")
+        let sourceHCI = source.records.filter { $0.kind.isHCI }
+        let copyHCI = copy.filter { $0.kind.isHCI }
+        #expect(copyHCI.count == sourceHCI.count, "\(name)")
+        for (a, b) in zip(sourceHCI, copyHCI) {
+            #expect(a.kind == b.kind && a.payload == b.payload && a.timestamp == b.timestamp, "\(name)")
+            if a.direction != .unknown { #expect(a.direction == b.direction, "\(name)") }
+        }
+        // Same analysis: ATT counts equal (log records carry no ATT).
+        let before = try AnalysisFacts(path), after = try AnalysisFacts(out)
+        #expect(after.attOpcodes == before.attOpcodes, "\(name)")
+    }
+
+    /// tshark reads the exported file: its frame count equals ours, its ATT opcode counts equal ours.
+    @Test(arguments: inputs)
+    func tsharkAgrees(path: String) throws {
+        guard Fixtures.tool("tshark", ["-v"]) != nil else { print("notice: tshark not installed; skipping"); return }
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let out = Fixtures.temporary("tshark-" + name + ".pcap")
+        let summary = try CaptureExport.toPcap(input: path, output: out)
+        guard let frames = Fixtures.tool("tshark", ["-r", out, "-T", "fields", "-e", "frame.number"]) else {
+            Issue.record("tshark cannot read \(out)"); return
+        }
+        #expect(frames.split(separator: "\n").count == summary.written, "\(name)")
+        guard let att = Fixtures.tool("tshark", ["-r", out, "-Y", "btatt", "-T", "fields", "-e", "btatt.opcode"]) else {
+            Issue.record("tshark -Y btatt failed on \(out)"); return
+        }
+        var theirs = [Int](repeating: 0, count: 256)
+        for line in att.split(separator: "\n") {
+            for op in line.split(separator: ",") { if let v = Int(op.dropFirst(2), radix: 16) { theirs[v] += 1 } }
+        }
+        let ours = try AnalysisFacts(path).attOpcodes
+        #expect(ours == theirs, "\(name): ATT opcode counts differ")
+    }
+
+    @Test func airCapturesAreRefused() throws {
+        let air = Fixtures.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real/lell_phdr_connection_update.pcap").path
+        guard FileManager.default.fileExists(atPath: air) else { print("notice: corpus absent; skipping"); return }
+        #expect(throws: CaptureError.self) { try CaptureExport.toPcap(input: air, output: Fixtures.temporary("air.pcap")) }
+    }
+}
