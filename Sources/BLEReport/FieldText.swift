@@ -8,43 +8,55 @@ public struct RenderOptions: Sendable {
     public init(showKeys: Bool = false) { self.showKeys = showKeys }
 }
 
-/// Renders fields as btmon-style lines: `Name: decoded (raw)`, indented by nesting level.
+/// Renders fields as btmon-style lines: `Name: decoded (raw)`, indented by nesting level. The work
+/// is done into a `TextBuffer`; the String entry points wrap it.
 public struct FieldText {
     public var options: RenderOptions
     public init(options: RenderOptions) { self.options = options }
 
     /// Appends one line per field (and nested lines) at `indent` spaces.
     public func render(_ fields: [Field], indent: Int, into out: inout String) {
+        var b = TextBuffer()
+        render(fields, indent: indent, into: &b)
+        out += b.string
+    }
+
+    public func render(_ fields: [Field], indent: Int, into out: inout TextBuffer) {
         var lastAddressType: LEAddressType? = nil
         for f in fields {
-            let pad = String(repeating: " ", count: indent)
+            out.spaces(indent)
             switch f.value {
             case let .group(children):
-                out += pad + f.nameString + ":\n"
+                out.append(f.name); out.append(":\n")
                 render(children, indent: indent + 2, into: &out)
             case let .list(items):
-                out += pad + f.nameString + ": \(items.count) entr\(items.count == 1 ? "y" : "ies")\n"
+                out.append(f.name); out.append(": "); out.decimal(items.count)
+                out.append(items.count == 1 ? " entry\n" : " entries\n")
                 for (i, item) in items.enumerated() {
-                    out += pad + "  " + f.nameString + " #\(i + 1):\n"
+                    out.spaces(indent + 2); out.append(f.name); out.append(" #"); out.decimal(i + 1); out.append(":\n")
                     render(item, indent: indent + 4, into: &out)
                 }
             case let .integer(v, .flags(bytes, table)):
-                out += pad + f.nameString + ": 0x" + Hex.pad(v, bytes * 2) + "\n"
+                out.append(f.name); out.append(": 0x"); out.hex(v, width: bytes * 2); out.newline()
                 let (names, unknown) = table.flagNames(v)
-                for n in names { out += pad + "  " + n + "\n" }
-                if unknown != 0 { out += pad + "  Unknown flags (0x" + Hex.pad(unknown, bytes * 2) + ")\n" }
+                for n in names { out.spaces(indent + 2); out.append(n); out.newline() }
+                if unknown != 0 {
+                    out.spaces(indent + 2); out.append("Unknown flags (0x"); out.hex(unknown, width: bytes * 2); out.append(")\n")
+                }
             case let .bytes(b) where b.count > 16:
-                out += pad + f.nameString + "[\(b.count)]:\n"
+                out.append(f.name); out.byte(0x5B); out.decimal(b.count); out.append("]:\n")
                 var i = 0
                 while i < b.count {
-                    out += pad + "  " + Hex.string(b[i ..< min(i + 16, b.count)]) + "\n"
+                    out.spaces(indent + 2); out.hexBytes(b[i ..< min(i + 16, b.count)]); out.newline()
                     i += 16
                 }
             case let .address(a, type):
                 let t = type ?? lastAddressType
-                out += pad + f.nameString + ": " + a.description + (t.map { $0.isRandom ? " (\(a.randomSubtype.rawValue))" : "" } ?? "") + "\n"
+                out.append(f.name); out.append(": "); Self.address(a, into: &out)
+                if let t, t.isRandom { out.append(" ("); out.append(a.randomSubtype.rawValue); out.append(")") }
+                out.newline()
             default:
-                out += pad + f.nameString + ": " + value(f.value) + "\n"
+                out.append(f.name); out.append(": "); value(f.value, into: &out); out.newline()
             }
             if case let .integer(v, _) = f.value, f.nameString.hasSuffix("Address Type") {
                 lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
@@ -54,48 +66,74 @@ public struct FieldText {
 
     /// One field value on one line.
     public func value(_ v: FieldValue) -> String {
+        var b = TextBuffer(capacity: 32)
+        value(v, into: &b)
+        return b.string
+    }
+
+    public func value(_ v: FieldValue, into out: inout TextBuffer) {
         switch v {
         case let .integer(n, format):
-            return Self.integer(n, format)
+            Self.integer(n, format, into: &out)
         case let .address(a, type):
-            return a.description + (type.map { " (\($0.describe(a)))" } ?? "")
+            Self.address(a, into: &out)
+            if let type { out.append(" ("); out.append(type.describe(a)); out.append(")") }
         case let .bytes(b):
-            return b.isEmpty ? "(empty)" : Hex.string(b)
+            if b.isEmpty { out.append("(empty)") } else { out.hexBytes(b) }
         case let .text(t):
-            return t
+            out.append(t)
         case let .secret(b):
-            if options.showKeys || b.count <= 2 { return Hex.string(b) }
-            return Hex.string(b.prefix(2)) + " … (\(b.count) bytes; --show-keys to print)"
+            if options.showKeys || b.count <= 2 { out.hexBytes(b); return }
+            out.hexBytes(b.prefix(2)); out.append(" … ("); out.decimal(b.count); out.append(" bytes; --show-keys to print)")
         case let .note(t):
-            return t
+            out.append(t)
         case let .group(fields):
-            return fields.map { $0.nameString + "=" + value($0.value) }.joined(separator: ", ")
+            for (i, f) in fields.enumerated() {
+                if i > 0 { out.append(", ") }
+                out.append(f.name); out.byte(0x3D); value(f.value, into: &out)
+            }
         case let .list(items):
-            return "\(items.count) entries"
+            out.decimal(items.count); out.append(" entries")
         }
     }
 
+    /// `C0:FF:EE:00:00:01`, upper case as btmon shows addresses.
+    static func address(_ a: BDAddr, into out: inout TextBuffer) {
+        for i in stride(from: 40, through: 0, by: -8) {
+            if i != 40 { out.byte(0x3A) }
+            let b = UInt8(truncatingIfNeeded: a.value >> UInt64(i))
+            out.byte(upperDigits[Int(b >> 4)]); out.byte(upperDigits[Int(b & 0x0F)])
+        }
+    }
+    static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
     public static func integer(_ n: UInt64, _ format: FieldFormat) -> String {
+        var b = TextBuffer(capacity: 32)
+        integer(n, format, into: &b)
+        return b.string
+    }
+
+    public static func integer(_ n: UInt64, _ format: FieldFormat, into out: inout TextBuffer) {
         switch format {
-        case .decimal: return String(n)
-        case let .hex(bytes): return "0x" + Hex.pad(n, bytes * 2)
+        case .decimal: out.decimal(n)
+        case let .hex(bytes): out.append("0x"); out.hex(n, width: bytes * 2)
         case let .signed(bytes, unit):
             let bits = UInt64(bytes * 8)
             let signed = bits >= 64 ? Int64(bitPattern: n) : (n & (1 << (bits - 1)) != 0 ? Int64(n) - (1 << Int64(bits)) : Int64(n))
-            return "\(signed) \(unit) (0x\(Hex.pad(n, bytes * 2)))"
+            out.decimal(signed); out.byte(0x20); out.append(unit); out.append(" (0x"); out.hex(n, width: bytes * 2); out.byte(0x29)
         case let .scaled(bytes, factor, unit):
-            return formatScaled(Double(n) * factor) + " \(unit) (0x\(Hex.pad(n, bytes * 2)))"
+            out.fixed2(Double(n) * factor); out.byte(0x20); out.append(unit); out.append(" (0x"); out.hex(n, width: bytes * 2); out.byte(0x29)
         case let .named(bytes, table):
-            return (table.name(n) ?? "Unknown") + " (0x\(Hex.pad(n, bytes * 2)))"
+            if let s = table.staticName(n) { out.append(s) } else { out.append(table.fallback?(n) ?? "Unknown") }
+            out.append(" (0x"); out.hex(n, width: bytes * 2); out.byte(0x29)
         case let .flags(bytes, _):
-            return "0x" + Hex.pad(n, bytes * 2)
+            out.append("0x"); out.hex(n, width: bytes * 2)
         }
     }
 
     static func formatScaled(_ v: Double) -> String {
-        // Two decimals, without Foundation's String(format:).
-        let hundredths = Int64((v * 100).rounded())
-        let whole = hundredths / 100, frac = abs(hundredths % 100)
-        return "\(whole).\(frac < 10 ? "0" : "")\(frac)"
+        var b = TextBuffer(capacity: 16)
+        b.fixed2(v)
+        return b.string
     }
 }

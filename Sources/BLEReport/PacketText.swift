@@ -17,58 +17,120 @@ public struct PacketText {
     }
 
     public func render(_ frame: Frame, layers: [Layer], status: FrameStatus, into out: inout String) {
+        var b = TextBuffer(capacity: 512)
+        var clock = ClockCache()
+        render(frame, layers: layers, status: status, into: &b, clock: &clock)
+        out += b.string
+    }
+
+    /// The fast path (`packets`): bytes appended to `out`; `clock` caches the date part of timestamps.
+    public func render(_ frame: Frame, layers: [Layer], status: FrameStatus, into out: inout TextBuffer, clock: inout ClockCache) {
         let fieldText = FieldText(options: options)
-        let glyph: String = frame.kind.isHCI ? String(frame.direction.glyph) : "="
         for (i, layer) in layers.enumerated() {
             let indent = 8 + 2 * max(0, i - 1)
             if i == 0 {
-                let title = glyph + " " + Self.title(layer, frame: frame)
-                let right = "#\(frame.number) [hci\(frame.adapter)] " + TimeFormat.dateTime(frame.timestamp)
-                let gap = max(2, width - title.count - right.count)
-                out += title + String(repeating: " ", count: gap) + right + "\n"
+                let lineStart = out.count
+                out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
+                out.byte(0x20)
+                Self.title(layer, frame: frame, into: &out)
+                let titleWidth = Self.columns(out.bytes[lineStart...])
+                var right = TextBuffer(capacity: 48)
+                right.byte(0x23); right.decimal(frame.number); right.append(" [hci"); right.decimal(Int(frame.adapter)); right.append("] ")
+                clock.append(frame.timestamp, into: &right)
+                out.spaces(max(2, width - titleWidth - right.count))
+                out.bytes.append(contentsOf: right.bytes)
+                out.newline()
             } else {
-                out += String(repeating: " ", count: indent - 2) + Self.title(layer, frame: frame) + "\n"
+                out.spaces(indent - 2)
+                Self.title(layer, frame: frame, into: &out)
+                out.newline()
             }
             fieldText.render(layer.fields, indent: indent, into: &out)
-            for note in layer.notes { out += String(repeating: " ", count: indent) + "Note: " + note + "\n" }
+            for note in layer.notes { out.spaces(indent); out.append("Note: "); out.append(note); out.newline() }
             if let error = layer.error, !status.isMalformed {
-                out += String(repeating: " ", count: indent) + "* Malformed: " + error.description + "\n"
+                out.spaces(indent); out.append("* Malformed: "); out.append(error.description); out.newline()
             }
         }
         if frame.isCaptureTruncated {
-            out += "        Note: capture kept \(frame.payload.count) of \(frame.originalLength) bytes (truncated by the capture, not the protocol)\n"
+            out.append("        Note: capture kept "); out.decimal(frame.payload.count); out.append(" of ")
+            out.decimal(frame.originalLength); out.append(" bytes (truncated by the capture, not the protocol)\n")
         }
         if case let .malformed(reason, offset) = status {
-            out += "        * Malformed frame \(frame.number): \(reason) (file offset \(offset))\n"
-            hexdump(frame.payload, into: &out)
+            out.append("        * Malformed frame "); out.decimal(frame.number); out.append(": "); out.append(reason)
+            out.append(" (file offset "); out.decimal(offset); out.append(")\n")
+            var i = 0
+            while i < frame.payload.count {
+                out.spaces(8); out.hexBytes(frame.payload[i ..< min(i + 16, frame.payload.count)]); out.newline()
+                i += 16
+            }
         }
+    }
+
+    static func glyph(_ d: Direction) -> UInt8 {
+        switch d { case .sent: 0x3C; case .received: 0x3E; case .unknown: 0x3D }
+    }
+
+    /// Display columns of UTF-8 bytes (continuation bytes take none).
+    static func columns(_ bytes: ArraySlice<UInt8>) -> Int {
+        var n = 0
+        for b in bytes where b & 0xC0 != 0x80 { n &+= 1 }   // safe: bounded by the line length
+        return n
     }
 
     /// `HCI Command: LE Set Scan Parameters (0x08|0x000b) plen 7`, `ACL Data TX: Handle 64 flags 0x02 dlen 11`.
     public static func title(_ layer: Layer, frame: Frame) -> String {
-        switch layer.protocolName.description {
-        case "ACL Data", "SCO Data", "ISO Data":
-            let dir = frame.direction == .sent ? "TX" : frame.direction == .received ? "RX" : "?"
-            var handle = "", flags = ""
-            for f in layer.fields {
-                if f.nameString == "Handle", case let .integer(v, _) = f.value { handle = String(v) }
-                if f.nameString == "Packet Boundary", case let .integer(v, _) = f.value { flags = "0x" + Hex.pad(v, 2) }
-            }
-            return "\(layer.protocolName) \(dir): Handle \(handle)" + (flags.isEmpty ? "" : " flags \(flags)")
-                + (layer.length.map { " dlen \($0)" } ?? "")
-        default:
-            var s = "\(layer.protocolName): \(layer.name)"
-            if !layer.code.isEmpty { s += " (\(layer.code))" }
-            if let n = layer.length { s += (layer.protocolName.description.hasPrefix("HCI") ? " plen " : " len ") + String(n) }
-            return s
-        }
+        var b = TextBuffer(capacity: 64)
+        title(layer, frame: frame, into: &b)
+        return b.string
     }
 
-    func hexdump(_ bytes: UnsafeRawBufferPointer, into out: inout String) {
-        var i = 0
-        while i < bytes.count {
-            out += "        " + Hex.string(bytes[i ..< min(i + 16, bytes.count)]) + "\n"
-            i += 16
+    public static func title(_ layer: Layer, frame: Frame, into out: inout TextBuffer) {
+        let proto = layer.protocolName
+        let isData = proto.utf8CodeUnitCount == 8 && (proto.utf8Start[4] == 0x44) && (proto.utf8Start[0] == 0x41 || proto.utf8Start[0] == 0x53 || proto.utf8Start[0] == 0x49)
+        if isData {   // "ACL Data", "SCO Data", "ISO Data"
+            out.append(proto)
+            out.append(frame.direction == .sent ? " TX: Handle " : frame.direction == .received ? " RX: Handle " : " ?: Handle ")
+            for f in layer.fields {
+                if case let .integer(v, _) = f.value {
+                    if f.nameString == "Handle" { out.decimal(v) }
+                }
+            }
+            for f in layer.fields where f.nameString == "Packet Boundary" {
+                if case let .integer(v, _) = f.value { out.append(" flags 0x"); out.hex(v, width: 2) }
+            }
+            if let n = layer.length { out.append(" dlen "); out.decimal(n) }
+            return
         }
+        out.append(proto); out.append(": "); out.append(layer.name)
+        if !layer.code.isEmpty { out.append(" ("); out.append(layer.code); out.byte(0x29) }
+        if let n = layer.length {
+            let hci = proto.utf8CodeUnitCount >= 3 && proto.utf8Start[0] == 0x48 && proto.utf8Start[1] == 0x43 && proto.utf8Start[2] == 0x49
+            out.append(hci ? " plen " : " len "); out.decimal(n)
+        }
+    }
+}
+
+/// Formats timestamps as `2026-11-21 20:15:02.123456`, computing the date and time-of-day text
+/// once per second of capture rather than per frame.
+public struct ClockCache {
+    private var second: Int64 = .min
+    private var prefix: [UInt8] = []
+
+    public init() {}
+
+    public mutating func append(_ micros: Int64, into out: inout TextBuffer) {
+        var s = micros / 1_000_000
+        var us = micros % 1_000_000
+        if us < 0 { us += 1_000_000; s -= 1 }
+        if s != second {
+            second = s
+            let text = TimeFormat.dateTime(s * 1_000_000)   // "YYYY-MM-DD HH:MM:SS.000000"
+            prefix = Array(text.utf8.dropLast(6))
+        }
+        out.bytes.append(contentsOf: prefix)
+        var digits: [UInt8] = [0x30, 0x30, 0x30, 0x30, 0x30, 0x30]
+        var v = us
+        for i in stride(from: 5, through: 0, by: -1) { digits[i] = 0x30 &+ UInt8(v % 10); v /= 10 }   // safe: digit
+        out.bytes.append(contentsOf: digits)
     }
 }

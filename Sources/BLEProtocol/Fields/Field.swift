@@ -56,8 +56,15 @@ public struct NameTable: Sendable {
     }
 
     public func name(_ code: UInt64) -> String? {
-        for (k, v) in entries where k == code { return v.description }
+        if let s = staticName(code) { return s.description }
         return fallback?(code)
+    }
+
+    /// The table's own name for `code`, without building a String (the packet list's hot path).
+    @inlinable
+    public func staticName(_ code: UInt64) -> StaticString? {
+        for (k, v) in entries where k == code { return v }
+        return nil
     }
 
     /// Names of the set bits (entries are bit masks) and the bits no entry names.

@@ -32,6 +32,8 @@ struct Packets: ParsableCommand {
             upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode),
                                          isFirstKFrame: connection.startsSDU(cid: cid, received: received))
         }
+        var buffer = TextBuffer(capacity: 1 << 17)
+        var clock = ClockCache()
         let summary = file.read { frame in
             upper.removeAll(keepingCapacity: true)
             received = frame.direction == .received
@@ -41,11 +43,11 @@ struct Packets: ParsableCommand {
             if json {
                 out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
             } else {
-                var s = ""
-                text.render(frame, layers: layers, status: analyzer.lastStatus, into: &s)
-                out.write(s)
+                text.render(frame, layers: layers, status: analyzer.lastStatus, into: &buffer, clock: &clock)
+                if buffer.count >= 1 << 16 { out.write(buffer.bytes); buffer.removeAll() }
             }
         }
+        out.write(buffer.bytes)
         for issue in summary.issues {
             if json {
                 var w = JSONWriter()

@@ -18,6 +18,13 @@ struct Output {
 
     mutating func line(_ s: String) { write(s); write("\n") }
 
+    /// Writes UTF-8 bytes, after whatever text is buffered.
+    mutating func write(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        flush()
+        bytes.withUnsafeBufferPointer { writeAll(STDOUT_FILENO, $0) }
+    }
+
     mutating func flush() {
         guard !buffer.isEmpty else { return }
         buffer.withUTF8 { p in writeAll(STDOUT_FILENO, p) }
