@@ -118,6 +118,7 @@ public enum ReportText {
                 line += "  frames " + f.frames.map { "#\($0)" }.joined(separator: ", ")
                 s += style.paint(wrap(line, indent: "", width: style.width).dropLast().description, .grey) + "\n"
                 s += wrap(Terminal.clean(f.message), indent: "      ", width: style.width)
+                for line in f.logContext { s += wrap("log: " + Terminal.clean(line), indent: "      ", width: style.width) }
             }
             if let explanation = infos[id]?.explanation {
                 let text = wrap(explanation, indent: "    What to do: ", width: style.width)

@@ -42,7 +42,17 @@ public final class Analyzer {
     /// Ends the pass and returns the findings, ordered by severity then time.
     public func finish() -> [Finding] {
         air.finish(self)
-        return engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
+        var findings = engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
+        // Put the host's own log lines (PacketLogger syslog) next to the findings they precede.
+        if syslog.hasLines {
+            for i in findings.indices {
+                findings[i].logContext = syslog.context(for: findings[i]).map { entry in
+                    let ms = entry.before / 1000
+                    return "\(entry.line.process)\(entry.line.category.isEmpty ? "" : " [\(entry.line.category)]"): \(entry.line.message) (\(ms) ms before, frame \(entry.line.frame))"
+                }
+            }
+        }
+        return findings
     }
 
     /// Consumes one frame. Frames must come in file order.

@@ -22,6 +22,9 @@ public struct Finding: Sendable {
     /// Evidence frame numbers; the first is the key one.
     public var frames: [Int]
     public var message: String
+    /// Host log lines (PacketLogger syslog: bluetoothd, CoreBluetooth) logged just before the
+    /// finding on its connection, with how long before: "the app logged X 3 ms before the stall".
+    public var logContext: [String] = []
 
     public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: String) {
         self.rule = rule

@@ -184,6 +184,9 @@ public final class SyslogCorrelator {
 
     /// For a finding: its nearest preceding log lines, each with how long before the finding it was
     /// logged: `("bluetoothd <…> message", 3_000 µs)`. What the report renderer calls.
+    /// True once any syslog line was seen (most captures have none).
+    public var hasLines: Bool { !recent.isEmpty || !attached.isEmpty }
+
     public func context(for finding: Finding, limit: Int = 3) -> [(line: Line, before: Int64)] {
         lines(before: finding.time, connection: finding.connectionIndex, limit: limit).map { ($0, finding.time - $0.time) }
     }
