@@ -56,7 +56,8 @@ public enum JUnit {
         return s + "</testsuites>\n"
     }
 
-    static func escape(_ text: String) -> String {
+    /// XML text and attribute escaping; control characters (invalid in XML 1.0) become `?`.
+    public static func escape(_ text: String) -> String {
         var out = ""
         for ch in text.unicodeScalars {
             switch ch {

@@ -220,18 +220,18 @@ enum JUnitReplay {
         let errorIndex = o.error == nil ? nil : min(o.lastStep, steps.count - 1)
         var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         s += "<testsuites name=\"bleanalyze replay\" tests=\"\(steps.count)\" failures=\"\(failed.count)\" errors=\"\(o.error == nil ? 0 : 1)\">\n"
-        s += "  <testsuite name=\"\(JUnit.escapeText(o.recording)) against \(JUnit.escapeText(o.peer))\" tests=\"\(steps.count)\""
+        s += "  <testsuite name=\"\(JUnit.escape(o.recording)) against \(JUnit.escape(o.peer))\" tests=\"\(steps.count)\""
         s += " failures=\"\(failed.count)\" errors=\"\(o.error == nil ? 0 : 1)\" time=\"\(String(format1: o.seconds))\">\n"
         for step in steps {
             let name = "step \(step.index)" + (step.frame.map { " #\($0)" } ?? "") + ": " + step.title
             let divergences = o.divergences.filter { $0.step == step.index }
-            s += "    <testcase classname=\"bleanalyze.replay\" name=\"\(JUnit.escapeText(name))\""
+            s += "    <testcase classname=\"bleanalyze.replay\" name=\"\(JUnit.escape(name))\""
             if divergences.isEmpty && errorIndex != step.index { s += "/>\n"; continue }
             s += ">\n"
-            if errorIndex == step.index, let e = o.error { s += "      <error message=\"\(JUnit.escapeText(e.message))\"/>\n" }
+            if errorIndex == step.index, let e = o.error { s += "      <error message=\"\(JUnit.escape(e.message))\"/>\n" }
             if let first = divergences.first {
-                s += "      <failure type=\"\(first.kind.rawValue)\" message=\"\(JUnit.escapeText(first.message))\">"
-                s += JUnit.escapeText(divergences.map(describe).joined(separator: "\n"))
+                s += "      <failure type=\"\(first.kind.rawValue)\" message=\"\(JUnit.escape(first.message))\">"
+                s += JUnit.escape(divergences.map(describe).joined(separator: "\n"))
                 s += "</failure>\n"
             }
             s += "    </testcase>\n"
@@ -246,24 +246,6 @@ extension JUnitReplay {
         var text = "\(d.kind.rawValue) \(at): \(d.message)"
         for diff in d.differences { text += "\n  \(diff.field): expected \(diff.expected), got \(diff.actual)" }
         return text
-    }
-}
-
-extension JUnit {
-    /// XML text escaping (JUnit's own `escape` is internal to BLEReport).
-    static func escapeText(_ text: String) -> String {
-        var out = ""
-        for ch in text.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case _ where ch.value < 0x20 && ch != "\n" && ch != "\t": out += "?"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
     }
 }
 
