@@ -29,6 +29,9 @@ for arg in "$@"; do
   esac
 done
 [ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=("${HARNESSES_ALL[@]}")
+for h in "${HARNESSES[@]}"; do
+  case " ${HARNESSES_ALL[*]} " in *" $h "*) ;; *) echo "fuzz: unknown harness $h (${HARNESSES_ALL[*]})" >&2; exit 2 ;; esac
+done
 if [ "$SHORT" = 1 ]; then
   SECONDS_EACH=$(( ${FUZZ_SHORT_SECONDS:-60} / ${#HARNESSES[@]} ))
   [ "$SECONDS_EACH" -lt 1 ] && SECONDS_EACH=1
@@ -40,12 +43,16 @@ notice() { echo "fuzz: notice: $*" >&2; }
 if [ "$(uname -s)" != Linux ]; then
   notice "libFuzzer builds are set up for Linux only (uname: $(uname -s)); skipping the fuzz run"; exit 0
 fi
+SWIFTC=${SWIFTC:-$(dirname "$(command -v "$SWIFT" 2>/dev/null || echo swift)")/swiftc}
+if ! command -v "$SWIFTC" >/dev/null 2>&1; then
+  notice "no swiftc next to $SWIFT; skipping the fuzz run"; exit 0
+fi
 PROBE_DIR=$(mktemp -d)
 trap 'rm -rf "$PROBE_DIR"' EXIT
 cat > "$PROBE_DIR/probe.swift" <<'SWIFT'
 @_cdecl("LLVMFuzzerTestOneInput") public func probe(_ d: UnsafePointer<UInt8>?, _ n: Int) -> Int32 { 0 }
 SWIFT
-if ! (cd "$PROBE_DIR" && swiftc -parse-as-library -sanitize=fuzzer,address -Xclang-linker -fuse-ld=lld probe.swift -o probe >probe.log 2>&1); then
+if ! (cd "$PROBE_DIR" && "$SWIFTC" -parse-as-library -sanitize=fuzzer,address -Xclang-linker -fuse-ld=lld probe.swift -o probe >probe.log 2>&1); then
   notice "this toolchain cannot build with -sanitize=fuzzer,address (see below); skipping the fuzz run"
   sed -n '1,5p' "$PROBE_DIR/probe.log" >&2
   exit 0
@@ -81,7 +88,6 @@ REPORT=$SCRATCH/fuzz-report.txt
 : > "$REPORT"
 FAILED=()
 for h in "${HARNESSES[@]}"; do
-  case " ${HARNESSES_ALL[*]} " in *" $h "*) ;; *) echo "fuzz: unknown harness $h (${HARNESSES_ALL[*]})" >&2; exit 2 ;; esac
   SEEDS=$SCRATCH/seeds/$h
   CORPUS=$SCRATCH/corpus/$h
   ARTIFACTS=$SCRATCH/artifacts/$h
@@ -89,6 +95,13 @@ for h in "${HARNESSES[@]}"; do
   rm -rf "$SEEDS"; mkdir -p "$SEEDS" "$CORPUS" "$ARTIFACTS" "$REGRESSIONS"
   ASAN_OPTIONS=detect_leaks=0 "$FUZZ" seed "$h" "$SEEDS" "${CAPTURES[@]}" >/dev/null
   ASAN_OPTIONS=detect_leaks=0 "$FUZZ" seed-hex "$h" "$SEEDS" "$HEX" >/dev/null
+  if [ "$h" = capture ] && command -v python3 >/dev/null 2>&1; then
+    # A field-log container (Android bugreport zip, stored so mutations reach the member).
+    python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED)
+z.write(sys.argv[2], "FS/data/misc/bluetooth/logs/btsnoop_hci.log")
+z.close()' "$SEEDS/bugreport.zip" captures/healthy.btsnoop 2>/dev/null || true
+  fi
   LOG=$SCRATCH/fuzz-$h.log
   echo "fuzz: $h for ${SECONDS_EACH}s (corpus $CORPUS, log $LOG)"
   started=$(date +%s)

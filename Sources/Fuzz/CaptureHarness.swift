@@ -1,8 +1,11 @@
+import BLEAnalysis
 import BLEBytes
 import BLECapture
 
 /// Capture-format detection and every reader, on the input as a file: btsnoop (H1/H4/monitor),
-/// PacketLogger in both byte orders, pcap/pcapng through libpcap, gzip of any of them.
+/// PacketLogger in both byte orders, pcap/pcapng through libpcap, gzip of any of them, field-log
+/// containers; then the analysis pass with detectors on what was read (over-the-air link-layer
+/// captures included, which only this harness reaches).
 ///
 /// Beyond "no trap" it checks what the README promises: frames are numbered 1, 2, 3…, every frame's
 /// bytes lie inside the file (memory-mapped formats), a record length never exceeds
@@ -16,10 +19,12 @@ enum CaptureHarness {
         defer { Scratch.remove(path) }
         guard let file = try? CaptureFile(path: path) else { return }
         let info = file.info
-        let mapped = (info.format == .btsnoop || info.format == .packetlogger) && !info.compressed
+        // The file's own bytes are the records (not an inflated copy or a member of a field-log archive).
+        let mapped = (info.format == .btsnoop || info.format == .packetlogger) && !info.compressed && info.fieldLog == nil
         var expectedNumber = 1
         var lastEnd = info.format == .btsnoop ? 16 : 0
         var checksum = 0
+        let analyzer = Analyzer(detect: true)
         let summary = file.read { frame in
             check.expect(frame.number == expectedNumber, "frame numbered \(frame.number), expected \(expectedNumber)")
             expectedNumber = frame.number + 1
@@ -38,6 +43,10 @@ enum CaptureHarness {
             }
             // Touch every byte so a view past the mapping faults here, in the reader's frame.
             for b in frame.payload { checksum &+= Int(b) }
+            analyzer.consume(frame)
+        }
+        for f in analyzer.finish() {
+            check.expect(f.frames.allSatisfy { $0 >= 0 }, "\(f.rule) cites a negative frame number")
         }
         _ = checksum
         check.expect(summary.frames == expectedNumber - 1, "summary counts \(summary.frames) frames, \(expectedNumber - 1) delivered")

@@ -130,14 +130,16 @@ final class RedactionScanner {
         switch frame.kind {
         case .command:
             guard p.count >= 3 else { return nil }
-            return HCIDecoder.commands[UInt16(p[0]) | UInt16(p[1]) << 8] == nil ? 3 : nil
+            return undecoded(HCIOpcode(rawValue: UInt16(p[0]) | UInt16(p[1]) << 8)) ? 3 : nil
         case .event:
             guard p.count >= 2 else { return nil }
             switch p[0] {
+            case Self.vendorEvent:
+                return 2
             case HCIEventCode.commandComplete:
                 // Num packets, opcode and the status the analysis reads; then the return parameters.
                 guard p.count >= 5 else { return nil }
-                return HCIDecoder.commands[UInt16(p[3]) | UInt16(p[4]) << 8] == nil ? 6 : nil
+                return undecoded(HCIOpcode(rawValue: UInt16(p[3]) | UInt16(p[4]) << 8)) ? 6 : nil
             case HCIEventCode.commandStatus:
                 return nil
             case HCIEventCode.leMeta:
@@ -151,6 +153,14 @@ final class RedactionScanner {
         case .aclData, .indexNew, .indexInfo: return nil
         default: return 0
         }
+    }
+
+    /// The vendor-specific event code (Core v5.4 Vol 4 Part E 5.4.4): its parameters are the vendor's.
+    static let vendorEvent: UInt8 = 0xFF
+
+    /// A command whose parameters the analysis never reads: vendor-specific (OGF 0x3F) or unknown to the tables.
+    static func undecoded(_ opcode: HCIOpcode) -> Bool {
+        opcode.isVendor || HCIDecoder.commands[opcode.rawValue] == nil
     }
 
     /// Replaces every 6-byte run equal to an address the tables found (in the bytes `sweepStart`

@@ -63,10 +63,13 @@ public enum Redactor {
         guard !samePath(input, output) else {
             throw CaptureError(path: output, reason: "the output would overwrite the input")
         }
-        // Pass 1: edits for earlier frames.
-        let collector = RedactionScanner(options: options, collectDeferred: true)
-        _ = first.read { frame in _ = collector.scan(frame) }
-        let deferred = collector.deferred
+        // Pass 1: edits for earlier frames, and every address and name (so both passes use the same
+        // fakes). Its session model is dropped before the second pass.
+        let (deferred, addressMap, nameMap) = { () -> ([Int: [RedactionEdit]], AddressMap, NameMap) in
+            let collector = RedactionScanner(options: options, collectDeferred: true)
+            _ = first.read { frame in _ = collector.scan(frame) }
+            return (collector.deferred, collector.addresses, collector.names)
+        }()
 
         // Pass 2: the copy.
         let rewriter = try CaptureRewriter(source: input, output: output)
@@ -75,8 +78,7 @@ public enum Redactor {
         }
         let second = try CaptureFile(path: input)
         // The maps of the first pass: the same fakes in both passes, and every address known up front.
-        let scanner = RedactionScanner(options: options, addresses: collector.addresses, names: collector.names,
-                                       collectDeferred: false, sweep: true)
+        let scanner = RedactionScanner(options: options, addresses: addressMap, names: nameMap, collectDeferred: false, sweep: true)
         var summary = RedactionSummary(format: info.format, datalink: info.datalink, frames: 0, inputWasCompressed: info.compressed)
         var failure: CaptureError? = nil
         var edited: [UInt8] = []
