@@ -20,6 +20,9 @@ run: deps release
 test: deps venv
 	$(SWIFT) build
 	BLEANALYZE_VENV=$(CURDIR)/$(VENV) $(SWIFT) test
+	# A short libFuzzer run over every harness (60 s in all, fixed seed); skips with a notice where
+	# the sanitizer build is impossible. `make fuzz` runs them for FUZZ_SECONDS each.
+	FUZZ_SEED=1 bash scripts/fuzz.sh --short
 
 build: deps
 	$(SWIFT) build

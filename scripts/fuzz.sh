@@ -6,6 +6,7 @@
 #   scripts/fuzz.sh                 every harness for FUZZ_SECONDS (default 600) each   (make fuzz)
 #   scripts/fuzz.sh --short         every harness for FUZZ_SHORT_SECONDS/4 (default 60 s in all; make test)
 #   scripts/fuzz.sh hci l2cap       only these harnesses
+#   FUZZ_SEED=1 …                   fixed libFuzzer seed (make test uses one, so CI runs repeat)
 #
 # The sanitizer build lives in its own scratch path (.build-fuzz) so it never invalidates the normal
 # build. When this machine cannot build with -sanitize=fuzzer (no libFuzzer runtime, not Linux), the
@@ -110,7 +111,7 @@ z.close()' "$SEEDS/bugreport.zip" captures/healthy.btsnoop 2>/dev/null || true
   # bigger than any input can justify (a believed 0xFFFFFFFF length) is a bug.
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0 "$FUZZ" "$h" \
       -max_total_time="$SECONDS_EACH" -max_len="${MAXLEN[$h]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
-      -print_final_stats=1 -artifact_prefix="$ARTIFACTS/" \
+      -print_final_stats=1 -artifact_prefix="$ARTIFACTS/" ${FUZZ_SEED:+-seed=$FUZZ_SEED} \
       "$CORPUS" "$SEEDS" "$REGRESSIONS" > "$LOG" 2>&1
   rc=$?
   elapsed=$(( $(date +%s) - started ))
