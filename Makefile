@@ -17,12 +17,13 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
 
+# A short libFuzzer run over every harness first (60 s in all, fixed seed; skips with a notice where
+# the sanitizer build is impossible; `make fuzz` runs them for FUZZ_SECONDS each), then every test,
+# so the test runner's summary is the last thing printed.
 test: deps venv
+	FUZZ_SEED=1 bash scripts/fuzz.sh --short
 	$(SWIFT) build
 	BLEANALYZE_VENV=$(CURDIR)/$(VENV) $(SWIFT) test
-	# A short libFuzzer run over every harness (60 s in all, fixed seed); skips with a notice where
-	# the sanitizer build is impossible. `make fuzz` runs them for FUZZ_SECONDS each.
-	FUZZ_SEED=1 bash scripts/fuzz.sh --short
 
 build: deps
 	$(SWIFT) build
