@@ -106,6 +106,7 @@ enum PipelineHarness {
             return
         }
         let analyzer = Analyzer(detect: true)
+        defer { analyzer.session.engine = nil }   // the engine ↔ model cycle (see CaptureHarness)
         var upper: [Layer] = []
         var received = false
         analyzer.session.onL2CAPPDU = { pdu, connection in

@@ -91,8 +91,14 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
         return best
     }
 
+    /// The service whose range holds `handle`; with overlapping ranges (a hostile or broken server),
+    /// the one starting last — chosen deterministically, never by dictionary order.
     public func service(containing handle: UInt16) -> Service? {
-        services.values.first { $0.handle <= handle && handle <= $0.endHandle }
+        var best: Service? = nil
+        for s in services.values where s.handle <= handle && handle <= s.endHandle {
+            if best.map({ s.handle > $0.handle || (s.handle == $0.handle && s.endHandle < $0.endHandle) }) ?? true { best = s }
+        }
+        return best
     }
 
     /// The UUID of the attribute at `handle`, as far as discovery showed it.

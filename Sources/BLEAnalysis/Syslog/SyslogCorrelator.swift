@@ -105,11 +105,11 @@ public final class SyslogCorrelator {
     static func connection(mentionedIn message: String, session: SessionModel) -> Connection? {
         let utf8 = Array(message.utf8)
         for address in addresses(in: utf8) {
-            if let c = session.live.values.first(where: { $0.peerAddress == address }) { return c }
+            if let c = session.live.values.filter({ $0.peerAddress == address }).min(by: { $0.index < $1.index }) { return c }
             if let c = session.connections.last(where: { $0.peerAddress == address }) { return c }
         }
         for handle in handles(in: utf8) {
-            if let c = session.live.values.first(where: { $0.handle == handle }) { return c }
+            if let c = session.live.values.filter({ $0.handle == handle }).min(by: { $0.index < $1.index }) { return c }
         }
         return nil
     }
