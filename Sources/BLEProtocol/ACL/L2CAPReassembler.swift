@@ -96,14 +96,14 @@ public struct L2CAPReassembler {
             pending[key] = Pending(expected: expected, data: buffer, firstFrame: frame, fragments: 1)
             return problem
         }
-        guard var p = pending[key] else { return .orphanContinuation }
+        // Moved out of the dictionary so the append is in place (a copy per fragment is quadratic).
+        guard var p = pending.removeValue(forKey: key) else { return .orphanContinuation }
         p.data.append(contentsOf: data.remainingBytes)
         p.fragments += 1
         if p.data.count < p.expected {
             pending[key] = p
             return nil
         }
-        pending[key] = nil
         let origin = Origin(firstFrame: p.firstFrame, fragments: p.fragments)
         let overrun = p.data.count > p.expected ? Problem.overrun(expected: p.expected, got: p.data.count) : nil
         p.data.withUnsafeBytes { raw in
