@@ -171,6 +171,38 @@ struct BumbleReplayTests {
         #expect(reports > 0, "the controller sent no stale advertising report: the test proves nothing")
     }
 
+    /// Advertising reports recorded after the host sent LE Set Scan Enable (disable) and before its
+    /// Command Complete were in flight: a live controller may or may not deliver them. Replaying
+    /// such a recording (a live capture of an earlier replay, here made deterministic by moving
+    /// two recorded reports behind the disable) is no divergence, relaxed or strict.
+    @Test func reportsInFlightWhenScanningStopsAreOptional() async throws {
+        var packets = try RecordingFacts.packets(try await Golden.session())
+        let disable = try #require(packets.firstIndex {
+            $0.fromHost && $0.packet.type == .command && $0.packet.bytes.starts(with: [0x0C, 0x20, 0x02, 0x00])
+        })
+        let reports = packets[..<disable].filter { !$0.fromHost && $0.packet.bytes.starts(with: [0x3E]) && $0.packet.bytes.count > 2 && $0.packet.bytes[2] == 0x02 }
+        #expect(reports.count >= 2)
+        let late = reports.suffix(2).map { p in
+            var p = p
+            p.timestamp = packets[disable].timestamp + 1
+            return p
+        }
+        packets.insert(contentsOf: late, at: disable + 1)
+        for i in packets.indices { packets[i].frame = i + 1 }
+        let dir = try ReplayEnvironment.temporaryDirectory("inflight")
+        let recording = dir.appendingPathComponent("inflight.btsnoop")
+        try ReplayEnvironment.writeRecording(packets, to: recording)
+        let controller = try await BumbleController()
+        for extra in [[], ["--strict", "advertising"]] {
+            let result = try await Self.replay(recording, controller, extra)
+            #expect(result.status == 0, "\(extra): \(result.stdout.prefix(3000))")
+            let json = try result.json()
+            #expect(json["replayed"] as? Int == json["total"] as? Int)
+            // Awaited like any expected unit, the two would take 2 × --timeout.
+            #expect((json["seconds"] as? Double ?? 99) < 8, "in-flight reports are not awaited for --timeout")
+        }
+    }
+
     /// H4 over a pty (Bumble's `pty:` transport, `tty:` here), with the recorded gaps at twice the speed.
     @Test func overTTYWithOriginalTiming() async throws {
         let golden = try await Golden.session()

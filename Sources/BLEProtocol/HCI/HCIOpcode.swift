@@ -21,6 +21,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
     public static let leSetExtendedAdvertisingData = HCIOpcode(rawValue: 0x2037)
     public static let leSetExtendedAdvertisingEnable = HCIOpcode(rawValue: 0x2039)
+    public static let leSetScanEnable = HCIOpcode(rawValue: 0x200C)
+    public static let leSetExtendedScanEnable = HCIOpcode(rawValue: 0x2042)
     public static let leCreateConnection = HCIOpcode(rawValue: 0x200D)
     public static let leCreateConnectionCancel = HCIOpcode(rawValue: 0x200E)
     public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)

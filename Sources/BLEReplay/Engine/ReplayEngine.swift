@@ -8,7 +8,8 @@ import BLEProtocol
 /// `MatchKey` (earliest pending first, then a bounded look-ahead), then compared field by field
 /// (`Comparator`). Commands honour Num_HCI_Command_Packets and ACL the controller's buffers
 /// (`HostFlowControl`). Whatever arrives before the first expected packet matched (stale events
-/// of an earlier session) is ignored.
+/// of an earlier session) is ignored. Advertising reports recorded after the host stopped
+/// scanning were in flight when it did: they are optional (`inFlightReports`).
 public final class ReplayEngine {
     enum State { case waiting, pending, matched, skipped, missing }
 
@@ -26,6 +27,14 @@ public final class ReplayEngine {
     private var pending: [Int] = []
     /// Sightings still awaited, per pending advertising unit (rule `advertising`).
     private var awaitedSightings: [Int: Set<Sighting>] = [:]
+    /// Advertising report units recorded between a scan disable command and the next enable.
+    /// A controller may still deliver reports it had queued before it handles the disable
+    /// (Core v5.4 Vol 4 Part E 7.8.11: scanning stops when the command completes), so whether a
+    /// run sees them is timing: matched if they come, otherwise not compared, never `missing`,
+    /// and never awaited beyond the other expected units of the same step.
+    private var inFlightReports: Set<Int> = []
+    /// The host has sent LE Set (Extended) Scan Enable with Enable = 0 and not re-enabled since.
+    private var scanStopped = false
     private var maps = LinkMaps()
     private var flow = HostFlowControl()
     private var live = UnitBuilder()
@@ -94,12 +103,13 @@ public final class ReplayEngine {
     private func reach(_ i: Int) {
         guard state[i] == .waiting else { return }   // matched early
         let view = views[i]
+        if view.category == .advertising, scanStopped { inFlightReports.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
                 state[i] = .pending
                 pending.append(i)
-                total += view.unit.packets.count
+                if !inFlightReports.contains(i) { total += view.unit.packets.count }
             } else {
                 state[i] = .skipped
                 notCompared += view.unit.packets.count
@@ -108,12 +118,20 @@ public final class ReplayEngine {
         }
         state[i] = .pending
         pending.append(i)
-        total += view.unit.packets.count
+        if !inFlightReports.contains(i) { total += view.unit.packets.count }
     }
 
-    /// Waits until every pending expected unit has arrived or timed out, oldest first.
+    /// Waits until every pending expected unit has arrived or timed out, oldest first; in-flight
+    /// reports still pending then are not compared.
     private func settle() throws(TransportError) {
-        while let first = pending.first {
+        defer {
+            for i in pending where state[i] == .pending && inFlightReports.contains(i) {
+                state[i] = .skipped
+                notCompared += views[i].unit.packets.count
+            }
+            pending.removeAll { state[$0] != .pending }
+        }
+        while let first = pending.first(where: { !inFlightReports.contains($0) }) {
             let deadline = Clock.now() + options.timeout
             while state[first] == .pending {
                 let remaining = deadline - Clock.now()
@@ -164,6 +182,8 @@ public final class ReplayEngine {
         } else if firstMatched, let i = lookahead(candidate) {
             total += views[i].unit.packets.count
             matched(i, v)
+        } else if v.category == .advertising, scanStopped {
+            return   // in flight when scanning stopped: timing, not a divergence
         } else if firstMatched, !options.rules.isRelaxed(ReplayRules.unexpected) {
             divergences.append(Divergence(kind: .unexpected, frame: nil, step: step, fromHost: false,
                                           message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit))
@@ -187,6 +207,7 @@ public final class ReplayEngine {
         firstMatched = true
         let e = views[i]
         replayed += e.unit.packets.count
+        if inFlightReports.contains(i) { total += e.unit.packets.count }
         if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer("Status") == 0, v.integer("Status") == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
@@ -209,6 +230,7 @@ public final class ReplayEngine {
                 state[i] = .matched
                 firstMatched = true
                 replayed += views[i].unit.packets.count
+                if inFlightReports.contains(i) { total += views[i].unit.packets.count }
             }
         }
     }
@@ -221,6 +243,7 @@ public final class ReplayEngine {
         try pump(until: pacer.due(unit.timestamp))
         switch unit.content {
         case let .command(bytes):
+            noteScanEnable(bytes)
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = HostRewriter.command(bytes, maps: maps)
@@ -240,6 +263,14 @@ public final class ReplayEngine {
         }
         replayed += unit.packets.count
         pacer.sent(unit.timestamp)
+    }
+
+    /// Follows LE Set Scan Enable / LE Set Extended Scan Enable (Enable is the first parameter).
+    private func noteScanEnable(_ command: [UInt8]) {
+        guard command.count >= 4 else { return }
+        let opcode = UInt16(command[0]) | UInt16(command[1]) << 8
+        guard opcode == HCIOpcode.leSetScanEnable.rawValue || opcode == HCIOpcode.leSetExtendedScanEnable.rawValue else { return }
+        scanStopped = command[3] == 0
     }
 
     private func transmit(_ packet: H4Packet) throws(TransportError) {
