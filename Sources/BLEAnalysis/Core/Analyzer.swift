@@ -39,6 +39,9 @@ public final class Analyzer {
         session.engine = engine
     }
 
+    /// The model and the engine refer to each other; the pass that owns both lets them go.
+    deinit { session.engine = nil }
+
     /// Ends the pass and returns the findings, ordered by severity then time.
     public func finish() -> [Finding] {
         air.finish(self)

@@ -2,26 +2,36 @@
 /// Detectors are called once per *event*, never per frame, and ACL-level events reach only the
 /// flow-control rules.
 public final class DetectorEngine {
-    private var routes: [[any Detector]]
+    /// `let` stored properties: the hot path borrows them instead of retaining each per call.
+    private let routes: [[any Detector]]
     public private(set) var findings: [Finding] = []
-    var context: DetectorContext
+    let context: DetectorContext
     private let detectors: [any Detector]
 
     public init(model: SessionModel, configuration: RuleConfiguration) {
         context = DetectorContext(model: model, configuration: configuration)
         detectors = Rules.all.filter { configuration.isEnabled($0.rule.id) }.map { $0.make() }
-        routes = Array(repeating: [], count: SessionEvent.Kind.allCases.count)
-        for d in detectors { for k in d.kinds { routes[k.rawValue].append(d) } }
+        var routes = [[any Detector]](repeating: [], count: SessionEvent.Kind.allCases.count)
+        var wanted: UInt64 = 0
+        for d in detectors { for k in d.kinds { routes[k.rawValue].append(d); wanted |= 1 << k.rawValue } }
+        self.routes = routes
+        self.wanted = wanted
     }
 
     /// True when some detector wants events of `kind` (the model skips building the others).
-    public func wants(_ kind: SessionEvent.Kind) -> Bool { !routes[kind.rawValue].isEmpty }
+    @inline(__always)
+    public func wants(_ kind: SessionEvent.Kind) -> Bool { wanted & (1 << kind.rawValue) != 0 }
+    /// Bit k set: some detector wants kind k (a bit test per event, no array access).
+    private let wanted: UInt64
 
     /// Hands `event` to the detectors of `kind` (the model names the kind: a notification may be
     /// routed as the first of its handle and again as a full-MTU value).
     public func emit(_ kind: SessionEvent.Kind, _ event: SessionEvent) {
-        let list = routes[kind.rawValue]
-        for i in list.indices { list[i].observe(event, context, &findings) }
+        routes.withUnsafeBufferPointer { all in
+            all[kind.rawValue].withUnsafeBufferPointer { list in
+                for d in list { d.observe(event, context, &findings) }
+            }
+        }
     }
 
     /// Ends the pass: lets every detector report what is still open, then orders the findings

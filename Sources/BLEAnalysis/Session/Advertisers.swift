@@ -119,7 +119,8 @@ public struct Advertisers: Sendable {
             // Advertisers repeat the same data: parse it only when it changed (per PDU type).
             let slot = report.isScanResponse ? 1 : 0
             if !a.lastData[slot].elementsEqual(bytes) {
-                a.lastData[slot] = Array(bytes)
+                a.lastData[slot].removeAll(keepingCapacity: true)
+                a.lastData[slot].append(contentsOf: bytes)
                 a.lastProblem[slot] = absorb(ByteReader(bytes, base: report.data.offset), into: &a)
             }
             problem = problem ?? a.lastProblem[slot]
@@ -140,6 +141,16 @@ public struct Advertisers: Sendable {
         }
     }
 
+    /// The UUID width of the (In)complete List of 16/32/128-bit Service UUIDs AD types.
+    static func uuidListWidth(_ type: UInt8) -> Int? {
+        switch type {
+        case 0x02, 0x03: 2
+        case 0x04, 0x05: 4
+        case 0x06, 0x07: 16
+        default: nil
+        }
+    }
+
     /// Takes names, services, companies and appearance out of the AD structures (Core Supplement Part A);
     /// returns the first problem (a structure running past the data, or too short for its type).
     static func absorb(_ data: ByteReader, into a: inout Advertiser) -> String? {
@@ -147,7 +158,7 @@ public struct Advertisers: Sendable {
         var problem: String? = nil
         while let s = it.next() {
             var d = s.data
-            let width = [0x02: 2, 0x03: 2, 0x04: 4, 0x05: 4, 0x06: 16, 0x07: 16][Int(s.type.rawValue)]
+            let width = uuidListWidth(s.type.rawValue)
             if d.remaining < minimumLength(s.type.rawValue) || width.map({ d.remaining % $0 != 0 }) == true {
                 problem = problem ?? "\(s.type.name) of \(d.remaining) bytes is malformed (at offset \(d.absoluteOffset))"
                 continue
@@ -160,7 +171,7 @@ public struct Advertisers: Sendable {
                     a.names.append(String(decoding: bytes, as: UTF8.self))
                 }
             case 0x02, 0x03, 0x04, 0x05, 0x06, 0x07:
-                let width = [0x02: 2, 0x03: 2, 0x04: 4, 0x05: 4, 0x06: 16, 0x07: 16][Int(s.type.rawValue)] ?? 2
+                let width = width ?? 2
                 while d.remaining >= width, let u = try? d.uuid(width: width) {
                     if !a.services.contains(u), a.services.count < 32 { a.services.append(u) }
                 }

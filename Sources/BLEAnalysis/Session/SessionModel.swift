@@ -34,7 +34,10 @@ public final class SessionModel {
     /// The handle of the last LE Enable Encryption (its Command Status names no handle).
     var lastEncryptionCommand: UInt16?
     /// The detectors fed by this model (nil: no detection, e.g. `packets`).
-    public weak var engine: DetectorEngine?   // weak: the engine holds the model (DetectorContext.model); Analyzer owns both
+    /// Strong on purpose: a weak reference costs a side-table load and a slow-path release on
+    /// every event (a quarter of the analysis time). The engine holds the model back
+    /// (`DetectorContext.model`); `Analyzer.deinit` breaks that cycle.
+    public var engine: DetectorEngine?
     /// The connection of the last ACL/NOCP lookup: consecutive packets mostly share a link, so
     /// this one-entry cache saves most dictionary lookups on the hot path.
     private var lastLink: (key: LinkKey, connection: Connection)?

@@ -54,17 +54,42 @@ public struct L2CAPReassembler {
         var fragments: Int
     }
 
+    /// The PDU in progress on the link fragmented last, kept out of the dictionary: fragments of
+    /// one PDU nearly always follow each other, so most continuations touch no hash table, and its
+    /// buffer is reused for the next PDU.
+    private var hotKey: Key?
+    private var hot = Pending(expected: 0, data: [], firstFrame: 0, fragments: 0)
+    /// PDUs in progress on other links.
     private var pending: [Key: Pending] = [:]
 
     public init() {}
 
     /// PDUs still incomplete (for the end-of-capture report).
-    public var incompleteCount: Int { pending.count }
+    public var incompleteCount: Int { pending.count + (hotKey == nil ? 0 : 1) }
 
     /// Forgets a link's partial PDUs (on disconnect).
     public mutating func reset(adapter: UInt16, handle: UInt16) {
-        pending[Key(adapter: adapter, handle: handle, received: true)] = nil
-        pending[Key(adapter: adapter, handle: handle, received: false)] = nil
+        for received in [true, false] {
+            let key = Key(adapter: adapter, handle: handle, received: received)
+            if hotKey == key { hotKey = nil }
+            pending[key] = nil
+        }
+    }
+
+    /// Takes `key`'s PDU in progress out of the store, if any.
+    private mutating func take(_ key: Key) -> Pending? {
+        if hotKey == key {
+            hotKey = nil
+            return hot
+        }
+        return pending.isEmpty ? nil : pending.removeValue(forKey: key)
+    }
+
+    /// Makes `key` the hot link, moving the previous hot PDU to the dictionary.
+    private mutating func makeHot(_ key: Key, _ p: Pending) {
+        if let old = hotKey, old != key { pending[old] = hot }
+        hotKey = key
+        hot = p
     }
 
     /// Feeds one ACL packet's data. Calls `deliver` with each complete L2CAP PDU (header included);
@@ -74,7 +99,7 @@ public struct L2CAPReassembler {
                               deliver: (inout ByteReader, Origin) -> Void) -> Problem? {
         var problem: Problem? = nil
         if isStart {
-            if !pending.isEmpty, let old = pending.removeValue(forKey: key) {
+            if let old = take(key) {
                 problem = .incompletePDU(firstFrame: old.firstFrame, have: old.data.count, expected: old.expected)
             }
             guard data.remaining >= 4 else { return problem ?? .shortStart(data.remaining) }
@@ -91,23 +116,28 @@ public struct L2CAPReassembler {
                 return problem
             }
             // Reserve only what is present: a claimed length is not believed until the bytes arrive
-            // (a hostile capture could otherwise reserve 64 KiB per link it opens).
-            let buffer = Array(data.remainingBytes)
-            pending[key] = Pending(expected: expected, data: buffer, firstFrame: frame, fragments: 1)
+            // (a hostile capture could otherwise reserve 64 KiB per link it opens). The hot buffer
+            // is reused when it is free.
+            var buffer: [UInt8] = []
+            if hotKey == nil { swap(&buffer, &hot.data); buffer.removeAll(keepingCapacity: true) }
+            buffer.append(contentsOf: data.remainingBytes)
+            makeHot(key, Pending(expected: expected, data: buffer, firstFrame: frame, fragments: 1))
             return problem
         }
-        // Moved out of the dictionary so the append is in place (a copy per fragment is quadratic).
-        guard var p = pending.removeValue(forKey: key) else { return .orphanContinuation }
-        p.data.append(contentsOf: data.remainingBytes)
-        p.fragments += 1
-        if p.data.count < p.expected {
-            pending[key] = p
-            return nil
+        if hotKey != key {
+            guard let p = take(key) else { return .orphanContinuation }
+            makeHot(key, p)
         }
-        let origin = Origin(firstFrame: p.firstFrame, fragments: p.fragments)
-        let overrun = p.data.count > p.expected ? Problem.overrun(expected: p.expected, got: p.data.count) : nil
-        p.data.withUnsafeBytes { raw in
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0 ..< p.expected]), base: data.base - p.data.count + data.remaining)
+        // Appended in place (a copy per fragment would be quadratic).
+        hot.data.append(contentsOf: data.remainingBytes)
+        hot.fragments += 1
+        if hot.data.count < hot.expected { return nil }
+        hotKey = nil   // complete: the buffer stays for the next PDU
+        let origin = Origin(firstFrame: hot.firstFrame, fragments: hot.fragments)
+        let expected = hot.expected, count = hot.data.count
+        let overrun = count > expected ? Problem.overrun(expected: expected, got: count) : nil
+        hot.data.withUnsafeBytes { raw in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0 ..< expected]), base: data.base - count + data.remaining)
             deliver(&r, origin)
         }
         return overrun
