@@ -35,9 +35,13 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
 
     /// Who serves this database: the peer's address, or the local host (peripheral-side captures).
     public let owner: String
-    public private(set) var services: [UInt16: Service] = [:]
-    public private(set) var characteristics: [UInt16: Characteristic] = [:]   // by declaration handle
-    public private(set) var descriptors: [UInt16: Descriptor] = [:]
+    public private(set) var services: [UInt16: Service] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
+    /// By declaration handle.
+    public private(set) var characteristics: [UInt16: Characteristic] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
+    public private(set) var descriptors: [UInt16: Descriptor] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
+    /// `name(of:)` per handle, as of the current database (every change above clears it): the
+    /// packet list names the same few streamed handles millions of times.
+    private var names: [UInt16: String?] = [:]
     public private(set) var includes: [UInt16: Include] = [:]
     private var byValueHandle: [UInt16: UInt16] = [:]   // value handle → declaration handle
     /// Short values read for well-known characteristics (Device Name, Manufacturer Name…), bounded.
@@ -118,6 +122,13 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
 
     /// What a handle is, without the handle: `Heart Rate Measurement (0x2A37)`.
     public func name(of handle: UInt16) -> String? {
+        if let known = names[handle] { return known }
+        let name = computeName(of: handle)
+        names[handle] = .some(name)
+        return name
+    }
+
+    private func computeName(of handle: UInt16) -> String? {
         let at = ""
         if let c = characteristic(valueHandle: handle) { return c.uuid.gattLabel(.characteristic) + at }
         if let d = descriptors[handle] {

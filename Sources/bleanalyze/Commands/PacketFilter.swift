@@ -37,15 +37,18 @@ enum ConnectionFilter {
 struct PacketFilter {
     let options: PacketFilterOptions
     let connection: ConnectionFilter?
+    /// `options.isActive`, read once: argument-parser property wrappers are slow to read per frame.
+    private let active: Bool
     private var start: Int64?
 
     init(_ options: PacketFilterOptions) throws {
         self.options = options
         connection = try options.connectionFilter()
+        active = options.isActive
     }
 
     mutating func accepts(_ frame: Frame, layers: [Layer], session: SessionModel) -> Bool {
-        guard options.isActive else { return true }
+        guard active else { return true }
         if start == nil { start = frame.timestamp }
         let t = Double(frame.timestamp - (start ?? frame.timestamp)) / 1e6
         if let since = options.since, t < since { return false }

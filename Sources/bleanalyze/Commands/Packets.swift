@@ -22,6 +22,7 @@ struct Packets: ParsableCommand {
         let text = PacketText(options: options, width: Diagnostics.terminalWidth())
         let jsonRenderer = PacketJSON(options: options)
         var out = Output()
+        let json = json   // read once: property-wrapper getters are slow per frame
         if let reason = file.info.notDecodedReason, !json { out.line("= \(reason)") }
         var upper: [Layer] = []
         var received = false
