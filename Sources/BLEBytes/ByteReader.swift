@@ -28,14 +28,19 @@ public struct ByteReader {
     /// Absolute file offset of the next byte to read.
     @inlinable public var absoluteOffset: Int { base &+ position }     // safe: offsets fit in Int
 
-    @inlinable
+    /// The bounds check every read makes: inlined, with the error built out of line so the
+    /// common path stays a compare and a branch.
+    @inlinable @inline(__always)
     func need(_ n: Int, _ field: StaticString) throws(DecodeError) {
-        guard n <= remaining else {
-            throw DecodeError(kind: .truncated(needed: n, available: remaining), offset: base &+ position, field: field)
-        }
+        guard n <= remaining else { throw truncation(n, field) }
     }
 
-    @inlinable
+    @usableFromInline @inline(never)
+    func truncation(_ n: Int, _ field: StaticString) -> DecodeError {
+        DecodeError(kind: .truncated(needed: n, available: remaining), offset: base &+ position, field: field)
+    }
+
+    @inlinable @inline(__always)
     public mutating func u8(_ field: StaticString) throws(DecodeError) -> UInt8 {
         try need(1, field)
         defer { cursor &+= 1 }   // safe: checked by need
@@ -47,7 +52,7 @@ public struct ByteReader {
         Int8(bitPattern: try u8(field))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u16le(_ field: StaticString) throws(DecodeError) -> UInt16 {
         try need(2, field)
         defer { cursor &+= 2 }   // safe: checked by need

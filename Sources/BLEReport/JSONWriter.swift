@@ -40,18 +40,26 @@ public struct JSONWriter {
 
     static func appendString(_ s: String, to out: inout String) {
         out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
+        // Runs of characters that need no escape are appended whole (a string per scalar is slow).
+        let utf8 = s.utf8
+        var runStart = utf8.startIndex
+        var i = runStart
+        while i != utf8.endIndex {
+            let byte = utf8[i]
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C { utf8.formIndex(after: &i); continue }
+            if runStart != i { out += s[runStart ..< i] }
+            switch byte {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            default: out += "\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
             }
+            utf8.formIndex(after: &i)
+            runStart = i
         }
+        if runStart != utf8.endIndex { out += s[runStart...] }
         out += "\""
     }
 }

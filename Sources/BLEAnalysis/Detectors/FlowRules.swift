@@ -19,12 +19,16 @@ final class SkippedReady: Detector {
 
     private struct State { var saturated = false; var returnFrame: Int?; var returnTime: Int64? }
     private var state = ConnectionState<State>()
+    /// The `stall` threshold in µs, looked up once (events come per ACL packet).
+    private var stall: Int64?
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .aclSent(c, frame, time, inUseBefore, capacity):
             var s = state[c] ?? State()
-            if let rt = s.returnTime, let rf = s.returnFrame, time - rt >= micros("stall", context) {
+            let stall = self.stall ?? micros("stall", context)
+            self.stall = stall
+            if let rt = s.returnTime, let rf = s.returnFrame, time - rt >= stall {
                 findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: rt, frames: [rf, frame],
                                         message: "Controller buffers were free again at frame \(rf) but the host sent nothing for \(Format.seconds(time - rt))"))
             }

@@ -2,6 +2,8 @@ import BLEProtocol
 
 /// What the session model tells the detectors as frames stream by. Detectors never see frames:
 /// they are fed these events (DESIGN.md), each with the frame numbers that will be their evidence.
+/// Cases with large payloads are `indirect` (boxed): the enum stays the size of the per-packet
+/// events (ACL sent/received, credits, writes), which are copied on every dispatch.
 public enum SessionEvent {
     // Connections
     case attemptStarted(index: Int)
@@ -9,7 +11,7 @@ public enum SessionEvent {
     case connected(Connection)
     /// Before the link's buffers are released: the host's packets still unacknowledged (frame, time),
     /// oldest first (bounded).
-    case disconnected(Connection, unacknowledged: [SentPacket])
+    indirect case disconnected(Connection, unacknowledged: [SentPacket])
 
     // Flow control
     case aclSent(Connection, frame: Int, time: Int64, inUseBefore: Int, capacity: Int?)
@@ -18,27 +20,27 @@ public enum SessionEvent {
 
     // ATT
     /// `overlapping`: a request of the same side that was still outstanding (a protocol violation).
-    case attRequest(Connection, ATTBearer.Pending, sent: Bool, overlapping: ATTBearer.Pending?)
+    indirect case attRequest(Connection, ATTBearer.Pending, sent: Bool, overlapping: ATTBearer.Pending?)
     /// `request` is nil when nothing was outstanding (a response with no request).
-    case attResponse(Connection, request: ATTBearer.Pending?, opcode: ATTOpcode, valueLength: Int, frame: Int, time: Int64, sent: Bool)
-    case attError(Connection, request: ATTBearer.Pending?, error: ATTErrorCode, handle: UInt16, frame: Int, time: Int64, sent: Bool)
+    indirect case attResponse(Connection, request: ATTBearer.Pending?, opcode: ATTOpcode, valueLength: Int, frame: Int, time: Int64, sent: Bool)
+    indirect case attError(Connection, request: ATTBearer.Pending?, error: ATTErrorCode, handle: UInt16, frame: Int, time: Int64, sent: Bool)
     /// A notification or indication; `unconfirmed` is an earlier indication still waiting for its
     /// confirmation; `first` is set for the first value of this handle on the connection.
-    case attValue(Connection, handle: UInt16, length: Int, indication: Bool, frame: Int, time: Int64, sent: Bool,
+    indirect case attValue(Connection, handle: UInt16, length: Int, indication: Bool, frame: Int, time: Int64, sent: Bool,
                   unconfirmed: ATTBearer.Pending?, first: Bool)
-    case attConfirmation(Connection, indication: ATTBearer.Pending?, frame: Int, time: Int64)
+    indirect case attConfirmation(Connection, indication: ATTBearer.Pending?, frame: Int, time: Int64)
     case attWrite(Connection, handle: UInt16, length: Int, command: Bool, frame: Int, time: Int64, sent: Bool)
     case mtuExchanged(Connection, requestFrame: Int, frame: Int, time: Int64)
     /// An ATT PDU the capture cut (incl_len < orig_len, btsnooz): its values are not decidable.
     case captureTruncatedATT(Connection, frame: Int, time: Int64)
 
     // GATT subscriptions (CCCD writes)
-    case subscriptionWritten(Connection, Subscription, characteristic: GATTDatabase.Characteristic?)
-    case subscriptionAnswered(Connection, Subscription, responseFrame: Int, time: Int64)
+    indirect case subscriptionWritten(Connection, Subscription, characteristic: GATTDatabase.Characteristic?)
+    indirect case subscriptionAnswered(Connection, Subscription, responseFrame: Int, time: Int64)
 
     // Security
     case pairingRequest(Connection, frame: Int, time: Int64, sent: Bool)
-    case pairingFailed(Connection, frame: Int, time: Int64, reason: String, sent: Bool)
+    indirect case pairingFailed(Connection, frame: Int, time: Int64, reason: String, sent: Bool)
     case encryptionChanged(Connection, frame: Int, time: Int64, status: HCIStatus, enabled: Bool)
 
     // Advertising

@@ -33,8 +33,24 @@ public struct ActivitySeries: Sendable {
 
     public init() {}
 
+    /// The last bucket used and its time span: consecutive packets nearly always land in it, so
+    /// most calls skip the division.
+    private var lastIndex = 0
+    private var lastFrom: Int64 = 1, lastUntil: Int64 = 0
+
     /// The bucket for `time`, growing (and coarsening) the series as needed.
     mutating func index(_ time: Int64) -> Int? {
+        if time >= lastFrom, time < lastUntil { return lastIndex }
+        guard let i = slowIndex(time) else { return nil }
+        if let s = start, time >= s {
+            lastIndex = i
+            lastFrom = s + Int64(i) * width
+            lastUntil = lastFrom + width
+        }
+        return i
+    }
+
+    private mutating func slowIndex(_ time: Int64) -> Int? {
         if start == nil { start = time }
         guard let s = start, time >= s else { return buckets.isEmpty ? nil : 0 }
         var i = Int((time - s) / width)
@@ -58,6 +74,7 @@ public struct ActivitySeries: Sendable {
         }
         buckets = merged
         width *= 2
+        lastFrom = 1; lastUntil = 0   // the cached span is stale
     }
 
     mutating func record(_ time: Int64, _ update: (inout Bucket) -> Void) {

@@ -51,19 +51,39 @@ public struct MessageEntry: Sendable {
 /// An index over a table by code, built once; a duplicate row is a programming error caught by tests.
 public struct MessageTable: Sendable {
     public let entries: [MessageEntry]
-    private let index: [UInt16: Int]
+    /// Row of each code (dense, -1: none): a lookup per packet is an array load, not a hash.
+    /// Codes are 16-bit at most, so the slots are bounded (128 KiB for the command table).
+    private let slots: [Int16]
+    /// The size rules by row, copied out so validation reads no reference-counted row.
+    private let sizes: [SizeRule]
+    private let returnsSizes: [SizeRule?]
 
     public init(_ entries: [MessageEntry]) {
         self.entries = entries
-        var index: [UInt16: Int] = [:]
-        for (i, e) in entries.enumerated() where index[e.code] == nil { index[e.code] = i }
-        self.index = index
+        var slots = [Int16](repeating: -1, count: Int(entries.map(\.code).max() ?? 0) + 1)
+        for (i, e) in entries.enumerated() where slots[Int(e.code)] < 0 { slots[Int(e.code)] = Int16(i) }
+        self.slots = slots
+        sizes = entries.map(\.size)
+        returnsSizes = entries.map(\.returnsSize)
+    }
+
+    @inline(__always)
+    private func row(_ code: UInt16) -> Int? {
+        let c = Int(code)
+        guard c < slots.count else { return nil }
+        let i = Int(slots[c])
+        return i < 0 ? nil : i
     }
 
     public subscript(code: UInt16) -> MessageEntry? {
-        guard let i = index[code] else { return nil }
-        return entries[i]
+        row(code).map { entries[$0] }
     }
+
+    /// The size rule of a code's parameters (`nil`: unknown code).
+    public func size(of code: UInt16) -> SizeRule? { row(code).map { sizes[$0] } }
+
+    /// The size rule of a command's return parameters (`nil`: unknown or none).
+    public func returnsSize(of code: UInt16) -> SizeRule? { row(code).flatMap { returnsSizes[$0] } }
 
     /// Codes that appear in more than one row (should be empty; checked by a test).
     public var duplicateCodes: [UInt16] {

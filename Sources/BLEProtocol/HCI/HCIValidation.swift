@@ -26,7 +26,7 @@ public enum HCIValidation {
             let plen = Int(bytes[2])
             if let e = lengthCheck(plen, headerSize: 3, "Parameter Total Length") { return e }
             let opcode = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
-            if let row = HCIDecoder.commands[opcode] { return sizeRule(row.size, plen, at: 3, "Command Parameters") }
+            if let size = HCIDecoder.commands.size(of: opcode) { return sizeRule(size, plen, at: 3, "Command Parameters") }
             return nil
         case .event:
             guard bytes.count >= 2 else { return truncated(2, "HCI Event header") }
@@ -40,7 +40,7 @@ public enum HCIValidation {
                 let opcode = UInt16(bytes[3]) | UInt16(bytes[4]) << 8
                 // Every Command Complete carries at least the status byte, unless it is the NOP (opcode 0).
                 // A failed command may return only its Status (btmon accepts that too).
-                if let returns = HCIDecoder.commands[opcode]?.returnsSize, plen - 3 != 1 {
+                if let returns = HCIDecoder.commands.returnsSize(of: opcode), plen - 3 != 1 {
                     return sizeRule(returns, plen - 3, at: 5, "Return Parameters")
                 }
                 return nil
@@ -49,10 +49,10 @@ public enum HCIValidation {
             case HCIEventCode.leMeta:
                 guard plen >= 1 else { return sizeRule(SizeRule(minimum: 1, fixed: false), plen, at: 2, "Subevent Code") }
                 guard bytes.count >= 3 else { return nil }
-                if let row = HCIDecoder.leMeta[UInt16(bytes[2])] { return sizeRule(row.size, plen - 1, at: 3, "Subevent Parameters") }
+                if let size = HCIDecoder.leMeta.size(of: UInt16(bytes[2])) { return sizeRule(size, plen - 1, at: 3, "Subevent Parameters") }
                 return nil
             default:
-                if let row = HCIDecoder.events[UInt16(bytes[0])] { return sizeRule(row.size, plen, at: 2, "Event Parameters") }
+                if let size = HCIDecoder.events.size(of: UInt16(bytes[0])) { return sizeRule(size, plen, at: 2, "Event Parameters") }
                 return nil
             }
         case .acl:
