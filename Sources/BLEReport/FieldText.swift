@@ -58,7 +58,7 @@ public struct FieldText {
             default:
                 out.append(f.name); out.append(": "); value(f.value, into: &out); out.newline()
             }
-            if case let .integer(v, _) = f.value, f.nameString.hasSuffix("Address Type") {
+            if case let .integer(v, _) = f.value, f.nameHasSuffix("Address Type") {
                 lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
             }
         }
@@ -102,10 +102,9 @@ public struct FieldText {
         for i in stride(from: 40, through: 0, by: -8) {
             if i != 40 { out.byte(0x3A) }
             let b = UInt8(truncatingIfNeeded: a.value >> UInt64(i))
-            out.byte(upperDigits[Int(b >> 4)]); out.byte(upperDigits[Int(b & 0x0F)])
+            out.byte(TextBuffer.upperDigit(b >> 4)); out.byte(TextBuffer.upperDigit(b & 0x0F))
         }
     }
-    static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     public static func integer(_ n: UInt64, _ format: FieldFormat) -> String {
         var b = TextBuffer(capacity: 32)

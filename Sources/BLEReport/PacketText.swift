@@ -33,12 +33,13 @@ public struct PacketText {
                 out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
                 out.byte(0x20)
                 Self.title(layer, frame: frame, into: &out)
+                let titleEnd = out.count
                 let titleWidth = Self.columns(out.bytes[lineStart...])
-                var right = TextBuffer(capacity: 48)
-                right.byte(0x23); right.decimal(frame.number); right.append(" [hci"); right.decimal(Int(frame.adapter)); right.append("] ")
-                clock.append(frame.timestamp, into: &right)
-                out.spaces(max(2, width - titleWidth - right.count))
-                out.bytes.append(contentsOf: right.bytes)
+                // The right-hand block is written first, then the padding slid in before it.
+                out.byte(0x23); out.decimal(frame.number); out.append(" [hci"); out.decimal(Int(frame.adapter)); out.append("] ")
+                clock.append(frame.timestamp, into: &out)
+                let pad = max(2, width - titleWidth - (out.count - titleEnd))
+                out.bytes.insert(contentsOf: repeatElement(0x20, count: pad), at: titleEnd)
                 out.newline()
             } else {
                 out.spaces(indent - 2)
@@ -92,10 +93,10 @@ public struct PacketText {
             out.append(frame.direction == .sent ? " TX: Handle " : frame.direction == .received ? " RX: Handle " : " ?: Handle ")
             for f in layer.fields {
                 if case let .integer(v, _) = f.value {
-                    if f.nameString == "Handle" { out.decimal(v) }
+                    if f.nameIs("Handle") { out.decimal(v) }
                 }
             }
-            for f in layer.fields where f.nameString == "Packet Boundary" {
+            for f in layer.fields where f.nameIs("Packet Boundary") {
                 if case let .integer(v, _) = f.value { out.append(" flags 0x"); out.hex(v, width: 2) }
             }
             if let n = layer.length { out.append(" dlen "); out.decimal(n) }
@@ -128,9 +129,9 @@ public struct ClockCache {
             prefix = Array(text.utf8.dropLast(6))
         }
         out.bytes.append(contentsOf: prefix)
-        var digits: [UInt8] = [0x30, 0x30, 0x30, 0x30, 0x30, 0x30]
+        let start = out.count
+        out.bytes.append(contentsOf: repeatElement(0x30, count: 6))
         var v = us
-        for i in stride(from: 5, through: 0, by: -1) { digits[i] = 0x30 &+ UInt8(v % 10); v /= 10 }   // safe: digit
-        out.bytes.append(contentsOf: digits)
+        for i in stride(from: start + 5, through: start, by: -1) { out.bytes[i] = 0x30 &+ UInt8(v % 10); v /= 10 }   // safe: digit
     }
 }

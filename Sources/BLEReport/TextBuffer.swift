@@ -54,7 +54,7 @@ public struct TextBuffer {
         while n < 16, v >> UInt64(4 * n) != 0 { n &+= 1 }   // safe: n ≤ 16
         let total = max(n, width)
         for i in stride(from: total - 1, through: 0, by: -1) {
-            bytes.append(Self.digits[Int((v >> UInt64(4 * i)) & 0xF)])
+            bytes.append(Self.digit(UInt8(truncatingIfNeeded: v >> UInt64(4 * i)) & 0xF))
         }
     }
 
@@ -64,8 +64,8 @@ public struct TextBuffer {
         for b in data {
             if spaced && !first { bytes.append(0x20) }
             first = false
-            bytes.append(Self.digits[Int(b >> 4)])
-            bytes.append(Self.digits[Int(b & 0x0F)])
+            bytes.append(Self.digit(b >> 4))
+            bytes.append(Self.digit(b & 0x0F))
         }
     }
 
@@ -81,5 +81,8 @@ public struct TextBuffer {
         decimal(frac)
     }
 
-    static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// Lowercase hex digit of a nibble (arithmetic, not a table: a global is a lazy-init check per use).
+    @inline(__always) static func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble }
+    /// Uppercase hex digit of a nibble.
+    @inline(__always) static func upperDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 &+ nibble : 0x37 &+ nibble }
 }

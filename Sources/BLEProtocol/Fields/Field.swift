@@ -1,4 +1,9 @@
 import BLEBytes
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One decoded protocol field, for display and JSON: a name as the spec spells it and a value that
 /// remembers how it should be shown. Produced by the table-driven decoders (`FieldSpec`), rendered by
@@ -10,6 +15,20 @@ public struct Field: Sendable {
     @inlinable public init(_ name: StaticString, _ value: FieldValue) { (self.name, self.value) = (name, value) }
 
     public var nameString: String { name.description }
+
+    /// `name == other`, comparing the bytes (no String is made: renderers ask this per field).
+    @inlinable
+    public func nameIs(_ other: StaticString) -> Bool {
+        name.utf8CodeUnitCount == other.utf8CodeUnitCount
+            && memcmp(name.utf8Start, other.utf8Start, name.utf8CodeUnitCount) == 0
+    }
+
+    /// `name` ends with `suffix`, comparing the bytes.
+    @inlinable
+    public func nameHasSuffix(_ suffix: StaticString) -> Bool {
+        let n = name.utf8CodeUnitCount, k = suffix.utf8CodeUnitCount
+        return n >= k && memcmp(name.utf8Start + (n - k), suffix.utf8Start, k) == 0
+    }
 }
 
 /// A decoded value and how to show it.
