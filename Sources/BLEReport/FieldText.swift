@@ -23,28 +23,29 @@ public struct FieldText {
 
     public func render(_ fields: [Field], indent: Int, into out: inout TextBuffer) {
         var lastAddressType: LEAddressType? = nil
-        for f in fields {
+        for i in fields.indices {   // by index: a Field copy retains its value
             out.spaces(indent)
-            switch f.value {
+            let name = fields[i].name
+            switch fields[i].value {
             case let .group(children):
-                out.append(f.name); out.append(":\n")
+                out.append(name); out.append(":\n")
                 render(children, indent: indent + 2, into: &out)
             case let .list(items):
-                out.append(f.name); out.append(": "); out.decimal(items.count)
+                out.append(name); out.append(": "); out.decimal(items.count)
                 out.append(items.count == 1 ? " entry\n" : " entries\n")
                 for (i, item) in items.enumerated() {
-                    out.spaces(indent + 2); out.append(f.name); out.append(" #"); out.decimal(i + 1); out.append(":\n")
+                    out.spaces(indent + 2); out.append(name); out.append(" #"); out.decimal(i + 1); out.append(":\n")
                     render(item, indent: indent + 4, into: &out)
                 }
             case let .integer(v, .flags(bytes, table)):
-                out.append(f.name); out.append(": 0x"); out.hex(v, width: bytes * 2); out.newline()
+                out.append(name); out.append(": 0x"); out.hex(v, width: bytes * 2); out.newline()
                 let (names, unknown) = table.flagNames(v)
                 for n in names { out.spaces(indent + 2); out.append(n); out.newline() }
                 if unknown != 0 {
                     out.spaces(indent + 2); out.append("Unknown flags (0x"); out.hex(unknown, width: bytes * 2); out.append(")\n")
                 }
             case let .bytes(b) where b.count > 16:
-                out.append(f.name); out.byte(0x5B); out.decimal(b.count); out.append("]:\n")
+                out.append(name); out.byte(0x5B); out.decimal(b.count); out.append("]:\n")
                 var i = 0
                 while i < b.count {
                     out.spaces(indent + 2); out.hexBytes(b[i ..< min(i + 16, b.count)]); out.newline()
@@ -52,13 +53,13 @@ public struct FieldText {
                 }
             case let .address(a, type):
                 let t = type ?? lastAddressType
-                out.append(f.name); out.append(": "); Self.address(a, into: &out)
+                out.append(name); out.append(": "); Self.address(a, into: &out)
                 if let t, t.isRandom { out.append(" ("); out.append(a.randomSubtype.rawValue); out.append(")") }
                 out.newline()
             default:
-                out.append(f.name); out.append(": "); value(f.value, into: &out); out.newline()
+                out.append(name); out.append(": "); value(fields[i].value, into: &out); out.newline()
             }
-            if case let .integer(v, _) = f.value, f.nameHasSuffix("Address Type") {
+            if case let .integer(v, _) = fields[i].value, fields[i].nameHasSuffix("Address Type") {
                 lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
             }
         }
@@ -131,7 +132,7 @@ public struct FieldText {
     }
 
     static func formatScaled(_ v: Double) -> String {
-        var b = TextBuffer(capacity: 16)
+        let b = TextBuffer(capacity: 16)
         b.fixed2(v)
         return b.string
     }

@@ -6,7 +6,7 @@ import BLEAnalysis
 /// btmon-style text for one frame: a title line with direction glyph (`<` host → controller,
 /// `>` controller → host, `=` log, `*` malformed), the frame number, adapter and time on the
 /// right, then the fields indented 8 columns plus 2 per nesting level.
-public struct PacketText {
+public struct PacketText: Sendable {
     public var options: RenderOptions
     /// Column where the `#frame [hciN] time` block ends.
     public var width: Int
@@ -26,29 +26,29 @@ public struct PacketText {
     /// The fast path (`packets`): bytes appended to `out`; `clock` caches the date part of timestamps.
     public func render(_ frame: Frame, layers: [Layer], status: FrameStatus, into out: inout TextBuffer, clock: inout ClockCache) {
         let fieldText = FieldText(options: options)
-        for (i, layer) in layers.enumerated() {
+        for i in layers.indices {   // by index: `enumerated()` copies each layer (a retain per array it holds)
             let indent = 8 + 2 * max(0, i - 1)
             if i == 0 {
                 let lineStart = out.count
                 out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
                 out.byte(0x20)
-                Self.title(layer, frame: frame, into: &out)
+                Self.title(layers[i], frame: frame, into: &out)
                 let titleEnd = out.count
-                let titleWidth = Self.columns(out.bytes[lineStart...])
+                let titleWidth = out.columns(from: lineStart)
                 // The right-hand block is written first, then the padding slid in before it.
                 out.byte(0x23); out.decimal(frame.number); out.append(" [hci"); out.decimal(Int(frame.adapter)); out.append("] ")
                 clock.append(frame.timestamp, into: &out)
                 let pad = max(2, width - titleWidth - (out.count - titleEnd))
-                out.bytes.insert(contentsOf: repeatElement(0x20, count: pad), at: titleEnd)
+                out.insertSpaces(pad, at: titleEnd)
                 out.newline()
             } else {
                 out.spaces(indent - 2)
-                Self.title(layer, frame: frame, into: &out)
+                Self.title(layers[i], frame: frame, into: &out)
                 out.newline()
             }
-            fieldText.render(layer.fields, indent: indent, into: &out)
-            for note in layer.notes { out.spaces(indent); out.append("Note: "); out.append(note); out.newline() }
-            if let error = layer.error, !status.isMalformed {
+            fieldText.render(layers[i].fields, indent: indent, into: &out)
+            for note in layers[i].notes { out.spaces(indent); out.append("Note: "); out.append(note); out.newline() }
+            if let error = layers[i].error, !status.isMalformed {
                 out.spaces(indent); out.append("* Malformed: "); out.append(error.description); out.newline()
             }
         }
@@ -69,13 +69,6 @@ public struct PacketText {
 
     static func glyph(_ d: Direction) -> UInt8 {
         switch d { case .sent: 0x3C; case .received: 0x3E; case .unknown: 0x3D }
-    }
-
-    /// Display columns of UTF-8 bytes (continuation bytes take none).
-    static func columns(_ bytes: ArraySlice<UInt8>) -> Int {
-        var n = 0
-        for b in bytes where b & 0xC0 != 0x80 { n &+= 1 }   // safe: bounded by the line length
-        return n
     }
 
     /// `HCI Command: LE Set Scan Parameters (0x08|0x000b) plen 7`, `ACL Data TX: Handle 64 flags 0x02 dlen 11`.
@@ -128,10 +121,10 @@ public struct ClockCache {
             let text = TimeFormat.dateTime(s * 1_000_000)   // "YYYY-MM-DD HH:MM:SS.000000"
             prefix = Array(text.utf8.dropLast(6))
         }
-        out.bytes.append(contentsOf: prefix)
+        out.append(prefix)
         let start = out.count
-        out.bytes.append(contentsOf: repeatElement(0x30, count: 6))
+        for _ in 0 ..< 6 { out.byte(0x30) }
         var v = us
-        for i in stride(from: start + 5, through: start, by: -1) { out.bytes[i] = 0x30 &+ UInt8(v % 10); v /= 10 }   // safe: digit
+        for i in stride(from: start + 5, through: start, by: -1) { out[i] = 0x30 &+ UInt8(v % 10); v /= 10 }   // safe: digit
     }
 }

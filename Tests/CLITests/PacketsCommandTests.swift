@@ -14,6 +14,11 @@ import Testing
             let lines = json.stdout.split(separator: "\n")
             #expect(lines.count == frames, "\(path)")
             var malformed = 0
+            // The text list (rendered on a second thread) shows every frame once, in order, and the
+            // raw bytes of malformed and capture-truncated frames as JSON Lines give them.
+            let titles = text.stdout.split(separator: "\n").filter { $0.first == "<" || $0.first == ">" || $0.first == "=" || $0.first == "*" }
+            #expect(titles.count == frames, "\(path): one title line per frame")
+            #expect(titles.last.map { $0.contains("#\(frames) [") } ?? (frames == 0), "\(path)")
             for (i, line) in lines.enumerated() {
                 let o = try CLI.json(String(line))
                 #expect(o["frame"] as? Int == i + 1)
@@ -25,6 +30,17 @@ import Testing
                     malformed += 1
                     #expect(o["reason"] is String)
                     #expect(o["errorOffset"] is Int)
+                    let raw = o["raw"] as? String ?? ""
+                    let firstRow = stride(from: 0, to: min(raw.count, 32), by: 2).map { k -> String in
+                        let a = raw.index(raw.startIndex, offsetBy: k)
+                        return String(raw[a ..< raw.index(a, offsetBy: 2)])
+                    }.joined(separator: " ")
+                    #expect(text.stdout.contains("* Malformed frame \(i + 1): \(o["reason"] as? String ?? "")"), "\(path) #\(i + 1)")
+                    #expect(raw.isEmpty || text.stdout.contains("\n        \(firstRow)\n"), "\(path) #\(i + 1): raw bytes shown")
+                }
+                if o["captureTruncated"] as? Bool == true {
+                    #expect(text.stdout.contains("Note: capture kept \(o["length"] as? Int ?? -1) of \(o["originalLength"] as? Int ?? -1) bytes"),
+                            "\(path) #\(i + 1)")
                 }
             }
             #expect(malformed == info["malformed"] as? Int, "\(path): packets and info agree on malformed frames")

@@ -33,22 +33,22 @@ struct Packets: ParsableCommand {
             upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode),
                                          isFirstKFrame: connection.startsSDU(cid: cid, received: received))
         }
-        var buffer = TextBuffer(capacity: 1 << 17)
-        var clock = ClockCache()
+        out.flush()
+        // Text is rendered on a second thread; JSON Lines stay on this one.
+        let pipeline = json ? nil : RenderPipeline(text: text)
         let summary = file.read { frame in
             upper.removeAll(keepingCapacity: true)
             received = frame.direction == .received
             analyzer.consume(frame)
             let layers = (frame.kind == .airLE ? analyzer.airLayers(frame) : FrameLayers.decode(frame)) + upper
             guard filter.accepts(frame, layers: layers, session: analyzer.session) else { return }
-            if json {
-                out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
+            if let pipeline {
+                pipeline.add(frame, layers: layers, status: analyzer.lastStatus)
             } else {
-                text.render(frame, layers: layers, status: analyzer.lastStatus, into: &buffer, clock: &clock)
-                if buffer.count >= 1 << 16 { out.write(buffer.bytes); buffer.removeAll() }
+                out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
             }
         }
-        out.write(buffer.bytes)
+        pipeline?.finish()
         for issue in summary.issues {
             if json {
                 var w = JSONWriter()

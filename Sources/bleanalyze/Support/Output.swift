@@ -20,9 +20,13 @@ struct Output {
 
     /// Writes UTF-8 bytes, after whatever text is buffered.
     mutating func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0) }
+    }
+
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !bytes.isEmpty else { return }
         flush()
-        bytes.withUnsafeBufferPointer { writeAll(STDOUT_FILENO, $0) }
+        writeAll(STDOUT_FILENO, bytes)
     }
 
     mutating func flush() {
