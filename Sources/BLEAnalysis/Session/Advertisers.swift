@@ -1,6 +1,11 @@
 import BLEBytes
 import BLECapture
 import BLEProtocol
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Advertisers seen in advertising reports: one entry per (address, type), with what their data
 /// says and how often and how strongly they were heard. Bounded per advertiser.
@@ -141,6 +146,15 @@ public struct Advertisers: Sendable {
         }
     }
 
+    /// `name`'s UTF-8 bytes equal `bytes` (a byte compare; the generic `elementsEqual` was the
+    /// slowest part of a report).
+    static func same(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var name = name
+        return name.withUTF8 { n in
+            n.count == bytes.count && (n.isEmpty || memcmp(n.baseAddress!, bytes.baseAddress!, n.count) == 0)   // safe: both non-empty
+        }
+    }
+
     /// The UUID width of the (In)complete List of 16/32/128-bit Service UUIDs AD types.
     static func uuidListWidth(_ type: UInt8) -> Int? {
         switch type {
@@ -167,7 +181,7 @@ public struct Advertisers: Sendable {
             case 0x08, 0x09:
                 // Compare bytes first: a String is made only for a name not seen before.
                 let bytes = d.remainingBytes
-                if !bytes.isEmpty, a.names.count < maxKept, !a.names.contains(where: { $0.utf8.elementsEqual(bytes) }) {
+                if !bytes.isEmpty, a.names.count < maxKept, !a.names.contains(where: { Self.same($0, bytes) }) {
                     a.names.append(String(decoding: bytes, as: UTF8.self))
                 }
             case 0x02, 0x03, 0x04, 0x05, 0x06, 0x07:

@@ -41,6 +41,9 @@ public final class SessionModel {
     /// The connection of the last ACL/NOCP lookup: consecutive packets mostly share a link, so
     /// this one-entry cache saves most dictionary lookups on the hot path.
     private var lastLink: (key: LinkKey, connection: Connection)?
+    /// `live` of adapter 0 (nearly every capture) indexed by the 12-bit handle: links interleave,
+    /// so the one-entry cache misses on most ACL packets of a busy capture.
+    private var adapter0 = [Connection?](repeating: nil, count: 0x1000)
 
     /// Emits an event when some detector wants its kind (the event is not built otherwise).
     @inline(__always)
@@ -104,6 +107,7 @@ public final class SessionModel {
                 c.unacknowledged.removeAll()
             }
             live.removeAll()
+            for i in adapter0.indices { adapter0[i] = nil }
             lastLink = nil
             pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: true)] = nil
             pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: false)] = nil
@@ -122,6 +126,7 @@ public final class SessionModel {
             guard status == .success else { return }
             let key = LinkKey(adapter: frame.adapter, handle: handle)
             guard let c = live.removeValue(forKey: key) else { return }
+            if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
             lastLink = nil
             c.disconnectFrame = frame.number
             c.disconnectTime = frame.timestamp
@@ -270,6 +275,7 @@ public final class SessionModel {
             old.note(frame.timestamp, frame.number, .disconnected, "handle reused: no Disconnection Complete in the capture")
         }
         live[key] = c
+        if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = c }
         lastLink = nil
         connections.append(c)
         if live.count > peakConnections {
@@ -290,9 +296,10 @@ public final class SessionModel {
         return c
     }
 
-    /// The open connection for a link, through the one-entry cache.
+    /// The open connection for a link: by handle on adapter 0, else through the one-entry cache.
     @inline(__always)
     func liveConnection(_ key: LinkKey) -> Connection? {
+        if key.adapter == 0, key.handle < 0x1000 { return adapter0[Int(key.handle)] }
         if let last = lastLink, last.key == key { return last.connection }
         guard let c = live[key] else { return nil }
         lastLink = (key, c)
