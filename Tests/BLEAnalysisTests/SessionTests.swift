@@ -1,4 +1,5 @@
 import BLEAnalysis
+import BLECapture
 import BLEProtocol
 import Foundation
 import Testing
@@ -51,5 +52,28 @@ import Testing
             let total = analyzer.statistics.perKind.reduce(0, +)
             #expect(total == summary.frames, "\(path)")
         }
+    }
+    /// HCI_Reset on one adapter of a monitor capture closes that controller's links only.
+    @Test func resetClosesOnlyTheLinksOfItsAdapter() {
+        let analyzer = Analyzer()
+        var number = 0
+        func feed(_ adapter: UInt16, _ kind: FrameKind, _ bytes: [UInt8]) {
+            number += 1
+            bytes.withUnsafeBytes { raw in
+                analyzer.consume(Frame(number: number, timestamp: 1_700_000_000_000_000 + Int64(number), direction: kind == .command ? .sent : .received,
+                                       kind: kind, adapter: adapter, recordOffset: 0, payloadOffset: 0, payload: raw,
+                                       originalLength: bytes.count, rawType: 0))
+            }
+        }
+        // LE Connection Complete: success, handle 0x0040, central, public peer, 30 ms, 0, 4 s.
+        let complete: [UInt8] = [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5, 6, 0x18, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00]
+        feed(0, .event, complete)
+        feed(1, .event, complete)
+        #expect(analyzer.session.live.count == 2)
+        feed(1, .command, [0x03, 0x0C, 0x00])   // HCI_Reset on hci1
+        let open = analyzer.session.live.keys.map { "\($0.adapter)/\($0.handle)" }
+        #expect(open == ["0/64"])
+        let closed = analyzer.session.connections.filter { $0.disconnectFrame != nil }.map(\.adapter)
+        #expect(closed == [1])
     }
 }

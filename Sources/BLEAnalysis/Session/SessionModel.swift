@@ -99,15 +99,17 @@ public final class SessionModel {
         case let .disconnect(handle, reason):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason
         case .reset:
-            for (key, c) in live {
+            // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
+            // in the same (monitor) capture.
+            for (key, c) in live where key.adapter == frame.adapter {
                 c.disconnectFrame = frame.number
                 c.disconnectTime = frame.timestamp
                 c.note(frame.timestamp, frame.number, .disconnected, "closed by HCI Reset")
                 _ = flow.dropLink(c)
                 c.unacknowledged.removeAll()
+                live[key] = nil
             }
-            live.removeAll()
-            for i in adapter0.indices { adapter0[i] = nil }
+            if frame.adapter == 0 { for i in adapter0.indices { adapter0[i] = nil } }
             lastLink = nil
             pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: true)] = nil
             pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: false)] = nil
