@@ -16,22 +16,12 @@ public enum SessionText {
             if c.droppedTimelineEvents > 0 { s += "  … \(c.droppedTimelineEvents) more events not kept\n" }
             s += "\n"
         }
-        let failed = model.attempts.filter { if case .connected = $0.outcome { false } else { true } }
+        let failed = ReportText.failedAttempts(model)
         for a in failed {
-            s += "Attempt #\(a.frame) to \(a.peerAddress?.description ?? "filter accept list"): " + describe(a.outcome)
+            s += "Attempt #\(a.frame) to \(a.peerAddress?.description ?? "filter accept list"): " + ReportText.describe(a.outcome)
                 + (a.endFrame.map { " (frame \($0))" } ?? "") + "\n"
         }
         return s
-    }
-
-    static func describe(_ o: ConnectionAttempt.Outcome) -> String {
-        switch o {
-        case .pending: "never completed"
-        case let .connected(i): "connected (connection \(i))"
-        case let .failed(status): "failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))"
-        case .cancelled: "cancelled by the host"
-        case .superseded: "replaced by a new attempt (no completion in the capture)"
-        }
     }
 
     public static func header(_ c: Connection) -> String {

@@ -110,10 +110,7 @@ enum PipelineHarness {
         var upper: [Layer] = []
         var received = false
         analyzer.session.onL2CAPPDU = { pdu, connection in
-            let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
-            let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
-            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode),
-                                         isFirstKFrame: connection.startsSDU(cid: cid, received: received))
+            upper += connection.displayLayers(&pdu, received: received)
         }
         let text = PacketText(options: RenderOptions())
         let json = PacketJSON(options: RenderOptions(showKeys: true))

@@ -382,15 +382,11 @@ final class RedactionScanner {
         }
         defer { pduBytes = nil }
         let base = multi ? pduStart : frame.payloadOffset
-        let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
         let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
         var sites: [FieldSite] = []
         let visitor = FieldVisitor { sites.append($0) }
         var r = pdu
-        _ = visitor.during {
-            L2CAPDisplay.decode(pdu: &r, context: connection.attDisplayContext(received: received, opcode: opcode),
-                                isFirstKFrame: connection.startsSDU(cid: cid, received: received))
-        }
+        _ = visitor.during { connection.displayLayers(&r, received: received) }
         for site in sites { apply(site, inFrame: base, map: map, textAllowed: false) }
         // SMP key material in a PDU of the wrong size is shown raw, not through the table: zero it.
         if cid == 0x0006 || cid == 0x0007, pduCount > 5, let code = pdu.peekU8(at: 4), let size = Self.smpKeySizes[code],

@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEProtocol
 
 /// The session context for displaying ATT PDUs (`packets`): names of handles from the rebuilt
@@ -20,4 +21,15 @@ extension Connection {
 extension Connection {
     /// For `packets`: whether a K-frame on `cid` starts an SDU (nil when the channel is unknown).
     public func startsSDU(cid: UInt16, received: Bool) -> Bool? { creditChannels.startsSDU(cid: cid, sent: !received) }
+
+    /// The upper layers of a complete L2CAP PDU (header included) on this link, decoded as
+    /// `packets` shows them: handles named from the GATT database, K-frames placed in their SDU.
+    /// For `SessionModel.onL2CAPPDU` hooks.
+    public func displayLayers(_ pdu: inout ByteReader, received: Bool) -> [Layer] {
+        // The ATT opcode (after the 4-byte L2CAP header) tells which side serves the database.
+        let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
+        let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+        return L2CAPDisplay.decode(pdu: &pdu, context: attDisplayContext(received: received, opcode: opcode),
+                                   isFirstKFrame: startsSDU(cid: cid, received: received))
+    }
 }

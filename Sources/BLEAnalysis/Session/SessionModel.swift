@@ -329,7 +329,6 @@ public final class SessionModel {
         let header = ACLHeader(word: word, length: dlen)
         guard let c = connection(for: frame, handle: header.handle) else { return }
         let sent = frame.direction != .received
-        let key = LinkKey(adapter: frame.adapter, handle: header.handle)
         if sent {
             c.aclSent += 1
             c.bytesSent += Int(dlen)

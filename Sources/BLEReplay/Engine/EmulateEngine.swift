@@ -40,9 +40,7 @@ public final class EmulateEngine {
         self.comparator = Comparator(rules: options.rules)
         self.state = Array(repeating: .waiting, count: script.units.count)
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
-        var steps: [Int] = [], n = 0
-        for u in script.units { steps.append(n); if u.fromHost { n += 1 } }
-        self.stepOf = steps
+        self.stepOf = script.steps
     }
 
     /// Runs until the recording is exhausted or the host leaves.

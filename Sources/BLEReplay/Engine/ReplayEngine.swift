@@ -55,9 +55,7 @@ public final class ReplayEngine {
         self.comparator = Comparator(rules: options.rules)
         self.state = Array(repeating: .waiting, count: script.units.count)
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
-        var steps: [Int] = [], n = 0
-        for u in script.units { steps.append(n); if u.fromHost { n += 1 } }
-        self.stepOf = steps
+        self.stepOf = script.steps
         maps.addresses = options.addressMap
     }
 
@@ -107,18 +105,29 @@ public final class ReplayEngine {
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
-                state[i] = .pending
-                pending.append(i)
-                if !inFlightReports.contains(i) { total += view.unit.packets.count }
+                expect(i)
             } else {
                 state[i] = .skipped
                 notCompared += view.unit.packets.count
             }
             return
         }
+        expect(i)
+    }
+
+    /// Makes `i` pending; it counts towards `total` now, or (in flight) only if it comes.
+    private func expect(_ i: Int) {
         state[i] = .pending
         pending.append(i)
-        if !inFlightReports.contains(i) { total += view.unit.packets.count }
+        if !inFlightReports.contains(i) { total += views[i].unit.packets.count }
+    }
+
+    /// `i` came: it is replayed (and, in flight, counted now).
+    private func arrived(_ i: Int) {
+        state[i] = .matched
+        firstMatched = true
+        replayed += views[i].unit.packets.count
+        if inFlightReports.contains(i) { total += views[i].unit.packets.count }
     }
 
     /// Waits until every pending expected unit has arrived or timed out, oldest first; in-flight
@@ -203,11 +212,8 @@ public final class ReplayEngine {
     }
 
     private func matched(_ i: Int, _ v: UnitView) {
-        state[i] = .matched
-        firstMatched = true
+        arrived(i)
         let e = views[i]
-        replayed += e.unit.packets.count
-        if inFlightReports.contains(i) { total += e.unit.packets.count }
         if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer("Status") == 0, v.integer("Status") == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
@@ -226,12 +232,7 @@ public final class ReplayEngine {
             guard var awaited = awaitedSightings[i] else { continue }
             awaited.subtract(seen)
             awaitedSightings[i] = awaited
-            if awaited.isEmpty {
-                state[i] = .matched
-                firstMatched = true
-                replayed += views[i].unit.packets.count
-                if inFlightReports.contains(i) { total += views[i].unit.packets.count }
-            }
+            if awaited.isEmpty { arrived(i) }
         }
     }
 

@@ -94,4 +94,12 @@ public struct Script: Sendable {
 
     /// Number of recorded packets the units carry.
     public var packetCount: Int { units.reduce(0) { $0 + $1.packets.count } }
+
+    /// The step of each unit, as divergences report it: the number of host units before it.
+    public var steps: [Int] {
+        var steps: [Int] = [], n = 0
+        steps.reserveCapacity(units.count)
+        for u in units { steps.append(n); if u.fromHost { n += 1 } }
+        return steps
+    }
 }

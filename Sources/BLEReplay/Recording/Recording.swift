@@ -1,3 +1,4 @@
+import BLEAnalysis
 import BLECapture
 import BLEProtocol
 
@@ -43,7 +44,7 @@ public struct Recording: Sendable {
             guard frame.kind.isHCI else { return }
             if adapter == nil { adapter = frame.adapter }
             guard frame.adapter == adapter else { otherAdapters += 1; return }
-            guard frame.problem == nil, let type = Self.packetType(frame.kind) else { unusable += 1; return }
+            guard frame.problem == nil, let type = frame.kind.hciPacketType else { unusable += 1; return }
             guard !frame.isCaptureTruncated else { cut += 1; return }
             let fromHost: Bool
             switch (frame.kind, frame.direction) {
@@ -63,16 +64,5 @@ public struct Recording: Sendable {
         if unusable > 0 { notes.append("\(unusable) unreadable HCI records are not replayed") }
         for issue in summary.issues { notes.append("capture: \(issue)") }
         return Recording(path: path, packets: packets, notes: notes)
-    }
-
-    static func packetType(_ kind: FrameKind) -> HCIPacketType? {
-        switch kind {
-        case .command: .command
-        case .event: .event
-        case .aclData: .acl
-        case .scoData: .sco
-        case .isoData: .iso
-        default: nil
-        }
     }
 }

@@ -45,10 +45,7 @@ public enum EvidencePass {
                 if op == 0x12 || op == 0x52 { extras.traffic[connection.index, default: .init()].writes.add(currentTime) }
             }
             guard decodeUpper else { return }
-            let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
-            let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
-            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode),
-                                         isFirstKFrame: connection.startsSDU(cid: cid, received: received))
+            upper += connection.displayLayers(&pdu, received: received)
         }
         var radio = RadioTracker()
         var window = 0

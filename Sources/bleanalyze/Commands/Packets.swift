@@ -27,11 +27,7 @@ struct Packets: ParsableCommand {
         var upper: [Layer] = []
         var received = false
         analyzer.session.onL2CAPPDU = { pdu, connection in
-            // The ATT opcode (after the 4-byte L2CAP header) tells which side serves the database.
-            let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
-            let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
-            upper += L2CAPDisplay.decode(pdu: &pdu, context: connection.attDisplayContext(received: received, opcode: opcode),
-                                         isFirstKFrame: connection.startsSDU(cid: cid, received: received))
+            upper += connection.displayLayers(&pdu, received: received)
         }
         out.flush()
         // Text is rendered on a second thread; JSON Lines stay on this one.
