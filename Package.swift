@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(name: "bleanalyze", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], swiftSettings: fast),
         // Fuzz harnesses: a corpus-replay runner in normal builds, a libFuzzer binary with
         // `-sanitize=fuzzer,address -DFUZZ_DRIVER` (scripts/fuzz.sh, `make fuzz`).
         .executableTarget(name: "Fuzz", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport"]),

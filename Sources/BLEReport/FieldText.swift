@@ -22,47 +22,72 @@ public struct FieldText {
     }
 
     public func render(_ fields: [Field], indent: Int, into out: inout TextBuffer) {
+        var flat = FlatLayers()
+        let range = flat.append(fields)
+        flat.withView { view in _ = render(view, fieldsAt: range.lowerBound, count: fields.count, indent: indent, into: &out) }
+    }
+
+    /// Renders the `count` fields from entry `i` on (with what is nested in them); returns the entry after them.
+    func render(_ view: FlatLayers.View, fieldsAt i: Int, count: Int, indent: Int, into out: inout TextBuffer) -> Int {
+        var i = i
         var lastAddressType: LEAddressType? = nil
-        for i in fields.indices {   // by index: a Field copy retains its value
+        for _ in 0 ..< count {
+            guard case let .field(name, value) = view.entries[i] else { return i + 1 }   // not made by FlatLayers
+            i += 1
             out.spaces(indent)
-            let name = fields[i].name
-            switch fields[i].value {
-            case let .group(children):
+            switch value {
+            case let .group(fields):
                 out.append(name); out.append(":\n")
-                render(children, indent: indent + 2, into: &out)
+                i = render(view, fieldsAt: i, count: fields, indent: indent + 2, into: &out)
             case let .list(items):
-                out.append(name); out.append(": "); out.decimal(items.count)
-                out.append(items.count == 1 ? " entry\n" : " entries\n")
-                for (i, item) in items.enumerated() {
-                    out.spaces(indent + 2); out.append(name); out.append(" #"); out.decimal(i + 1); out.append(":\n")
-                    render(item, indent: indent + 4, into: &out)
+                out.append(name); out.append(": "); out.decimal(items)
+                out.append(items == 1 ? " entry\n" : " entries\n")
+                for k in 0 ..< items {
+                    guard case let .item(fields) = view.entries[i] else { return i + 1 }
+                    out.spaces(indent + 2); out.append(name); out.append(" #"); out.decimal(k + 1); out.append(":\n")
+                    i = render(view, fieldsAt: i + 1, count: fields, indent: indent + 4, into: &out)
                 }
             case let .integer(v, .flags(bytes, table)):
                 out.append(name); out.append(": 0x"); out.hex(v, width: bytes * 2); out.newline()
-                let (names, unknown) = table.flagNames(v)
-                for n in names { out.spaces(indent + 2); out.append(n); out.newline() }
+                let unknown = table.forEachSetFlag(v) { n in out.spaces(indent + 2); out.append(n); out.newline() }
                 if unknown != 0 {
                     out.spaces(indent + 2); out.append("Unknown flags (0x"); out.hex(unknown, width: bytes * 2); out.append(")\n")
                 }
-            case let .bytes(b) where b.count > 16:
-                out.append(name); out.byte(0x5B); out.decimal(b.count); out.append("]:\n")
-                var i = 0
-                while i < b.count {
-                    out.spaces(indent + 2); out.hexBytes(b[i ..< min(i + 16, b.count)]); out.newline()
-                    i += 16
+            case let .integer(v, format):
+                out.append(name); out.append(": "); Self.integer(v, format, into: &out); out.newline()
+                if Field.name(name, hasSuffix: "Address Type") {
+                    lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
                 }
+            case let .bytes(t) where t.count > 16:
+                let b = view[t]
+                out.append(name); out.byte(0x5B); out.decimal(b.count); out.append("]:\n")
+                var k = 0
+                while k < b.count {
+                    out.spaces(indent + 2); out.hexBytes(UnsafeBufferPointer(rebasing: b[k ..< min(k + 16, b.count)])); out.newline()
+                    k += 16
+                }
+            case let .bytes(t):
+                out.append(name); out.append(": ")
+                if t.count == 0 { out.append("(empty)") } else { out.hexBytes(view[t]) }
+                out.newline()
             case let .address(a, type):
                 let t = type ?? lastAddressType
                 out.append(name); out.append(": "); Self.address(a, into: &out)
                 if let t, t.isRandom { out.append(" ("); out.append(a.randomSubtype.rawValue); out.append(")") }
                 out.newline()
-            default:
-                out.append(name); out.append(": "); value(fields[i].value, into: &out); out.newline()
-            }
-            if case let .integer(v, _) = fields[i].value, fields[i].nameHasSuffix("Address Type") {
-                lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
+            case let .text(t), let .note(t):
+                out.append(name); out.append(": "); out.append(view[t]); out.newline()
+            case let .secret(t):
+                out.append(name); out.append(": "); secret(view[t], into: &out); out.newline()
             }
         }
+        return i
+    }
+
+    /// Key material: its first two bytes unless keys are requested.
+    private func secret(_ b: UnsafeBufferPointer<UInt8>, into out: inout TextBuffer) {
+        if options.showKeys || b.count <= 2 { out.hexBytes(b); return }
+        out.hexBytes(UnsafeBufferPointer(rebasing: b.prefix(2))); out.append(" … ("); out.decimal(b.count); out.append(" bytes; --show-keys to print)")
     }
 
     /// One field value on one line.
@@ -84,8 +109,7 @@ public struct FieldText {
         case let .text(t):
             out.append(t)
         case let .secret(b):
-            if options.showKeys || b.count <= 2 { out.hexBytes(b); return }
-            out.hexBytes(b.prefix(2)); out.append(" … ("); out.decimal(b.count); out.append(" bytes; --show-keys to print)")
+            b.withUnsafeBufferPointer { secret($0, into: &out) }
         case let .note(t):
             out.append(t)
         case let .group(fields):
@@ -124,7 +148,7 @@ public struct FieldText {
         case let .scaled(bytes, factor, unit):
             out.fixed2(Double(n) * factor); out.byte(0x20); out.append(unit); out.append(" (0x"); out.hex(n, width: bytes * 2); out.byte(0x29)
         case let .named(bytes, table):
-            if let s = table.staticName(n) { out.append(s) } else { out.append(table.fallback?(n) ?? "Unknown") }
+            if let s = table.staticName(n) { out.append(s) } else { out.append(table.fallbackName(n) ?? "Unknown") }
             out.append(" (0x"); out.hex(n, width: bytes * 2); out.byte(0x29)
         case let .flags(bytes, _):
             out.append("0x"); out.hex(n, width: bytes * 2)

@@ -49,7 +49,7 @@ public enum InfoRenderer {
         for kind in FrameKind.allCases where f.statistics.count(kind) > 0 { w.int(kind.name, f.statistics.count(kind)) }
         w.endObject()
         w.beginObject("att")
-        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.int("0x" + Hex.pad(op, 2), n) }
+        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.int(Hex.code(op, 2), n) }
         w.endObject()
         w.beginArray("adapters")
         for a in f.adapters {

@@ -23,34 +23,30 @@ public struct PacketText: Sendable {
         out += b.string
     }
 
-    /// The fast path (`packets`): bytes appended to `out`; `clock` caches the date part of timestamps.
+    /// Bytes appended to `out`; `clock` caches the date part of timestamps.
     public func render(_ frame: Frame, layers: [Layer], status: FrameStatus, into out: inout TextBuffer, clock: inout ClockCache) {
-        let fieldText = FieldText(options: options)
-        for i in layers.indices {   // by index: `enumerated()` copies each layer (a retain per array it holds)
-            let indent = 8 + 2 * max(0, i - 1)
-            if i == 0 {
-                let lineStart = out.count
-                out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
-                out.byte(0x20)
-                Self.title(layers[i], frame: frame, into: &out)
-                let titleEnd = out.count
-                let titleWidth = out.columns(from: lineStart)
-                // The right-hand block is written first, then the padding slid in before it.
-                out.byte(0x23); out.decimal(frame.number); out.append(" [hci"); out.decimal(Int(frame.adapter)); out.append("] ")
-                clock.append(frame.timestamp, into: &out)
-                let pad = max(2, width - titleWidth - (out.count - titleEnd))
-                out.insertSpaces(pad, at: titleEnd)
-                out.newline()
-            } else {
-                out.spaces(indent - 2)
-                Self.title(layers[i], frame: frame, into: &out)
-                out.newline()
+        var flat = FlatLayers()
+        let range = flat.append(layers)
+        flat.withView { render(frame, $0, entries: range, status: status, into: &out, clock: &clock) }
+    }
+
+    /// The fast path (`packets`): the frame's layers as flattened by `FlatLayers`, at `entries` of `view`.
+    /// `head`, when given, holds the frame's first layers (decoded where it is rendered).
+    public func render(_ frame: Frame, head: (view: FlatLayers.View, entries: Range<Int>)? = nil,
+                       _ view: FlatLayers.View, entries: Range<Int>, status: FrameStatus,
+                       into out: inout TextBuffer, clock: inout ClockCache) {
+        var index = 0
+        if let head {
+            var i = head.entries.lowerBound
+            while i < head.entries.upperBound {
+                i = renderLayer(head.view, at: i, index: index, frame: frame, status: status, into: &out, clock: &clock)
+                index += 1
             }
-            fieldText.render(layers[i].fields, indent: indent, into: &out)
-            for note in layers[i].notes { out.spaces(indent); out.append("Note: "); out.append(note); out.newline() }
-            if let error = layers[i].error, !status.isMalformed {
-                out.spaces(indent); out.append("* Malformed: "); out.append(error.description); out.newline()
-            }
+        }
+        var i = entries.lowerBound
+        while i < entries.upperBound {
+            i = renderLayer(view, at: i, index: index, frame: frame, status: status, into: &out, clock: &clock)
+            index += 1
         }
         if frame.isCaptureTruncated {
             out.append("        Note: capture kept "); out.decimal(frame.payload.count); out.append(" of ")
@@ -67,39 +63,75 @@ public struct PacketText: Sendable {
         }
     }
 
+    /// The layer at entry `i`, the `index`th of the frame: the frame's title line (layer 0) or the
+    /// layer's own title, then its fields, notes and error. Returns the entry after the layer.
+    private func renderLayer(_ view: FlatLayers.View, at i: Int, index: Int, frame: Frame, status: FrameStatus,
+                             into out: inout TextBuffer, clock: inout ClockCache) -> Int {
+        guard case let .layer(_, _, _, _, fields, notes, error) = view.entries[i] else { return i + 1 }   // not made by FlatLayers
+        let indent = 8 + 2 * max(0, index - 1)
+        if index == 0 {
+            let lineStart = out.count
+            out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
+            out.byte(0x20)
+            Self.title(view, at: i, frame: frame, into: out)
+            let titleEnd = out.count
+            let titleWidth = out.columns(from: lineStart)
+            // The right-hand block is written first, then the padding slid in before it.
+            out.byte(0x23); out.decimal(frame.number); out.append(" [hci"); out.decimal(Int(frame.adapter)); out.append("] ")
+            clock.append(frame.timestamp, into: &out)
+            let pad = max(2, width - titleWidth - (out.count - titleEnd))
+            out.insertSpaces(pad, at: titleEnd)
+            out.newline()
+        } else {
+            out.spaces(indent - 2)
+            Self.title(view, at: i, frame: frame, into: out)
+            out.newline()
+        }
+        var next = FieldText(options: options).render(view, fieldsAt: i + 1, count: fields, indent: indent, into: &out)
+        for _ in 0 ..< notes {
+            if case let .note(t) = view.entries[next] { out.spaces(indent); out.append("Note: "); out.append(view[t]); out.newline() }
+            next += 1
+        }
+        if let error, !status.isMalformed {
+            out.spaces(indent); out.append("* Malformed: "); out.append(view[error]); out.newline()
+        }
+        return next
+    }
+
     static func glyph(_ d: Direction) -> UInt8 {
         switch d { case .sent: 0x3C; case .received: 0x3E; case .unknown: 0x3D }
     }
 
     /// `HCI Command: LE Set Scan Parameters (0x08|0x000b) plen 7`, `ACL Data TX: Handle 64 flags 0x02 dlen 11`.
     public static func title(_ layer: Layer, frame: Frame) -> String {
-        var b = TextBuffer(capacity: 64)
-        title(layer, frame: frame, into: &b)
+        var flat = FlatLayers()
+        flat.append([layer])
+        let b = TextBuffer(capacity: 64)
+        flat.withView { view in title(view, at: 0, frame: frame, into: b) }
         return b.string
     }
 
-    public static func title(_ layer: Layer, frame: Frame, into out: inout TextBuffer) {
-        let proto = layer.protocolName
+    /// The title of the layer at entry `i`.
+    static func title(_ view: FlatLayers.View, at i: Int, frame: Frame, into out: TextBuffer) {
+        guard case let .layer(proto, name, code, length, fields, _, _) = view.entries[i] else { return }
         let isData = proto.utf8CodeUnitCount == 8 && (proto.utf8Start[4] == 0x44) && (proto.utf8Start[0] == 0x41 || proto.utf8Start[0] == 0x53 || proto.utf8Start[0] == 0x49)
         if isData {   // "ACL Data", "SCO Data", "ISO Data"
             out.append(proto)
             out.append(frame.direction == .sent ? " TX: Handle " : frame.direction == .received ? " RX: Handle " : " ?: Handle ")
-            for f in layer.fields {
-                if case let .integer(v, _) = f.value {
-                    if f.nameIs("Handle") { out.decimal(v) }
-                }
+            // A data header's fields do not nest: the layer's fields are the entries that follow it.
+            let top = view.entries[(i + 1) ..< min(i + 1 + fields, view.entries.count)]
+            for e in top { if case let .field(n, .integer(v, _)) = e, Field.name(n, is: "Handle") { out.decimal(v) } }
+            for e in top {
+                if case let .field(n, .integer(v, _)) = e, Field.name(n, is: "Packet Boundary") { out.append(" flags 0x"); out.hex(v, width: 2) }
             }
-            for f in layer.fields where f.nameIs("Packet Boundary") {
-                if case let .integer(v, _) = f.value { out.append(" flags 0x"); out.hex(v, width: 2) }
-            }
-            if let n = layer.length { out.append(" dlen "); out.decimal(n) }
+            if let length { out.append(" dlen "); out.decimal(length) }
             return
         }
-        out.append(proto); out.append(": "); out.append(layer.name)
-        if !layer.code.isEmpty { out.append(" ("); out.append(layer.code); out.byte(0x29) }
-        if let n = layer.length {
+        out.append(proto); out.append(": "); out.append(view[name])
+        if code.count > 0 { out.append(" ("); out.append(view[code]); out.byte(0x29) }
+        if let length {
             let hci = proto.utf8CodeUnitCount >= 3 && proto.utf8Start[0] == 0x48 && proto.utf8Start[1] == 0x43 && proto.utf8Start[2] == 0x49
-            out.append(hci ? " plen " : " len "); out.decimal(n)
+            out.append(hci ? " plen " : " len "); out.decimal(length)
         }
     }
 }

@@ -84,7 +84,7 @@ public enum SessionText {
         let chars = db.characteristics.values.sorted { $0.declarationHandle < $1.declarationHandle }
         let descs = db.descriptors.values.sorted { $0.handle < $1.handle }
         var usedChars = Set<UInt16>(), usedDescs = Set<UInt16>()
-        func h(_ v: UInt16) -> String { "0x" + Hex.pad(v, 4) }
+        func h(_ v: UInt16) -> String { Hex.code(v, 4) }
         func characteristicLines(_ c: GATTDatabase.Characteristic, end: UInt16) {
             usedChars.insert(c.declarationHandle)
             let props = GATTNames.characteristicProperties.flagNames(UInt64(c.properties)).names.joined(separator: ", ")

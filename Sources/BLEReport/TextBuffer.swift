@@ -47,6 +47,8 @@ public final class TextBuffer {
     }
 
     @inline(__always) public func append(_ s: String) {
+        // Native strings lend their bytes as they are; only bridged or lazy ones are copied.
+        if s.utf8.withContiguousStorageIfAvailable({ append($0) }) != nil { return }
         var s = s
         s.withUTF8 { append($0) }
     }
@@ -95,15 +97,16 @@ public final class TextBuffer {
 
     public func decimal(_ v: UInt64) {
         if v < 10 { byte(0x30 &+ UInt8(v)); return }   // safe: v < 10
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
+        var n = 1
+        var power: UInt64 = 10
+        while n < 20, v >= power { n &+= 1; if n < 20 { power &*= 10 } }   // safe: 10^19 < 2^64
+        reserve(n)
         var x = v
-        withUnsafeMutableBytes(of: &digits) { d in
-            while x > 0 { d[n] = 0x30 &+ UInt8(x % 10); x /= 10; n &+= 1 }   // safe: at most 20 digits
-            for i in stride(from: n - 1, through: 0, by: -1) { byte(d[i]) }
+        for i in stride(from: count &+ n &- 1, through: count, by: -1) {   // safe: reserved
+            start[i] = 0x30 &+ UInt8(truncatingIfNeeded: x % 10)
+            x /= 10
         }
+        count &+= n   // safe: reserved
     }
 
     public func decimal(_ v: Int64) {
@@ -115,16 +118,21 @@ public final class TextBuffer {
 
     /// `width` lowercase hex digits, zero-padded (more when the value needs them).
     public func hex(_ v: UInt64, width: Int) {
-        var n = 1
-        while n < 16, v >> UInt64(4 * n) != 0 { n &+= 1 }   // safe: n ≤ 16
-        let total = max(n, width)
-        for i in stride(from: total - 1, through: 0, by: -1) {
-            byte(Self.digit(UInt8(truncatingIfNeeded: v >> UInt64(4 * i)) & 0xF))
+        let needed = max(1, (64 &- v.leadingZeroBitCount &+ 3) / 4)   // safe: 0…64
+        let total = max(needed, width)
+        reserve(total)
+        var x = v
+        for i in stride(from: count &+ total &- 1, through: count, by: -1) {   // safe: reserved
+            start[i] = Self.digit(UInt8(truncatingIfNeeded: x) & 0xF)
+            x >>= 4
         }
+        count &+= total   // safe: reserved
     }
 
     /// `0a 03 00` (or without spaces).
     public func hexBytes<C: Collection>(_ data: C, spaced: Bool = true) where C.Element == UInt8 {
+        let done: Void? = data.withContiguousStorageIfAvailable { hexBytes($0, spaced: spaced) }
+        if done != nil { return }
         var first = true
         for b in data {
             if spaced && !first { byte(0x20) }
@@ -132,6 +140,27 @@ public final class TextBuffer {
             byte(Self.digit(b >> 4))
             byte(Self.digit(b & 0x0F))
         }
+    }
+
+    /// `hexBytes` for contiguous bytes: one capacity check, then a table load and a store per byte.
+    public func hexBytes(_ data: UnsafeBufferPointer<UInt8>, spaced: Bool = true) {
+        guard !data.isEmpty else { return }
+        let stride = spaced ? 3 : 2
+        reserve(data.count &* 3)   // safe: a frame's bytes; room for the space written after every byte
+        Self.hexPairs.withUnsafeBufferPointer { pairs in
+            var p = UnsafeMutableRawPointer(start + count)
+            for b in data {
+                p.storeBytes(of: pairs[Int(b)].littleEndian, as: UInt16.self)   // unaligned stores are allowed (SE-0349)
+                p.storeBytes(of: 0x20, toByteOffset: 2, as: UInt8.self)   // overwritten or dropped when not spaced
+                p += stride
+            }
+        }
+        count &+= data.count &* stride &- (spaced ? 1 : 0)   // safe: reserved; no space after the last byte
+    }
+
+    /// The two lowercase hex digits of each byte value, first digit in the low byte.
+    private static let hexPairs: [UInt16] = (0 ..< 256).map { b in
+        UInt16(digit(UInt8(b >> 4))) | UInt16(digit(UInt8(b & 0xF))) << 8
     }
 
     /// Two decimals: `30.00`.

@@ -47,6 +47,18 @@ import Testing
         }
     }
 
+    /// Without a filter, the rendering thread decodes the frames' own layers (all but ACL data); with
+    /// one, the reading thread decodes everything so that the filter can read it. `--since 0`
+    /// keeps every frame, so both ways must print the same text.
+    @Test func splitDecodingPrintsWhatOneThreadPrints() throws {
+        for path in try CLI.allCaptures() {
+            let split = try CLI.run(["packets", path])
+            let oneThread = try CLI.run(["packets", path, "--since", "0"])
+            #expect(split.status == oneThread.status)
+            #expect(split.stdout == oneThread.stdout, "\(path)")
+        }
+    }
+
     /// Key material is shortened unless --show-keys.
     @Test func keysAreShortenedByDefault() throws {
         let path = CLI.capture("pairing_ok.btsnoop")

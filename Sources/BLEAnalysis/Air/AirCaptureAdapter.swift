@@ -214,7 +214,7 @@ public final class AirCaptureAdapter {
         e += Self.u16(c.intervalUnits) + Self.u16(c.latency) + Self.u16(c.timeoutUnits)
         e.append(c.sca <= 7 ? 7 - c.sca : 0)   // LL SCA 7 = 0–20 ppm; HCI Central_Clock_Accuracy 7 = 20 ppm
         analyzer.feedSynthetic(frame, .event, .received, e, status: &status)
-        let aa = "0x" + Hex.pad(c.accessAddress, 8)
+        let aa = Hex.code(c.accessAddress, 8)
         note(i, analyzer.session, frame, .connected,
              "air: access address \(aa), initiator \(c.initiator), CRC init 0x\(Hex.pad(c.crcInit, 6)), hop \(c.hop), "
              + "channels \(LinkLayerDisplay.channelList(c.channelMap)), window \(Double(c.windowSize) * 1.25) ms at +\(Double(c.windowOffset) * 1.25) ms")
@@ -471,7 +471,7 @@ public final class AirCaptureAdapter {
             let name = LinkLayerDisplay.controlNames.name(UInt64(frame.payload[p.payloadOffset])) ?? "LL features"
             note(i, session, frame, .signaling, "air: \(name) from the \(from): features 0x\(Hex.pad(f, 16))")
         case let .version(v, company, sub):
-            note(i, session, frame, .signaling, "air: \(from) LL version 0x\(Hex.pad(v, 2)), company \(CompanyNames.table.name(UInt64(company)) ?? "0x" + Hex.pad(company, 4)), subversion 0x\(Hex.pad(sub, 4))")
+            note(i, session, frame, .signaling, "air: \(from) LL version 0x\(Hex.pad(v, 2)), company \(CompanyNames.table.name(UInt64(company)) ?? Hex.code(company, 4)), subversion 0x\(Hex.pad(sub, 4))")
         case let .reject(reason), let .rejectExtended(_, reason):
             note(i, session, frame, .signaling, "air: \(from) rejected an LL procedure: \(HCIStatus(rawValue: reason).name)")
         case let .connectionParameterRequest(a, b, latency, timeout):

@@ -5,6 +5,16 @@ import BLEProtocol
 /// Decodes a frame into display layers (for `packets`): HCI through the decoding tables, log
 /// records by kind. Stateless; the session context (GATT names, reassembly) is added by the caller.
 public enum FrameLayers {
+    /// `decode(_:)` appending to `layers`.
+    public static func decode(_ frame: Frame, into layers: inout [Layer]) {
+        if frame.problem == nil, let type = frame.kind.hciPacketType {   // the common case, without a temporary array
+            var r = ByteReader(frame.payload, base: frame.payloadOffset)
+            layers.append(HCIDecoder.decode(type, &r, originalLength: frame.originalLength))
+        } else {
+            layers += decode(frame)
+        }
+    }
+
     public static func decode(_ frame: Frame) -> [Layer] {
         var r = ByteReader(frame.payload, base: frame.payloadOffset)
         if frame.problem != nil {

@@ -9,13 +9,15 @@ extension Connection {
     ///   - opcode: the ATT opcode, which tells which side is the server.
     public func attDisplayContext(received: Bool, opcode: UInt8?) -> ATTDisplayContext {
         let serverIsHost = opcode.map { ATTRoles.serverIsHost(ATTOpcode($0), sent: !received) } ?? false
-        let db = gatt(serverIsHost: serverIsHost)
         let request = att.outstanding[received ? 0 : 1]
-        return ATTDisplayContext(describeHandle: { db?.name(of: $0) },
-                                 valueUUID: { db?.uuid(of: $0) },
-                                 requestHandle: request?.handle,
-                                 requestedType: request?.type)
+        return ATTDisplayContext(attributes: gatt(serverIsHost: serverIsHost),
+                                 requestHandle: request?.handle, requestedType: request?.type)
     }
+}
+
+extension GATTDatabase: ATTAttributeSource {
+    public func attributeText(_ handle: UInt16) -> String? { attribute(of: handle) }
+    public func valueUUID(_ handle: UInt16) -> BluetoothUUID? { uuid(of: handle) }
 }
 
 extension Connection {
@@ -26,10 +28,17 @@ extension Connection {
     /// `packets` shows them: handles named from the GATT database, K-frames placed in their SDU.
     /// For `SessionModel.onL2CAPPDU` hooks.
     public func displayLayers(_ pdu: inout ByteReader, received: Bool) -> [Layer] {
+        var layers: [Layer] = []
+        displayLayers(&pdu, received: received, into: &layers)
+        return layers
+    }
+
+    /// `displayLayers(_:received:)` appending to `layers`.
+    public func displayLayers(_ pdu: inout ByteReader, received: Bool, into layers: inout [Layer]) {
         // The ATT opcode (after the 4-byte L2CAP header) tells which side serves the database.
         let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
         let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
-        return L2CAPDisplay.decode(pdu: &pdu, context: attDisplayContext(received: received, opcode: opcode),
-                                   isFirstKFrame: startsSDU(cid: cid, received: received))
+        L2CAPDisplay.decode(pdu: &pdu, context: attDisplayContext(received: received, opcode: opcode),
+                            isFirstKFrame: startsSDU(cid: cid, received: received), into: &layers)
     }
 }

@@ -39,9 +39,10 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     /// By declaration handle.
     public private(set) var characteristics: [UInt16: Characteristic] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
     public private(set) var descriptors: [UInt16: Descriptor] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
-    /// `name(of:)` per handle, as of the current database (every change above clears it): the
-    /// packet list names the same few streamed handles millions of times.
-    private var names: [UInt16: String?] = [:]
+    /// `name(of:)` and `attribute(of:)` per handle, as of the current database (every change above
+    /// clears it): the packet list names the same few streamed handles millions of times.
+    private var names: [UInt16: Named?] = [:]
+    private struct Named { let name: String; let attribute: String }
     public private(set) var includes: [UInt16: Include] = [:]
     private var byValueHandle: [UInt16: UInt16] = [:]   // value handle → declaration handle
     /// Short values read for well-known characteristics (Device Name, Manufacturer Name…), bounded.
@@ -121,11 +122,16 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     }
 
     /// What a handle is, without the handle: `Heart Rate Measurement (0x2A37)`.
-    public func name(of handle: UInt16) -> String? {
+    public func name(of handle: UInt16) -> String? { named(handle)?.name }
+
+    /// What a handle is, as the packet list shows it: `Heart Rate Measurement (0x2A37) @0x000C`.
+    public func attribute(of handle: UInt16) -> String? { named(handle)?.attribute }
+
+    private func named(_ handle: UInt16) -> Named? {
         if let known = names[handle] { return known }
-        let name = computeName(of: handle)
-        names[handle] = .some(name)
-        return name
+        let named = computeName(of: handle).map { Named(name: $0, attribute: $0 + " @0x" + Hex.pad(handle, 4, uppercase: true)) }
+        names[handle] = .some(named)
+        return named
     }
 
     private func computeName(of handle: UInt16) -> String? {

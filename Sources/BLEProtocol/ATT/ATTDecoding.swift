@@ -9,6 +9,9 @@ struct ATTEntry: Sendable {
 
     let opcode: ATTOpcode
     let name: StaticString
+    /// `name` as a String, made once (layer names are copied per PDU; most are too long to be
+    /// small strings, which would allocate each time).
+    let nameText: String
     let kind: ATTMethodKind
     /// The response a request expects (the confirmation for an indication).
     let response: ATTOpcode?
@@ -22,6 +25,7 @@ struct ATTEntry: Sendable {
          size: PDUSize, decode: @escaping Decode, display: @escaping Display) {
         (self.opcode, self.name, self.kind, self.response, self.size) = (opcode, name, kind, response, size)
         (self.decode, self.display) = (decode, display)
+        nameText = name.description
     }
 }
 

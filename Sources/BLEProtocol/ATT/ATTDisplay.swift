@@ -1,14 +1,20 @@
 import BLEBytes
 
-/// What the session knows about the ATT bearer when a PDU is displayed (Wireshark keeps the same
-/// per-frame handle → UUID map, STYLE 6.5.9). All of it is optional: `.none` decodes without context.
-public struct ATTDisplayContext: Sendable {
-    /// A description of the attribute at a handle, without the handle: `Heart Rate Measurement (0x2A37)`.
-    /// The display appends `@0x000C`. When nil, `valueUUID` is used to describe it.
-    public var describeHandle: @Sendable (UInt16) -> String?
+/// What the session knows about the attributes of one GATT server, for display. Implemented by
+/// the session's rebuilt database, which caches the text per handle.
+public protocol ATTAttributeSource: AnyObject, Sendable {
+    /// `Heart Rate Measurement (0x2A37) @0x000C`, when the handle is known.
+    func attributeText(_ handle: UInt16) -> String?
     /// The characteristic or descriptor UUID whose value lives at a handle, to decode values
     /// (notifications, writes, reads) with `GATTValues`.
-    public var valueUUID: @Sendable (UInt16) -> BluetoothUUID?
+    func valueUUID(_ handle: UInt16) -> BluetoothUUID?
+}
+
+/// The session context for displaying one ATT PDU. Made per PDU by the packet list, so it holds one
+/// reference to the attribute source rather than closures (no allocation per PDU).
+public struct ATTDisplayContext: Sendable {
+    /// Names and types of handles; nil: no knowledge of the attribute database.
+    public var attributes: (any ATTAttributeSource)?
     /// For a Read Response / Read Blob Response: the handle of the request it answers, when the
     /// session paired them. Lets the value be named and decoded.
     public var requestHandle: UInt16?
@@ -17,23 +23,46 @@ public struct ATTDisplayContext: Sendable {
     /// declaration are shown as characteristic declarations, and group values as service UUIDs.
     public var requestedType: BluetoothUUID?
 
-    public init(describeHandle: @escaping @Sendable (UInt16) -> String? = { _ in nil },
-                valueUUID: @escaping @Sendable (UInt16) -> BluetoothUUID? = { _ in nil },
-                requestHandle: UInt16? = nil, requestedType: BluetoothUUID? = nil) {
-        self.describeHandle = describeHandle
-        self.valueUUID = valueUUID
+    public init(attributes: (any ATTAttributeSource)?, requestHandle: UInt16? = nil, requestedType: BluetoothUUID? = nil) {
+        self.attributes = attributes
         self.requestHandle = requestHandle
         self.requestedType = requestedType
     }
 
+    /// A context from functions (tests, fuzzing): `describeHandle` names a handle without the
+    /// handle (`Heart Rate Measurement (0x2A37)`); when it gives nil, the `valueUUID` name is used.
+    public init(describeHandle: @escaping @Sendable (UInt16) -> String? = { _ in nil },
+                valueUUID: @escaping @Sendable (UInt16) -> BluetoothUUID? = { _ in nil },
+                requestHandle: UInt16? = nil, requestedType: BluetoothUUID? = nil) {
+        self.init(attributes: FunctionAttributes(describe: describeHandle, uuid: valueUUID),
+                  requestHandle: requestHandle, requestedType: requestedType)
+    }
+
     /// No knowledge of the attribute database.
-    public static let none = ATTDisplayContext()
+    public static let none = ATTDisplayContext(attributes: nil)
 
     /// `Heart Rate Measurement (0x2A37) @0x000C`, when the handle is known.
-    public func attribute(_ handle: UInt16) -> String? {
-        guard let d = describeHandle(handle) ?? valueUUID(handle)?.displayName else { return nil }
-        return "\(d) @0x\(Hex.pad(handle, 4).uppercased())"
+    public func attribute(_ handle: UInt16) -> String? { attributes?.attributeText(handle) }
+
+    /// The UUID of the characteristic or descriptor whose value lives at `handle`.
+    public func valueUUID(_ handle: UInt16) -> BluetoothUUID? { attributes?.valueUUID(handle) }
+}
+
+/// An attribute source made of two functions.
+private final class FunctionAttributes: ATTAttributeSource {
+    let describe: @Sendable (UInt16) -> String?
+    let uuid: @Sendable (UInt16) -> BluetoothUUID?
+
+    init(describe: @escaping @Sendable (UInt16) -> String?, uuid: @escaping @Sendable (UInt16) -> BluetoothUUID?) {
+        (self.describe, self.uuid) = (describe, uuid)
     }
+
+    func attributeText(_ handle: UInt16) -> String? {
+        guard let d = describe(handle) ?? uuid(handle)?.displayName else { return nil }
+        return d + " @0x" + Hex.pad(handle, 4, uppercase: true)
+    }
+
+    func valueUUID(_ handle: UInt16) -> BluetoothUUID? { uuid(handle) }
 }
 
 /// Decodes one ATT PDU for display (Core v5.4 Vol 3 Part F 3.4). Never throws: a malformed PDU is a
@@ -48,13 +77,13 @@ public enum ATTDisplay {
             layer.error = error
             return layer
         }
-        layer.code = "0x" + Hex.pad(op, 2)
+        layer.code = Hex.code(op, 2)
         guard let entry = ATTDecoding.index[op] else {
             layer.name = "Unknown"
             if r.remaining > 0 { layer.fields.append(Field("Data", .bytes(Array(r.rest().bytes)))) }
             return layer
         }
-        layer.name = entry.name.description
+        layer.name = entry.nameText
         do {
             try entry.size.check(r, entry.name)
         } catch {
@@ -64,6 +93,7 @@ public enum ATTDisplay {
             return layer
         }
         var fields: [Field] = []
+        fields.reserveCapacity(4)
         do {
             try entry.display(&r, context, &fields)
         } catch {

@@ -24,7 +24,7 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
         var s = ""
         for i in stride(from: 40, through: 0, by: -8) {
             if !s.isEmpty { s += ":" }
-            s += Hex.pad((value >> UInt64(i)) & 0xFF, 2).uppercased()
+            s += Hex.pad((value >> UInt64(i)) & 0xFF, 2, uppercase: true)
         }
         return s
     }

@@ -109,8 +109,8 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     /// `0x2A37` for a 16-bit wire UUID, `0x0000180D` for 32-bit, canonical lowercase 8-4-4-4-12 for 128-bit.
     public var description: String {
         switch width {
-        case 2: return "0x" + Hex.pad(UInt16(truncatingIfNeeded: high >> 32), 4).uppercased()
-        case 4: return "0x" + Hex.pad(UInt32(truncatingIfNeeded: high >> 32), 8).uppercased()
+        case 2: return Hex.code(UInt16(truncatingIfNeeded: high >> 32), 4, uppercase: true)
+        case 4: return Hex.code(UInt32(truncatingIfNeeded: high >> 32), 8, uppercase: true)
         default:
             let h = Hex.pad(high, 16), l = Hex.pad(low, 16)
             return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"

@@ -18,14 +18,22 @@ public struct Field: Sendable {
 
     /// `name == other`, comparing the bytes (no String is made: renderers ask this per field).
     @inlinable
-    public func nameIs(_ other: StaticString) -> Bool {
+    public func nameIs(_ other: StaticString) -> Bool { Self.name(name, is: other) }
+
+    /// `name == other`, comparing the bytes.
+    @inlinable
+    public static func name(_ name: StaticString, is other: StaticString) -> Bool {
         name.utf8CodeUnitCount == other.utf8CodeUnitCount
             && memcmp(name.utf8Start, other.utf8Start, name.utf8CodeUnitCount) == 0
     }
 
     /// `name` ends with `suffix`, comparing the bytes.
     @inlinable
-    public func nameHasSuffix(_ suffix: StaticString) -> Bool {
+    public func nameHasSuffix(_ suffix: StaticString) -> Bool { Self.name(name, hasSuffix: suffix) }
+
+    /// `name` ends with `suffix`, comparing the bytes.
+    @inlinable
+    public static func name(_ name: StaticString, hasSuffix suffix: StaticString) -> Bool {
         let n = name.utf8CodeUnitCount, k = suffix.utf8CodeUnitCount
         return n >= k && memcmp(name.utf8Start + (n - k), suffix.utf8Start, k) == 0
     }
@@ -64,36 +72,65 @@ public enum FieldFormat: Sendable {
 
 /// A small table of code → name, for enumerations and bit names shown in output.
 /// Lookup is linear: these tables hold a handful of entries and serve display only.
-public struct NameTable: Sendable {
-    public let entries: [(UInt64, StaticString)]
-    /// Called for codes the table does not list (e.g. error codes in a range); may return nil.
-    public let fallback: (@Sendable (UInt64) -> String?)?
+///
+/// Every integer field decoded for display carries its table, and `packets` hands those fields from
+/// the decoding thread to the rendering thread: so a table is two plain pointers, not reference-counted
+/// storage. Its rows and fallback are allocated once and live as long as the process (tables are rows of
+/// static decoding tables; build them once, in a `static let`, never per frame).
+public struct NameTable: @unchecked Sendable {   // safe: the storage is immutable after init
+    public typealias Entry = (UInt64, StaticString)
+    @usableFromInline let rows: UnsafeBufferPointer<Entry>
+    private let fallbackBox: Unmanaged<FallbackBox>?
 
-    public init(_ entries: [(UInt64, StaticString)], fallback: (@Sendable (UInt64) -> String?)? = nil) {
-        self.entries = entries
-        self.fallback = fallback
+    private final class FallbackBox {
+        let call: @Sendable (UInt64) -> String?
+        init(_ call: @escaping @Sendable (UInt64) -> String?) { self.call = call }
     }
 
+    public init(_ entries: [Entry], fallback: (@Sendable (UInt64) -> String?)? = nil) {
+        let storage = UnsafeMutableBufferPointer<Entry>.allocate(capacity: max(entries.count, 1))
+        _ = storage.initialize(from: entries)
+        rows = UnsafeBufferPointer(rebasing: storage[0 ..< entries.count])
+        fallbackBox = fallback.map { Unmanaged.passRetained(FallbackBox($0)) }
+    }
+
+    /// The rows, code → name.
+    public var entries: [Entry] { Array(rows) }
+
+    /// The name for `code`: the table's own, else the fallback's.
     public func name(_ code: UInt64) -> String? {
         if let s = staticName(code) { return s.description }
-        return fallback?(code)
+        return fallbackName(code)
+    }
+
+    /// The fallback's name for a code the table does not list (e.g. error codes in a range); may be nil.
+    public func fallbackName(_ code: UInt64) -> String? {
+        guard let box = fallbackBox else { return nil }
+        return box._withUnsafeGuaranteedRef { $0.call(code) }
     }
 
     /// The table's own name for `code`, without building a String (the packet list's hot path).
     @inlinable
     public func staticName(_ code: UInt64) -> StaticString? {
-        for (k, v) in entries where k == code { return v }
+        for (k, v) in rows where k == code { return v }
         return nil
     }
 
     /// Names of the set bits (entries are bit masks) and the bits no entry names.
     public func flagNames(_ value: UInt64) -> (names: [String], unknown: UInt64) {
         var names: [String] = []
+        let rest = forEachSetFlag(value) { names.append($0.description) }
+        return (names, rest)
+    }
+
+    /// Calls `body` with the name of each set bit (entries are bit masks), in table order; returns
+    /// the bits no entry names.
+    public func forEachSetFlag(_ value: UInt64, _ body: (StaticString) -> Void) -> UInt64 {
         var rest = value
-        for (mask, name) in entries where mask != 0 && value & mask == mask {
-            names.append(name.description)
+        for (mask, name) in rows where mask != 0 && value & mask == mask {
+            body(name)
             rest &= ~mask
         }
-        return (names, rest)
+        return rest
     }
 }

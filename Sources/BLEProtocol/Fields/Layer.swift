@@ -33,6 +33,8 @@ public struct Layer: Sendable {
 public struct MessageEntry: Sendable {
     public let code: UInt16
     public let name: StaticString
+    /// `name` as a String, made once (copied into a layer per packet; long names would allocate).
+    public let nameText: String
     public let parameters: [Param]
     /// Command Complete return parameters (commands only).
     public let returns: [Param]?
@@ -43,6 +45,7 @@ public struct MessageEntry: Sendable {
 
     public init(_ code: UInt16, _ name: StaticString, _ parameters: [Param] = [], returns: [Param]? = nil) {
         (self.code, self.name, self.parameters, self.returns) = (code, name, parameters, returns)
+        nameText = name.description
         size = SizeRule(parameters)
         returnsSize = returns.map(SizeRule.init)
     }

@@ -15,6 +15,8 @@ public enum HCIDecoder {
             + LEConnectionCommands.rows)
     public static let events = MessageTable(EventTable.rows)
     public static let leMeta = MessageTable(LEMetaTable.rows)
+    /// Names of the LE subevents, for the `Subevent` field.
+    static let leMetaNames = NameTable(LEMetaTable.rows.map { (UInt64($0.code), $0.name) })
 
     /// Command names for Command Complete/Status opcodes: `LE Set Scan Enable`, vendor, unknown.
     public static let opcodeNames = NameTable([], fallback: { commandName(HCIOpcode(rawValue: UInt16(truncatingIfNeeded: $0))) })
@@ -102,7 +104,7 @@ public enum HCIDecoder {
             layer.error = DecodeError(kind: .truncated(needed: 2, available: r.remaining), offset: r.absoluteOffset, field: "HCI Event header")
             return layer
         }
-        layer.code = "0x" + Hex.pad(code, 2)
+        layer.code = Hex.code(code, 2)
         layer.length = Int(plen)
         guard var p = parameters(&r, declared: Int(plen), captureTruncated: captureTruncated, layer: &layer) else { return layer }
         switch code {
@@ -120,7 +122,7 @@ public enum HCIDecoder {
                 return layer
             }
             if let entry = leMeta[UInt16(sub)] {
-                layer.fields.append(Field("Subevent", .integer(UInt64(sub), .named(bytes: 1, NameTable([(UInt64(sub), entry.name)])))))
+                layer.fields.append(Field("Subevent", .integer(UInt64(sub), .named(bytes: 1, leMetaNames))))
                 apply(entry.parameters, &p, to: &layer)
             } else {
                 layer.fields.append(Field("Subevent", .integer(UInt64(sub), .hex(bytes: 1))))
@@ -128,7 +130,7 @@ public enum HCIDecoder {
             }
         default:
             if let entry = events[UInt16(code)] {
-                layer.name = entry.name.description
+                layer.name = entry.nameText
                 apply(entry.parameters, &p, to: &layer)
             } else {
                 layer.name = "Unknown"

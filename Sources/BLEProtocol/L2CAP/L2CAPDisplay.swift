@@ -10,15 +10,25 @@ public enum L2CAPDisplay {
     ///     the session knows; nil shows the payload raw.
     /// - Returns: the L2CAP layer, then one layer for ATT/SMP, or one per signalling command.
     public static func decode(pdu r: inout ByteReader, context: ATTDisplayContext = .none, isFirstKFrame: Bool? = nil) -> [Layer] {
+        var layers: [Layer] = []
+        decode(pdu: &r, context: context, isFirstKFrame: isFirstKFrame, into: &layers)
+        return layers
+    }
+
+    /// `decode(pdu:context:isFirstKFrame:)` appending to `layers` (the packet list builds each
+    /// frame's layers in one array).
+    public static func decode(pdu r: inout ByteReader, context: ATTDisplayContext = .none, isFirstKFrame: Bool? = nil,
+                              into layers: inout [Layer]) {
         var l2 = Layer(protocolName: "L2CAP", name: "Malformed", code: "")
         let header: L2CAP.BasicHeader
         do { header = try L2CAP.BasicHeader.read(&r) } catch {
             l2.error = error
             if r.remaining > 0 { l2.fields.append(Field("Data", .bytes(Array(r.rest().bytes)))) }
-            return [l2]
+            layers.append(l2)
+            return
         }
         l2.name = header.channel.name
-        l2.code = "0x" + Hex.pad(header.channel.rawValue, 4)
+        l2.code = Hex.code(header.channel.rawValue, 4)
         l2.length = Int(header.length)
         l2.fields = [Field("Length", .integer(UInt64(header.length), .decimal(bytes: 2))),
                      Field("CID", .integer(UInt64(header.channel.rawValue), .named(bytes: 2, L2CAP.ChannelID.names)))]
@@ -36,25 +46,27 @@ public enum L2CAPDisplay {
         }
         switch header.channel {
         case .att:
-            return [l2, ATTDisplay.decode(&payload, context: context)]
+            layers.append(l2)
+            layers.append(ATTDisplay.decode(&payload, context: context))
         case .smp:
-            return [l2, SMPDisplay.decode(&payload)]
+            layers.append(l2)
+            layers.append(SMPDisplay.decode(&payload))
         case .brEdrSMP:
-            return [l2, SMPDisplay.decode(&payload, protocolName: "BR/EDR SMP")]
+            layers.append(l2)
+            layers.append(SMPDisplay.decode(&payload, protocolName: "BR/EDR SMP"))
         case .leSignaling:
-            var layers = [l2]
-            layers.append(signaling(&payload, protocolName: "LE L2CAP"))
+            let command = signaling(&payload, protocolName: "LE L2CAP")
             if payload.remaining > 0 {
                 // Core v5.4 Vol 3 Part A 4: one command per C-frame on the LE signalling channel.
-                layers[0].notes.append("\(payload.remaining) byte\(payload.remaining == 1 ? "" : "s") after the LE signalling command: \(Hex.string(payload.remainingBytes))")
+                l2.notes.append("\(payload.remaining) byte\(payload.remaining == 1 ? "" : "s") after the LE signalling command: \(Hex.string(payload.remainingBytes))")
             }
-            return layers
+            layers.append(l2)
+            layers.append(command)
         case .signaling:
-            var layers = [l2]
+            layers.append(l2)
             repeat {
                 layers.append(signaling(&payload, protocolName: "L2CAP"))
             } while payload.remaining > 0 && layers[layers.count &- 1].error == nil   // safe: non-empty
-            return layers
         case .connectionless:
             do {
                 l2.fields.append(Field("PSM", .integer(UInt64(try payload.u16le("PSM")), .hex(bytes: 2))))
@@ -62,14 +74,14 @@ public enum L2CAPDisplay {
                 if l2.error == nil { l2.error = error }
             }
             l2.fields.append(Field("Payload", .bytes(Array(payload.rest().bytes))))
-            return [l2]
+            layers.append(l2)
         default:
             if header.channel.isDynamic, let first = isFirstKFrame {
                 l2.fields += kFrame(&payload, isFirstKFrame: first)
             } else {
                 l2.fields.append(Field("Payload", .bytes(Array(payload.rest().bytes))))
             }
-            return [l2]
+            layers.append(l2)
         }
     }
 
@@ -103,7 +115,7 @@ public enum L2CAPDisplay {
             if r.remaining > 0 { layer.fields.append(Field("Data", .bytes(Array(r.rest().bytes)))) }
             return layer
         }
-        layer.code = "0x" + Hex.pad(code, 2)
+        layer.code = Hex.code(code, 2)
         layer.length = Int(length)
         layer.fields.append(Field("Identifier", .integer(UInt64(identifier), .decimal(bytes: 1))))
         var data: ByteReader

@@ -172,7 +172,7 @@ public enum L2CAPSignalingTable {
     /// - Throws: `.lengthMismatch` for an odd number of bytes, as `cidList` does.
     @Sendable static func cids(_ r: inout ByteReader) throws(DecodeError) -> FieldValue {
         let list = try cidList(&r, "CID")
-        return .text(list.map { "0x" + Hex.pad($0, 4) }.joined(separator: ", "))
+        return .text(list.map { Hex.code($0, 4) }.joined(separator: ", "))
     }
 
     static func amp(_ code: L2CAP.SignalingCode) -> Entry.Decode {

@@ -66,7 +66,7 @@ public enum LinkLayerDisplay {
             if crcCheck == .unchecked { crcCheck = p.computedCRC(bytes, crcInit: LinkLayer.advertisingCRCInit) }
             let type = p.advertisingType
             layer.name = LLAdvertisingPDU.typeNames.name(UInt64(type)) ?? "Reserved"
-            layer.code = "0x" + Hex.pad(type, 2)
+            layer.code = Hex.code(type, 2)
             f.append(Field("PDU Type", .integer(UInt64(type), .named(bytes: 1, LLAdvertisingPDU.typeNames))))
             f.append(Field("ChSel", .integer(p.chSel ? 1 : 0, .decimal(bytes: 1))))
             f.append(Field("TxAdd", .integer(p.txAddRandom ? 1 : 0, .named(bytes: 1, LEAddressTypeNames.table))))
@@ -124,7 +124,7 @@ public enum LinkLayerDisplay {
             } else if llid == 3 {
                 let opcode = payload.peekU8() ?? 0
                 layer.name = controlNames.name(UInt64(opcode)).map { "Control PDU: " + $0 } ?? "Control PDU"
-                layer.code = "0x" + Hex.pad(opcode, 2)
+                layer.code = Hex.code(opcode, 2)
                 _ = try? payload.u8("Opcode")
                 if let entry = controlTable[UInt16(opcode)] {
                     let (fields, error, notes) = FieldDecoder.decodeMessage(entry.parameters, &payload)

@@ -110,7 +110,7 @@ public enum SMPDisplay {
             layer.error = error
             return layer
         }
-        layer.code = "0x" + Hex.pad(code, 2)
+        layer.code = Hex.code(code, 2)
         guard let entry = SMPDecoding.index[code] else {
             layer.name = "Unknown"
             if r.remaining > 0 { layer.fields.append(Field("Data", .bytes(Array(r.rest().bytes)))) }

@@ -23,7 +23,7 @@ enum TablesHTML {
                 let props = GATTNames.characteristicProperties.flagNames(UInt64(c.properties)).names.joined(separator: ", ")
                 let value = db.values[c.valueHandle].map { SessionText.valueText(c.uuid, $0) } ?? ""
                 rows.append((c.declarationHandle, row(c.declarationHandle, "Characteristic", c.uuid.gattLabel(.characteristic),
-                                                      "0x" + Hex.pad(c.valueHandle, 4), props, value, cls: "chr")))
+                                                      Hex.code(c.valueHandle, 4), props, value, cls: "chr")))
             }
             for d in descs {
                 rows.append((d.handle, row(d.handle, "Descriptor", d.uuid.gattLabel(.descriptor), "", "", "", cls: "dsc")))

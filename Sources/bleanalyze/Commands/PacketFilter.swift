@@ -38,7 +38,7 @@ struct PacketFilter {
     let options: PacketFilterOptions
     let connection: ConnectionFilter?
     /// `options.isActive`, read once: argument-parser property wrappers are slow to read per frame.
-    private let active: Bool
+    private(set) var active: Bool
     private var start: Int64?
 
     init(_ options: PacketFilterOptions) throws {

@@ -24,22 +24,32 @@ struct Packets: ParsableCommand {
         var out = Output()
         let json = json   // read once: property-wrapper getters are slow per frame
         if let reason = file.info.notDecodedReason, !json { out.line("= \(reason)") }
-        var upper: [Layer] = []
+        // Each frame's layers are built in one array: HCI first, then what the session adds
+        // (L2CAP and above, once a PDU is complete), and the array is handed on whole.
+        var layers: [Layer] = []
         var received = false
         analyzer.session.onL2CAPPDU = { pdu, connection in
-            upper += connection.displayLayers(&pdu, received: received)
+            connection.displayLayers(&pdu, received: received, into: &layers)
         }
         out.flush()
         // Text is rendered on a second thread; JSON Lines stay on this one.
         let pipeline = json ? nil : RenderPipeline(text: text)
+        // A frame's own layer is stateless. Without a filter to read it here, the rendering thread
+        // decodes those of every frame but ACL data (the ACL header is cheap, the L2CAP and ATT
+        // layers above it need the session): that splits the work between the threads about evenly.
+        let splitDecoding = pipeline != nil && !filter.active
         let summary = file.read { frame in
-            upper.removeAll(keepingCapacity: true)
+            layers = []
+            layers.reserveCapacity(4)
             received = frame.direction == .received
+            let air = frame.kind == .airLE
+            let decodeThere = splitDecoding && !air && frame.kind != .aclData
+            if !air && !decodeThere { FrameLayers.decode(frame, into: &layers) }   // before the session moves on
             analyzer.consume(frame)
-            let layers = (frame.kind == .airLE ? analyzer.airLayers(frame) : FrameLayers.decode(frame)) + upper
+            if air { layers.insert(contentsOf: analyzer.airLayers(frame), at: 0) }
             guard filter.accepts(frame, layers: layers, session: analyzer.session) else { return }
             if let pipeline {
-                pipeline.add(frame, layers: layers, status: analyzer.lastStatus)
+                pipeline.add(frame, layers: layers, decodeHCI: decodeThere, status: analyzer.lastStatus)
             } else {
                 out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
             }

@@ -9,52 +9,73 @@ import Foundation
 /// and writes. Frames travel in batches through a bounded FIFO, so output order and memory are
 /// those of a single pass (at most `depth` batches of `batchSize` decoded frames in flight).
 ///
+/// What crosses is plain values: each frame's layers are flattened into the batch's `FlatLayers`
+/// on the reading thread, which then frees them itself. Handing the `Layer` trees over instead cost
+/// more than the second core gave: the renderer's reference counting and the frees moved every
+/// object's cache line between the cores. Batches go back to the reading thread and are reused.
+///
 /// A frame's payload points into the capture reader's buffer, which libpcap reuses for the next
 /// record; the renderer only reads it for malformed or capture-truncated frames, so those are
 /// copied and every other frame travels without it.
 final class RenderPipeline {
     struct Item {
         var frame: Frame
-        var layers: [Layer]
+        /// The frame's layers (after the HCI one when `decodeHCI`): entries of the batch's `flat`.
+        var entries: Range<Int>
         var status: FrameStatus
-        /// The payload, for the frames whose text shows it.
-        var payload: [UInt8]?
+        /// The payload, in the batch's byte store, for the frames whose text shows it or whose HCI
+        /// layer the rendering thread decodes.
+        var payload: FlatLayers.Text?
+        /// The frame's own layer (HCI packet or log record) is decoded on the rendering thread.
+        var decodeHCI: Bool
     }
 
-    /// Frames are not `Sendable` (they hold a pointer); a batch is handed over whole and never
-    /// touched again by the reading thread.
-    struct Batch: @unchecked Sendable { var items: [Item] }
+    /// Frames are not `Sendable` (they hold a pointer); a batch is handed over whole and not
+    /// touched by the reading thread until it comes back.
+    struct Batch: @unchecked Sendable {
+        var items: [Item] = []
+        var flat = FlatLayers()
+    }
 
-    static let batchSize = 2048
+    static let batchSize = 512
     static let depth = 4
 
     private let pipe = BatchPipe<Batch>(depth: RenderPipeline.depth)
-    /// Rendered batches come back to be freed on the reading thread, which allocated them
-    /// (glibc frees across threads under a lock: a third of the time went there).
+    /// Rendered batches come back to be reused (and finally freed) on the reading thread.
     private let done = BatchPipe<Batch>(depth: .max)
-    private var current: [Item] = []
+    private var current = Batch()
+    private var spare: [Batch] = []
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the rendering thread: `text` renders into a buffer written to stdout in 64 KiB pieces.
     init(text: PacketText) {
-        current.reserveCapacity(Self.batchSize)
+        current.items.reserveCapacity(Self.batchSize)
         let pipe = self.pipe, done = self.done, finished = self.finished
         let thread = Thread {
             var out = Output()
             var buffer = TextBuffer(capacity: 1 << 17)
             var clock = ClockCache()
+            var head = FlatLayers()
             while let batch = pipe.take() {
-                for i in batch.items.indices {   // by index: an item copy retains everything it holds
-                    var frame = batch.items[i].frame
-                    if let payload = batch.items[i].payload {
-                        payload.withUnsafeBytes { raw in
-                            frame.payload = raw
-                            text.render(frame, layers: batch.items[i].layers, status: batch.items[i].status, into: &buffer, clock: &clock)
+                batch.flat.withView { view in
+                    batch.items.withUnsafeBufferPointer { items in
+                        for i in items.indices {
+                            var frame = items[i].frame
+                            if let payload = items[i].payload { frame.payload = UnsafeRawBufferPointer(view[payload]) }
+                            if items[i].decodeHCI {
+                                // Stateless, so it can be done here: the other half of the work.
+                                head.removeAll()
+                                let own = head.append(FrameLayers.decode(frame))
+                                head.withView { headView in
+                                    text.render(frame, head: (headView, own), view, entries: items[i].entries, status: items[i].status,
+                                                into: &buffer, clock: &clock)
+                                }
+                            } else {
+                                text.render(frame, view, entries: items[i].entries, status: items[i].status, into: &buffer, clock: &clock)
+                            }
+                            if buffer.count >= 1 << 16 { out.write(buffer.bytes); buffer.removeAll() }
                         }
-                    } else {
-                        text.render(frame, layers: batch.items[i].layers, status: batch.items[i].status, into: &buffer, clock: &clock)
                     }
-                    if buffer.count >= 1 << 16 { out.write(buffer.bytes); buffer.removeAll() }
                 }
                 done.put(batch)
             }
@@ -65,18 +86,21 @@ final class RenderPipeline {
         thread.start()
     }
 
-    /// Queues one decoded frame (called on the reading thread, in file order).
-    func add(_ frame: Frame, layers: [Layer], status: FrameStatus) {
+    /// Queues one frame (called on the reading thread, in file order). `layers` are all its layers,
+    /// or, with `decodeHCI`, those after its own (HCI or log record) layer, which the rendering
+    /// thread then decodes from the payload.
+    func add(_ frame: Frame, layers: [Layer], decodeHCI: Bool, status: FrameStatus) {
         var frame = frame
-        var payload: [UInt8]? = nil
-        if status.isMalformed || frame.isCaptureTruncated {
-            payload = Array(frame.payload)
+        var payload: FlatLayers.Text? = nil
+        if decodeHCI || status.isMalformed || frame.isCaptureTruncated {
+            payload = current.flat.appendBytes(frame.payload)
         } else {
             frame.originalLength = 0   // not truncated (`isCaptureTruncated` compares it with the payload's count)
         }
         frame.payload = UnsafeRawBufferPointer(start: nil, count: 0)
-        current.append(Item(frame: frame, layers: layers, status: status, payload: payload))
-        if current.count >= Self.batchSize { handOver() }
+        let entries = current.flat.append(layers)
+        current.items.append(Item(frame: frame, entries: entries, status: status, payload: payload, decodeHCI: decodeHCI))
+        if current.items.count >= Self.batchSize { handOver() }
     }
 
     /// Sends what is queued, ends the rendering thread and waits until it has written everything.
@@ -88,14 +112,16 @@ final class RenderPipeline {
     }
 
     private func handOver() {
-        guard !current.isEmpty else { return }
-        pipe.put(Batch(items: current))
-        current = []
-        current.reserveCapacity(Self.batchSize)
-        _ = done.takeAll()   // freed here, when this returns
+        guard !current.items.isEmpty else { return }
+        spare += done.takeAll()
+        var next = spare.popLast() ?? Batch()
+        next.items.removeAll(keepingCapacity: true)
+        next.flat.removeAll()
+        next.items.reserveCapacity(Self.batchSize)
+        pipe.put(current)
+        current = next
     }
 }
-
 /// A bounded FIFO between one producer and one consumer thread.
 final class BatchPipe<Element: Sendable>: @unchecked Sendable {   // safe: every access holds `condition`
     private let condition = NSCondition()
