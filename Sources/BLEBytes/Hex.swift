@@ -19,31 +19,31 @@ public enum Hex {
     /// Zero-padded lowercase hex of `value` with `width` digits: `Hex.pad(0x2a, 4)` → `"002a"`.
     /// More digits when the value needs them; a negative value keeps its sign (`"-2a"`).
     public static func pad<T: BinaryInteger>(_ value: T, _ width: Int, uppercase: Bool = false) -> String {
-        guard value >= 0, value.bitWidth <= 64 || value <= T(UInt64.max) else {
-            let s = String(value, radix: 16, uppercase: uppercase)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-        }
-        return pad(UInt64(value), width, prefix: false, uppercase: uppercase)
+        format(value, width, prefix: false, uppercase: uppercase)
     }
 
     /// `"0x002a"`: `pad` with the `0x` prefix, made in one go (layer codes are formatted per frame).
     public static func code<T: BinaryInteger>(_ value: T, _ width: Int, uppercase: Bool = false) -> String {
-        guard value >= 0, value.bitWidth <= 64 || value <= T(UInt64.max) else { return "0x" + pad(value, width, uppercase: uppercase) }
-        return pad(UInt64(value), width, prefix: true, uppercase: uppercase)
+        format(value, width, prefix: true, uppercase: uppercase)
     }
 
-    private static func pad(_ value: UInt64, _ width: Int, prefix: Bool, uppercase: Bool) -> String {
-        let needed = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
+    private static func format<T: BinaryInteger>(_ value: T, _ width: Int, prefix: Bool, uppercase: Bool) -> String {
+        guard value >= 0, value.bitWidth <= 64 || value <= T(UInt64.max) else {   // rare: String's own digits
+            let s = String(value, radix: 16, uppercase: uppercase)
+            return (prefix ? "0x" : "") + (s.count >= width ? s : String(repeating: "0", count: width - s.count) + s)
+        }
+        let v = UInt64(value)
+        let needed = max(1, (64 - v.leadingZeroBitCount + 3) / 4)
         let digits = max(width, needed)
         let count = digits + (prefix ? 2 : 0)
         let letterBase: UInt8 = uppercase ? 0x37 : 0x57   // 10 + base = "A" or "a"
         // Small strings (up to 15 bytes, every code and handle) are made without allocating.
         return String(unsafeUninitializedCapacity: count) { buffer in
-            var v = value
+            var rest = v
             for i in stride(from: count - 1, through: count - digits, by: -1) {
-                let d = UInt8(truncatingIfNeeded: v & 0xF)
+                let d = UInt8(truncatingIfNeeded: rest & 0xF)
                 buffer[i] = d < 10 ? 0x30 &+ d : letterBase &+ d
-                v >>= 4
+                rest >>= 4
             }
             if prefix { buffer[0] = 0x30; buffer[1] = 0x78 }
             return count

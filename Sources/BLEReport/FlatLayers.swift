@@ -123,21 +123,7 @@ public struct FlatLayers {
     }
 
     /// The index after the entry at `i` and everything nested in it.
-    public func next(after i: Int) -> Int {
-        var j = i + 1
-        switch entries[i] {
-        case let .layer(_, _, _, _, fields, notes, _):
-            for _ in 0 ..< fields { j = next(after: j) }
-            j += notes
-        case let .field(_, .group(fields)), let .item(fields):
-            for _ in 0 ..< fields { j = next(after: j) }
-        case let .field(_, .list(items)):
-            for _ in 0 ..< items { j = next(after: j) }
-        case .field, .note:
-            break
-        }
-        return j
-    }
+    public func next(after i: Int) -> Int { withView { $0.next(after: i) } }
 
     /// Calls `body` with the entries and bytes in place.
     public func withView<R>(_ body: (View) -> R) -> R {
@@ -151,6 +137,23 @@ public struct FlatLayers {
 
         public subscript(t: Text) -> UnsafeBufferPointer<UInt8> {
             UnsafeBufferPointer(rebasing: bytes[t.start ..< t.start + t.count])
+        }
+
+        /// The index after the entry at `i` and everything nested in it.
+        public func next(after i: Int) -> Int {
+            var j = i + 1
+            switch entries[i] {
+            case let .layer(_, _, _, _, fields, notes, _):
+                for _ in 0 ..< fields { j = next(after: j) }
+                j += notes
+            case let .field(_, .group(fields)), let .item(fields):
+                for _ in 0 ..< fields { j = next(after: j) }
+            case let .field(_, .list(items)):
+                for _ in 0 ..< items { j = next(after: j) }
+            case .field, .note:
+                break
+            }
+            return j
         }
     }
 }

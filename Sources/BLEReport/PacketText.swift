@@ -111,6 +111,16 @@ public struct PacketText: Sendable {
         return b.string
     }
 
+    /// The value of the integer field `name` among the `fields` fields of the layer at entry `i`.
+    private static func topLevelInteger(_ name: StaticString, of view: FlatLayers.View, layerAt i: Int, fields: Int) -> UInt64? {
+        var j = i + 1
+        for _ in 0 ..< fields {
+            if case let .field(n, .integer(v, _)) = view.entries[j], Field.name(n, is: name) { return v }
+            j = view.next(after: j)
+        }
+        return nil
+    }
+
     /// The title of the layer at entry `i`.
     static func title(_ view: FlatLayers.View, at i: Int, frame: Frame, into out: TextBuffer) {
         guard case let .layer(proto, name, code, length, fields, _, _) = view.entries[i] else { return }
@@ -118,12 +128,8 @@ public struct PacketText: Sendable {
         if isData {   // "ACL Data", "SCO Data", "ISO Data"
             out.append(proto)
             out.append(frame.direction == .sent ? " TX: Handle " : frame.direction == .received ? " RX: Handle " : " ?: Handle ")
-            // A data header's fields do not nest: the layer's fields are the entries that follow it.
-            let top = view.entries[(i + 1) ..< min(i + 1 + fields, view.entries.count)]
-            for e in top { if case let .field(n, .integer(v, _)) = e, Field.name(n, is: "Handle") { out.decimal(v) } }
-            for e in top {
-                if case let .field(n, .integer(v, _)) = e, Field.name(n, is: "Packet Boundary") { out.append(" flags 0x"); out.hex(v, width: 2) }
-            }
+            if let v = topLevelInteger("Handle", of: view, layerAt: i, fields: fields) { out.decimal(v) }
+            if let v = topLevelInteger("Packet Boundary", of: view, layerAt: i, fields: fields) { out.append(" flags 0x"); out.hex(v, width: 2) }
             if let length { out.append(" dlen "); out.decimal(length) }
             return
         }
@@ -154,9 +160,6 @@ public struct ClockCache {
             prefix = Array(text.utf8.dropLast(6))
         }
         out.append(prefix)
-        let start = out.count
-        for _ in 0 ..< 6 { out.byte(0x30) }
-        var v = us
-        for i in stride(from: start + 5, through: start, by: -1) { out[i] = 0x30 &+ UInt8(v % 10); v /= 10 }   // safe: digit
+        out.decimal(UInt64(us), width: 6)
     }
 }

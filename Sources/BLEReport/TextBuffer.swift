@@ -65,12 +65,6 @@ public final class TextBuffer {
 
     @inline(__always) public func newline() { byte(0x0A) }
 
-    /// Sets the byte at `index` (< count).
-    public subscript(index: Int) -> UInt8 {
-        get { bytes[index] }
-        set { precondition(index >= 0 && index < count); start[index] = newValue }
-    }
-
     /// Slides `n` spaces in at `index`, moving what follows.
     public func insertSpaces(_ n: Int, at index: Int) {
         guard n > 0 else { return }
@@ -95,11 +89,13 @@ public final class TextBuffer {
         count &+= n   // safe: reserved
     }
 
-    public func decimal(_ v: UInt64) {
-        if v < 10 { byte(0x30 &+ UInt8(v)); return }   // safe: v < 10
+    /// `v` in decimal, zero-padded to `width` digits.
+    public func decimal(_ v: UInt64, width: Int = 1) {
+        if v < 10 && width <= 1 { byte(0x30 &+ UInt8(v)); return }   // safe: v < 10
         var n = 1
         var power: UInt64 = 10
         while n < 20, v >= power { n &+= 1; if n < 20 { power &*= 10 } }   // safe: 10^19 < 2^64
+        n = max(n, width)
         reserve(n)
         var x = v
         for i in stride(from: count &+ n &- 1, through: count, by: -1) {   // safe: reserved

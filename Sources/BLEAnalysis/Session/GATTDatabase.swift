@@ -129,21 +129,20 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
 
     private func named(_ handle: UInt16) -> Named? {
         if let known = names[handle] { return known }
-        let named = computeName(of: handle).map { Named(name: $0, attribute: $0 + " @0x" + Hex.pad(handle, 4, uppercase: true)) }
+        let named = computeName(of: handle).map { Named(name: $0, attribute: ATTDisplayContext.attributeText($0, handle: handle)) }
         names[handle] = .some(named)
         return named
     }
 
     private func computeName(of handle: UInt16) -> String? {
-        let at = ""
-        if let c = characteristic(valueHandle: handle) { return c.uuid.gattLabel(.characteristic) + at }
+        if let c = characteristic(valueHandle: handle) { return c.uuid.gattLabel(.characteristic) }
         if let d = descriptors[handle] {
             let owner = owningCharacteristic(of: handle)
-            if let owner, owner.uuid == d.uuid { return owner.uuid.gattLabel(.characteristic) + at }
-            return d.uuid.gattLabel(.descriptor) + (owner.map { " of " + $0.uuid.gattLabel(.characteristic) } ?? "") + at
+            if let owner, owner.uuid == d.uuid { return owner.uuid.gattLabel(.characteristic) }
+            return d.uuid.gattLabel(.descriptor) + (owner.map { " of " + $0.uuid.gattLabel(.characteristic) } ?? "")
         }
-        if let c = characteristics[handle] { return "Characteristic declaration of " + c.uuid.gattLabel(.characteristic) + at }
-        if let s = services[handle] { return (s.primary ? "Primary Service " : "Secondary Service ") + s.uuid.gattLabel(.service) + at }
+        if let c = characteristics[handle] { return "Characteristic declaration of " + c.uuid.gattLabel(.characteristic) }
+        if let s = services[handle] { return (s.primary ? "Primary Service " : "Secondary Service ") + s.uuid.gattLabel(.service) }
         return nil
     }
 

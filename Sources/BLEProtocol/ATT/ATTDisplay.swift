@@ -10,7 +10,8 @@ public protocol ATTAttributeSource: AnyObject, Sendable {
     func valueUUID(_ handle: UInt16) -> BluetoothUUID?
 }
 
-/// The session context for displaying one ATT PDU. Made per PDU by the packet list, so it holds one
+/// What the session knows about the ATT bearer when a PDU is displayed (Wireshark keeps the same
+/// per-frame handle → UUID map, STYLE 6.5.9). Made per PDU by the packet list, so it holds one
 /// reference to the attribute source rather than closures (no allocation per PDU).
 public struct ATTDisplayContext: Sendable {
     /// Names and types of handles; nil: no knowledge of the attribute database.
@@ -46,6 +47,11 @@ public struct ATTDisplayContext: Sendable {
 
     /// The UUID of the characteristic or descriptor whose value lives at `handle`.
     public func valueUUID(_ handle: UInt16) -> BluetoothUUID? { attributes?.valueUUID(handle) }
+
+    /// The text `attributeText` gives: what the attribute is, then its handle in upper-case hex.
+    public static func attributeText(_ description: String, handle: UInt16) -> String {
+        description + " @0x" + Hex.pad(handle, 4, uppercase: true)
+    }
 }
 
 /// An attribute source made of two functions.
@@ -59,7 +65,7 @@ private final class FunctionAttributes: ATTAttributeSource {
 
     func attributeText(_ handle: UInt16) -> String? {
         guard let d = describe(handle) ?? uuid(handle)?.displayName else { return nil }
-        return d + " @0x" + Hex.pad(handle, 4, uppercase: true)
+        return ATTDisplayContext.attributeText(d, handle: handle)
     }
 
     func valueUUID(_ handle: UInt16) -> BluetoothUUID? { uuid(handle) }

@@ -15,8 +15,9 @@ import Foundation
 /// object's cache line between the cores. Batches go back to the reading thread and are reused.
 ///
 /// A frame's payload points into the capture reader's buffer, which libpcap reuses for the next
-/// record; the renderer only reads it for malformed or capture-truncated frames, so those are
-/// copied and every other frame travels without it.
+/// record. It is copied into the batch for the frames whose text shows it (malformed or
+/// capture-truncated) and those whose own layer the rendering thread decodes; the others travel
+/// without it.
 final class RenderPipeline {
     struct Item {
         var frame: Frame
@@ -122,6 +123,7 @@ final class RenderPipeline {
         current = next
     }
 }
+
 /// A bounded FIFO between one producer and one consumer thread.
 final class BatchPipe<Element: Sendable>: @unchecked Sendable {   // safe: every access holds `condition`
     private let condition = NSCondition()
