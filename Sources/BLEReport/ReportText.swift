@@ -192,6 +192,8 @@ public enum ReportJSON {
         for n in f.frames { w.int(nil, n) }
         w.endArray()
         w.string("message", f.message)
+        w.string("actor", f.actor.rawValue)
+        if let peer = f.peer { w.string("peer", peer) }
         w.endObject()
     }
 }

@@ -40,6 +40,7 @@ public enum SessionJSON {
         w.string("role", c.role.rawValue)
         w.optional("peer", c.peerAddress?.description)
         w.optional("peerAddressType", c.peerAddressType?.name)
+        if let name = c.peerName { w.string("peerName", name) }
         w.bool("inferred", c.inferred)
         w.optional("connectFrame", c.completeFrame)
         w.optional("connectTime", c.completeTime)
@@ -48,6 +49,7 @@ public enum SessionJSON {
         if let r = c.disconnectReason { w.int("disconnectReason", r.rawValue); w.string("disconnectReasonName", r.name) }
         if c.intervalUnits > 0 { w.double("intervalMs", c.intervalMillis); w.int("latency", c.latency); w.int("supervisionTimeoutMs", c.supervisionTimeoutMillis) }
         w.int("mtu", c.att.mtu)
+        w.bool("mtuKnown", c.att.mtuKnown)
         w.int("aclSent", c.aclSent)
         w.int("aclReceived", c.aclReceived)
         w.int("attRequests", c.att.requests)

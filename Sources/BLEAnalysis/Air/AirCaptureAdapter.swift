@@ -139,7 +139,16 @@ public final class AirCaptureAdapter {
         }
     }
 
+    /// Tells the link's connection the last frame where the sniffer lost packets (detectors do not call
+    /// a request unanswered when its response may be among them).
+    private func syncLoss(_ i: Int, _ session: SessionModel, adapter: UInt16) {
+        guard links[i].lastLossFrame > 0, let c = session.live[LinkKey(adapter: adapter, handle: links[i].handle)] else { return }
+        c.captureLossFrame = links[i].lastLossFrame
+        if c.firstCaptureLossFrame == 0 { c.firstCaptureLossFrame = links[i].lastLossFrame }
+    }
+
     func finish(_ analyzer: Analyzer) {
+        for i in links.indices where !links[i].terminated { syncLoss(i, analyzer.session, adapter: 0) }
         for i in links.indices where !links[i].terminated {
             summarize(i, analyzer.session, time: links[i].lastTime, frame: links[i].lastFrame, ending: "no LL_TERMINATE_IND seen (link still open at capture end, lost by the sniffer, or ended encrypted)")
         }
@@ -200,6 +209,11 @@ public final class AirCaptureAdapter {
             summarize(old, analyzer.session, time: frame.timestamp, frame: frame.number, ending: "a new CONNECT_IND reuses its access address")
             live[c.accessAddress] = nil
         }
+        // A new connection to a peripheral whose previous link never ended on air: that link was lost
+        // (a supervision timeout the sniffer cannot show: no LL_TERMINATE_IND; Core v5.4 Vol 6 Part B 4.5.2).
+        for (_, j) in live where !links[j].terminated && links[j].connect?.advertiser == c.advertiser {
+            lose(j, analyzer, frame, why: "a new CONNECT_IND to the same peripheral at frame \(frame.number)", &status)
+        }
         guard let i = openLink(c.accessAddress, frame) else { return }
         links[i].connect = c
         links[i].connectFrame = frame.number
@@ -218,6 +232,22 @@ public final class AirCaptureAdapter {
         note(i, analyzer.session, frame, .connected,
              "air: access address \(aa), initiator \(c.initiator), CRC init 0x\(Hex.pad(c.crcInit, 6)), hop \(c.hop), "
              + "channels \(LinkLayerDisplay.channelList(c.channelMap)), window \(Double(c.windowSize) * 1.25) ms at +\(Double(c.windowOffset) * 1.25) ms")
+    }
+
+    /// Ends link `j` as lost: a Disconnection Complete with Connection Timeout (0x08) at its last packet,
+    /// marked as inferred so the report says how it is known.
+    private func lose(_ j: Int, _ analyzer: Analyzer, _ frame: Frame, why: String, _ status: inout FrameStatus) {
+        let handle = links[j].handle
+        summarize(j, analyzer.session, time: frame.timestamp, frame: frame.number, ending: "lost: " + why)
+        if let c = analyzer.session.live[LinkKey(adapter: frame.adapter, handle: handle)] {
+            c.lossInferred = "no LL_TERMINATE_IND; " + why
+        }
+        var unused = FrameStatus.ok
+        let e: [UInt8] = [0x05, 4, 0x00] + Self.u16(handle) + [0x08]
+        analyzer.feedSynthetic(frame, .event, .received, e, status: &unused)
+        links[j].terminated = true
+        live[links[j].accessAddress] = nil
+        _ = status
     }
 
     private func openLink(_ aa: UInt32, _ frame: Frame) -> Int? {
@@ -251,6 +281,7 @@ public final class AirCaptureAdapter {
             }
         }
         guard let i = index else { strayPackets += 1; return }
+        syncLoss(i, analyzer.session, adapter: frame.adapter)
         links[i].packets += 1
         var crc = p.radio.crc
         if crc == .unchecked, let crcInit = links[i].crcInit { crc = p.computedCRC(frame.payload, crcInit: crcInit) }

@@ -5,8 +5,10 @@ enum OutstandingRequests {
     /// Core v5.4 Vol 3 Part F 3.3.3: a transaction not completed within 30 s times out and the bearer is dead.
     static let transactionTimeout: Int64 = 30_000_000
 
+    /// Each request still outstanding whose response the capture could have shown: on an air capture,
+    /// not one followed by packets the sniffer lost (its response may be among them).
     static func each(_ c: Connection, _ body: (ATTBearer.Pending) -> Void) {
-        for p in c.att.allOutstanding { body(p) }
+        for p in c.att.allOutstanding where c.captureLossFrame <= p.frame { body(p) }
     }
 }
 
@@ -19,7 +21,7 @@ final class ATTTimeout: Detector {
         ATT PDUs may be sent on the bearer: the connection is useless and must be closed. The peer's GATT server is \
         hung or lost the request. iOS reports it as a CBError timeout; Android as GATT_ERROR/timeout in the callback, \
         or never calls back at all — disconnect and reconnect.
-        """)
+        """, actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.attResponse, .connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -50,36 +52,53 @@ final class ATTTimeout: Detector {
     }
 }
 
-/// `att.unanswered`: a request still waiting when the link closed or the capture ended (< 30 s).
+/// `att.unanswered`: a request still waiting when the link was lost (< 30 s after it was sent).
+/// The capture proves the request died with the link only when the link was *lost* (supervision
+/// timeout, LL response timeout, failed establishment, MIC failure, or an air link that vanished). A
+/// link the host or the peer closed on purpose, or a capture that simply ended, leaves it undecided
+/// (information: the host may have given up by its own timer, the device may reboot after a
+/// control-point write).
 final class ATTUnanswered: Detector {
     static let rule = RuleInfo(
         id: "att.unanswered", severity: .warning, title: "ATT request never answered",
         explanation: """
-        A request had no response when the connection closed or the capture ended, less than 30 s after it was sent. \
-        The app's GATT operation never completed; on Android the per-connection GATT queue stays blocked until \
-        disconnect.
-        """)
+        A request had no response when the link was lost, less than 30 s after it was sent. The app's GATT operation \
+        never completed (Android calls back with GATT_ERROR or status 133 on disconnect; iOS fails the pending \
+        operation): retry after reconnecting. Information when the link was closed on purpose or the capture ended.
+        """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .disconnected(c, _) = event else { return }
+        let lost = c.disconnectReason.map { Disconnects.warnings.contains($0.rawValue) } ?? false
+        let by = c.localDisconnectReason != nil ? "before the host closed the connection" : "before the peer closed the connection"
         OutstandingRequests.each(c) { p in
             let end = c.disconnectTime ?? p.time
-            if end - p.time < OutstandingRequests.transactionTimeout { report(c, p, "before the connection closed", &findings) }
+            guard end - p.time < OutstandingRequests.transactionTimeout else { return }
+            if lost {
+                report(c, p, "before the link was lost", .warning, &findings)
+            } else {
+                report(c, p, by, .info, &findings)
+            }
         }
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for c in context.model.live.values.sorted(by: { $0.index < $1.index }) {
             OutstandingRequests.each(c) { p in
-                if context.captureEnd - p.time < OutstandingRequests.transactionTimeout { report(c, p, "before the capture ended", &findings) }
+                if context.captureEnd - p.time < OutstandingRequests.transactionTimeout {
+                    report(c, p, "before the capture ended (\(Format.duration(context.captureEnd - p.time)) later: not decidable)", .info, &findings)
+                }
             }
         }
     }
 
-    private func report(_ c: Connection, _ p: ATTBearer.Pending, _ when: String, _ findings: inout [Finding]) {
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame],
-                                message: "\(p.opcode.name)" + (p.handle.map { " for handle 0x\(Format.hex($0, 4))" } ?? "") + " got no response \(when)"))
+    private func report(_ c: Connection, _ p: ATTBearer.Pending, _ when: String, _ severity: Severity, _ findings: inout [Finding]) {
+        let what = p.handle.map { " for " + (c.gatt(serverIsHost: !p.sentByHost)?.describe($0) ?? "handle 0x\(Format.hex($0, 4))") } ?? ""
+        let server: Actor = p.sentByHost ? .peripheralFirmware : .app
+        findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: p.time, frames: [p.frame],
+                                message: "\(p.opcode.name)\(what) to \(p.sentByHost ? c.peerLabel : "the host") got no response \(when)",
+                                actor: severity == .info ? Actor.none : server))
     }
 }
 
@@ -93,14 +112,15 @@ final class ATTProtocolViolation: Detector {
         a response came with no request, or an indication was sent before the previous one was confirmed. Peers may drop \
         the PDU or disconnect. On Android, never issue a GATT operation before the previous callback; on iOS, this points \
         at the peripheral firmware or another host on the device.
-        """)
+        """, actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.attRequest, .attResponse, .attIndication]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
-        case let .attRequest(c, p, _, overlapping?):
+        case let .attRequest(c, p, sent, overlapping?):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame, overlapping.frame],
-                                    message: "\(p.opcode.name) sent while \(overlapping.opcode.name) (frame \(overlapping.frame)) was still outstanding"))
+                                    message: "\(p.opcode.name) sent by \(sent ? "the host" : c.peerLabel) while its \(overlapping.opcode.name) (frame \(overlapping.frame)) was still outstanding",
+                                    actor: sent ? .app : .peripheralFirmware))
         case let .attResponse(c, nil, opcode, _, frame, time, _):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
                                     message: "\(opcode.name) with no outstanding request"))
@@ -116,37 +136,76 @@ final class ATTProtocolViolation: Detector {
     }
 }
 
-/// `att.indication-unconfirmed`: an indication never confirmed.
+/// `att.indication-unconfirmed`: an indication the client never confirmed although it could have.
+/// Proof needs one of: 30 s without a confirmation on a link that stayed up (the server's ATT
+/// transaction timeout, Core v5.4 Vol 3 Part F 3.3.3), or the client sending other ATT PDUs after the
+/// indication without ever confirming it. An indication sent shortly before the link went down (the
+/// host tearing it down, a supervision timeout) proves nothing; a second indication while one is
+/// unconfirmed is `att.protocol-violation`.
 final class IndicationUnconfirmed: Detector {
     static let rule = RuleInfo(
         id: "att.indication-unconfirmed", severity: .warning, title: "Indication never confirmed",
         explanation: """
-        An indication got no Handle Value Confirmation before the next indication, the disconnect or the end of the \
-        capture. The server cannot send another indication until it is confirmed (and times out after 30 s). On the \
-        client, the stack confirms automatically — a missing confirmation points at a stuck host or a link that died.
-        """)
-    let kinds: [SessionEvent.Kind] = [.attIndication, .connection]
+        An indication got no Handle Value Confirmation although the client stayed reachable (it kept sending other ATT \
+        PDUs, or 30 s passed with the link up). The server cannot send another indication until it is confirmed and \
+        times out after 30 s. The client's stack confirms automatically on iOS and Android: a missing confirmation \
+        points at a stuck host stack or a custom client.
+        """, actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = [.attIndication, .attRequest, .attResponse, .attWrite, .connection]
+    private struct Open { var c: Connection; var p: ATTBearer.Pending; var sentByHost: Bool; var clientSpoke: Int? }
+    private var open: [Open] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard !open.isEmpty || event.kind == .attIndication else { return }
         switch event {
-        case let .attValue(c, _, _, true, _, _, _, unconfirmed?, _):
-            report(c, unconfirmed, &findings)
+        case let .attValue(c, handle, _, true, frame, time, sent, unconfirmed, _):
+            // A new indication while one is open is a protocol violation (its own rule): forget the old one.
+            if unconfirmed != nil { open.removeAll { $0.c === c && $0.sentByHost == sent } }
+            open.append(Open(c: c, p: .init(opcode: .handleValueIndication, handle: handle, frame: frame, time: time), sentByHost: sent))
+        case let .attConfirmation(c, indication?, _, _):
+            open.removeAll { $0.c === c && $0.p.frame == indication.frame }
+        case let .attRequest(c, p, sent, _):
+            spoke(c, clientIsHost: sent, frame: p.frame)
+        case let .attWrite(c, _, _, true, frame, _, sent):
+            spoke(c, clientIsHost: sent, frame: frame)
         case let .disconnected(c, _):
-            for p in c.att.unconfirmedIndication.compactMap({ $0 }) { report(c, p, &findings) }
+            for o in open where o.c === c { decide(o, end: c.disconnectTime ?? o.p.time, &findings) }
+            open.removeAll { $0.c === c }
         default:
             break
         }
     }
 
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) {
-            for p in c.att.unconfirmedIndication.compactMap({ $0 }) { report(c, p, &findings) }
+    /// The client (the side that did not send the indication) sent an ATT PDU after it.
+    private func spoke(_ c: Connection, clientIsHost: Bool, frame: Int) {
+        for i in open.indices where open[i].c === c && open[i].sentByHost != clientIsHost && open[i].clientSpoke == nil && frame > open[i].p.frame {
+            open[i].clientSpoke = frame
         }
     }
 
-    private func report(_ c: Connection, _ p: ATTBearer.Pending, _ findings: inout [Finding]) {
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame],
-                                message: "Indication of handle 0x\(Format.hex(p.handle ?? 0, 4)) was never confirmed"))
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for o in open { decide(o, end: context.captureEnd, &findings) }
+    }
+
+    private func decide(_ o: Open, end: Int64, _ findings: inout [Finding]) {
+        let waited = end - o.p.time
+        // 30 s "with the link up" needs the link's life in the capture (not an ATT-only export).
+        guard (waited >= OutstandingRequests.transactionTimeout && !o.c.inferred) || o.clientSpoke != nil else { return }
+        // The host's own server indicating a client that never subscribed (Android's Service Changed):
+        // a client may ignore what it did not ask for; information.
+        let subscribed = o.c.subscriptions.values.contains { s in
+            s.serverIsHost == o.sentByHost && s.value & 2 != 0
+                && (o.c.gatt(serverIsHost: o.sentByHost)?.owningCharacteristic(of: s.cccdHandle)?.valueHandle ?? s.cccdHandle &- 1) == o.p.handle
+        }
+        let client = o.sentByHost ? o.c.peerLabel : "the host"
+        let what = o.c.gatt(serverIsHost: o.sentByHost)?.describe(o.p.handle ?? 0) ?? "handle 0x\(Format.hex(o.p.handle ?? 0, 4))"
+        let why = o.clientSpoke.map { "although \(client) sent other ATT PDUs after it (frame \($0))" } ?? "for \(Format.duration(waited)) with the link up"
+        let unasked = o.sentByHost && !subscribed
+        findings.append(Finding(rule: Self.rule.id, severity: unasked ? .info : .warning, connection: o.c, time: o.p.time,
+                                frames: [o.p.frame] + (o.clientSpoke.map { [$0] } ?? []),
+                                message: "Indication of \(what) was never confirmed by \(client), \(why)"
+                                    + (unasked ? " (it never subscribed to it on this connection)" : ""),
+                                actor: unasked ? Actor.none : o.sentByHost ? .peripheralFirmware : .hostStack))
     }
 }
 
@@ -159,7 +218,7 @@ final class ATTErrors: Detector {
         Attribute Not Found, which is not reported. Read/Write Not Permitted and Invalid Handle usually mean the app \
         uses a stale handle cache (Android: refresh the cache after a firmware update; iOS: the peripheral must \
         implement Service Changed).
-        """)
+        """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.attResponse]
     private var seen = Set<String>()
 

@@ -1,6 +1,10 @@
 import BLEProtocol
 
 /// `adv.oversize`: advertising data over its size limit or with a broken AD structure.
+/// The host's own data (LE Set Advertising/Scan Response Data) is always a warning: the app or OS
+/// advertises it. Reports *heard* from other devices are a warning only for a device the host
+/// connected to or tried to connect to in the capture (its firmware is part of the story), once per
+/// advertiser; a stranger's broken advertising is information.
 final class AdvertisingOversize: Detector {
     static let rule = RuleInfo(
         id: "adv.oversize", severity: .warning, title: "Advertising data too long or malformed",
@@ -8,19 +12,38 @@ final class AdvertisingOversize: Detector {
         Legacy advertising and scan response data hold at most 31 bytes, and each AD structure's length must fit in \
         them. Longer data is rejected by the controller or cut, and scanners drop malformed structures (iOS shows no \
         name or services). Move data to the scan response, shorten the local name, or use extended advertising.
-        """)
+        """, actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.advertising]
+    /// First problem report per advertiser, with how many reports had one.
+    private var heard: [BDAddr: (frame: Int, time: Int64, problem: String, count: Int)] = [:]
+    private var order: [BDAddr] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .advertisingData(frame, time, declared, problem?):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: time, frames: [frame],
-                                    message: "Advertising data set by the host (\(declared) bytes): \(problem)"))
-        case let .advertisingReportProblem(frame, time, problem):
-            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: time, frames: [frame],
-                                    message: "Advertising report: \(problem)"))
+                                    message: "Advertising data set by the host (\(declared) bytes): \(problem)", actor: .app))
+        case let .advertisingReportProblem(frame, time, problem, address):
+            if var h = heard[address] { h.count += 1; heard[address] = h; return }
+            guard heard.count < 1000 else { return }
+            heard[address] = (frame, time, problem, 1)
+            order.append(address)
         default:
             break
+        }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let m = context.model
+        let peers = Set(m.connections.compactMap(\.peerAddress) + m.attempts.compactMap(\.peerAddress))
+        for address in order {
+            guard let h = heard[address] else { continue }
+            let involved = peers.contains(address)
+            let name = m.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
+            let times = h.count == 1 ? "" : " (\(h.count) reports)"
+            findings.append(Finding(rule: Self.rule.id, severity: involved ? .warning : .info, connection: nil, time: h.time, frames: [h.frame],
+                                    message: "Advertising from \(name): \(h.problem)\(times)"
+                                        + (involved ? "" : "; the host never connected to it, so this is a nearby device's problem, not this session's")))
         }
     }
 }
@@ -54,7 +77,7 @@ final class Disconnects: Detector {
         stopped), Connection Failed to be Established (0x3E: the first packets were never exchanged — interference or \
         a peer that stopped advertising), LL Response Timeout (0x22) and MIC Failure (0x3D) are warnings; host- or \
         user-initiated reasons are information.
-        """)
+        """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.connection]
     static let warnings: Set<UInt8> = [0x08, 0x22, 0x3D, 0x3E]
 
@@ -62,8 +85,10 @@ final class Disconnects: Detector {
         guard case let .disconnected(c, _) = event, let frame = c.disconnectFrame, let reason = c.disconnectReason else { return }
         let severity: Severity = Self.warnings.contains(reason.rawValue) ? .warning : .info
         let who = c.localDisconnectReason != nil ? "the host" : "the peer or the controller"
+        let message = c.lossInferred.map { "Link to \(c.peerLabel) lost (\($0))" }
+            ?? "Disconnected from \(c.peerLabel): \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)"
         findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: c.disconnectTime ?? 0, frames: [frame],
-                                message: "Disconnected: \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)"))
+                                message: message))
     }
 }
 
@@ -85,5 +110,41 @@ final class DisconnectSummary: Detector {
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].disconnectTime ?? 0,
                                 frames: closed.prefix(50).compactMap(\.disconnectFrame),
                                 message: "Disconnect reasons: " + text.joined(separator: ", ")))
+    }
+}
+
+/// `link.parameter-update-refused`: the host asked the controller to change a connection's
+/// parameters (LE Connection Update) and the controller refused in its Command Status, so the
+/// parameters never change — typically after the host *accepted* the peer's L2CAP Connection
+/// Parameter Update Request (Core v5.4 Vol 3 Part A 4.20/4.21), which leaves the peer believing
+/// the new parameters will come.
+final class ParameterUpdateRefused: Detector {
+    static let rule = RuleInfo(
+        id: "link.parameter-update-refused", severity: .warning, title: "Connection update refused by the controller",
+        explanation: """
+        The host sent LE Connection Update and the controller answered Command Status with an error (often Command \
+        Disallowed 0x0C: another LL procedure was in progress, or the local role may not start it). The connection \
+        keeps its old interval, latency and supervision timeout. When the peer asked for the change and the host \
+        accepted, the peripheral waits for parameters that never come: its firmware should retry the request later, \
+        and the host stack should not accept a request it cannot carry out (report it to the phone's stack vendor).
+        """, actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = [.link]
+    /// The last accepted peer request per connection (frame).
+    private var accepted = ConnectionState<Int>()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        switch event {
+        case let .parameterResponse(c, frame, _, sent, true) where sent:
+            accepted[c] = frame
+        case let .parameterUpdateRefused(c, commandFrame, frame, time, status):
+            let after = accepted[c]
+            accepted[c] = nil
+            let why = after.map { " after the host accepted the peer's parameter request (frame \($0))" } ?? ""
+            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time,
+                                    frames: [frame, commandFrame] + (after.map { [$0] } ?? []),
+                                    message: "LE Connection Update for \(c.peerLabel) refused by the controller: \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged"))
+        default:
+            break
+        }
     }
 }

@@ -40,6 +40,11 @@ public final class DetectorEngine {
         context.captureEnd = captureEnd
         context.lastFrame = lastFrame
         for d in detectors { d.finish(context, &findings) }
+        context.model.resolvePeerNames()
+        let connections = context.model.connections
+        for i in findings.indices {
+            if let n = findings[i].connectionIndex, n >= 1, n <= connections.count { findings[i].peer = connections[n - 1].peerLabel }
+        }
         return findings.sorted { a, b in
             if a.severity != b.severity { return a.severity > b.severity }
             if a.time != b.time { return a.time < b.time }

@@ -8,6 +8,25 @@ public enum Severity: String, Sendable, Comparable, CaseIterable {
     public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
 }
 
+/// Who has to act on a finding: the advice names them, so a reader knows whose bug it is.
+public enum Actor: String, Sendable, CaseIterable {
+    /// The phone or desktop application (CoreBluetooth / android.bluetooth client or server code).
+    case app
+    /// The accessory's firmware (the peer device).
+    case peripheralFirmware = "peripheral firmware"
+    /// The phone's operating system or host Bluetooth stack (bluetoothd, Fluoride/Gabeldorsche, BlueZ).
+    case hostStack = "host stack"
+    /// The Bluetooth controller (its firmware).
+    case controller
+    /// The person using the phone (remove stale bonds, move closer).
+    case user
+    /// Nobody: a fact, or a problem this log cannot attribute.
+    case none
+
+    /// "the app", "the peripheral firmware"…
+    public var phrase: String { self == .none ? "nobody" : "the " + rawValue }
+}
+
 /// A problem (or fact) found in a capture, with the frames that prove it.
 public struct Finding: Sendable {
     /// The rule id, e.g. `mtu.truncated-read` (docs/RULES.md).
@@ -22,13 +41,20 @@ public struct Finding: Sendable {
     /// Evidence frame numbers; the first is the key one.
     public var frames: [Int]
     public var message: String
+    /// Who must act (defaults to the rule's; a rule that knows the roles sets it per finding).
+    public var actor: Actor
+    /// The peer, as the report names it: advertised or GAP name and address ("NOVA_O38 (14:32:…)"),
+    /// filled when the pass ends (names may be learnt after the finding).
+    public var peer: String?
     /// Host log lines (PacketLogger syslog: bluetoothd, CoreBluetooth) logged just before the
     /// finding on its connection, with how long before: "the app logged X 3 ms before the stall".
     public var logContext: [String] = []
 
-    public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: String) {
+    public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: String,
+                actor: Actor? = nil) {
         self.rule = rule
         self.severity = severity
+        self.actor = actor ?? Rules.defaultActor(rule)
         self.connection = connection?.handle
         self.connectionIndex = connection?.index
         self.time = time
@@ -52,9 +78,13 @@ public struct RuleInfo: Sendable {
     /// One paragraph for iOS and Android developers: what it means and what to change.
     public var explanation: String
     public var thresholds: [Threshold]
+    /// Who usually has to act on this rule's findings.
+    public var actor: Actor
 
-    public init(id: String, severity: Severity, title: String, explanation: String, thresholds: [Threshold] = []) {
+    public init(id: String, severity: Severity, title: String, explanation: String, thresholds: [Threshold] = [],
+                actor: Actor = .app) {
         (self.id, self.severity, self.title, self.explanation, self.thresholds) = (id, severity, title, explanation, thresholds)
+        self.actor = actor
     }
 }
 

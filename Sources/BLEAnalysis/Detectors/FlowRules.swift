@@ -56,7 +56,7 @@ final class CreditsExhausted: Detector {
         The host sent an ACL packet while every controller buffer was in use (by (LE) Read Buffer Size and Number Of \
         Completed Packets). Controllers drop such packets or fail (Data Buffer Overflow). This is a host stack bug, or \
         the capture is missing Number Of Completed Packets events; report it to the stack vendor with this capture.
-        """)
+        """, actor: .hostStack)
     let kinds: [SessionEvent.Kind] = [.aclSent]
     private var reported = Set<Int>()
 
@@ -81,6 +81,9 @@ final class CreditsLost: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .disconnected(c, pending) = event, let frame = c.disconnectFrame, let end = c.disconnectTime else { return }
+        // A link that was lost (supervision timeout, LL response timeout…) flushes what it held: the
+        // loss is the problem (link.disconnect), not the packets (Core v5.4 Vol 4 Part E 4.3).
+        if let reason = c.disconnectReason, Disconnects.warnings.contains(reason.rawValue) { return }
         let old = pending.filter { end - $0.time >= micros("age", context) }
         guard let oldest = old.first else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: end, frames: [frame, oldest.frame],

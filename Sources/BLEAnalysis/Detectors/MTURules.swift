@@ -12,7 +12,7 @@ final class TruncatedRead: Detector {
         Exchange a larger MTU first, or continue with Read Blob (Core v5.4 Vol 3 Part G 4.8.3).
         """)
     let kinds: [SessionEvent.Kind] = [.attResponse, .attRequest, .connection]
-    private struct Pending { var c: Connection; var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int }
+    private struct Pending { var c: Connection; var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int; var hostServes: Bool }
     private var pending = ConnectionState<Pending>()
     private var open: [Connection] = []
 
@@ -21,8 +21,9 @@ final class TruncatedRead: Detector {
         case let .attResponse(c, request, opcode, length, frame, time, _):
             guard opcode == .readResponse, let r = request, r.opcode == .readRequest, let h = r.handle else { return }
             flush(c, &findings)
-            if length == c.att.mtu - 1 {
-                pending[c] = Pending(c: c, handle: h, responseFrame: frame, requestFrame: r.frame, time: time, length: length)
+            // Mid-connection captures: the MTU is only bounded below, so "full" is not decidable.
+            if c.att.mtuKnown, length == c.att.mtu - 1 {
+                pending[c] = Pending(c: c, handle: h, responseFrame: frame, requestFrame: r.frame, time: time, length: length, hostServes: !r.sentByHost)
                 open.append(c)
             }
         case let .attRequest(c, p, _, _):
@@ -30,53 +31,95 @@ final class TruncatedRead: Detector {
             if p.opcode == .readBlobRequest, p.handle == read.handle {
                 pending[c] = nil
             } else {
-                flush(c, &findings)
+                flush(c, &findings)   // the client moved on: the rest was never read
             }
         case let .disconnected(c, _):
-            flush(c, &findings)
+            flush(c, undecided: "the link closed", &findings)
         default:
             break
         }
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in open.sorted(by: { $0.index < $1.index }) { flush(c, &findings) }
+        for c in open.sorted(by: { $0.index < $1.index }) { flush(c, undecided: "the capture ended", &findings) }
     }
 
-    private func flush(_ c: Connection, _ findings: inout [Finding]) {
+    /// `undecided`: the read was the last thing on the link, so whether the client would have
+    /// continued is not decidable (information).
+    private func flush(_ c: Connection, undecided: String? = nil, _ findings: inout [Finding]) {
         guard !open.isEmpty, let p = pending[c] else { return }
         pending[c] = nil
         open.removeAll { $0 === c }
-        let name = c.gatt(serverIsHost: false)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
+        let name = c.gatt(serverIsHost: p.hostServes)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
+        let client = p.hostServes ? c.peerLabel : "the host"
+        if let undecided {
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
+                                    message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1), then \(undecided) before any Read Blob: the value may be longer", actor: Actor.none))
+            return
+        }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
-                                message: "Read of \(name) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1) and was never continued with Read Blob: the value is probably cut"))
+                                message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1) and \(client) moved on without Read Blob: the value is probably cut",
+                                actor: p.hostServes ? .peripheralFirmware : .app))
     }
 }
 
-/// `mtu.truncated-notification`: notifications that fill the default or a too-small MTU.
+/// `mtu.truncated-notification`: notifications that fill ATT_MTU−3 *and* show signs of being cut.
+/// A value of exactly ATT_MTU−3 bytes is normal when the application segments its data (fixed
+/// 20-byte frames, a message in chunks with a shorter last one), so the size alone proves nothing.
+/// Evidence that counts: on this connection every value of the characteristic filled ATT_MTU−3
+/// exactly (no shorter chunk, so nothing is segmented) *and* the same characteristic of the same peer
+/// carried longer values elsewhere in the capture (another connection with a larger MTU). Every value
+/// full with no longer one seen is information ("may"). A connection whose MTU is unknown (it began
+/// before the capture) is not decided.
 final class TruncatedNotification: Detector {
     static let rule = RuleInfo(
         id: "mtu.truncated-notification", severity: .warning, title: "Notifications cut at ATT_MTU−3",
         explanation: """
-        Notifications or indications carried exactly ATT_MTU−3 bytes on a bearer where the MTU was never exchanged (so \
-        it is 23) or where the local side offered less than the peer could take. Servers truncate values to ATT_MTU−3 \
-        silently. Request a larger MTU right after connecting (Android: requestMtu(247..517); iOS negotiates it \
-        itself, check maximumWriteValueLength), or keep values within 20 bytes.
-        """)
+        Every notification or indication of a characteristic carried exactly ATT_MTU−3 bytes on this connection, \
+        while the same characteristic sent longer values when the MTU allowed: the server cuts values to ATT_MTU−3 \
+        silently (Core v5.4 Vol 3 Part F 3.4.7.1). Request a larger MTU right after connecting (Android: \
+        requestMtu(247..517); iOS negotiates it itself, check maximumUpdateValueLength on the peripheral side), or \
+        have the firmware split values itself.
+        """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.attValueFull, .attIndication]
-    private var reported = ConnectionState<Set<UInt16>>()
+    private struct Candidate { var c: Connection; var handle: UInt16; var length: Int; var frame: Int; var time: Int64; var indication: Bool; var sent: Bool }
+    private var candidates: [Candidate] = []
+    private var seen = Set<String>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .attValue(c, handle, length, indication, frame, time, _, _, _) = event, length == c.att.mtu - 3 else { return }
-        let exchanged = c.att.mtuFrame != nil
-        let offered = max(Int(c.att.clientMTU ?? 0), Int(c.att.serverMTU ?? 0))
-        guard !exchanged || c.att.mtu < offered else { return }
-        var seen = reported[c] ?? []
-        guard seen.insert(handle).inserted else { return }
-        reported[c] = seen
-        let why = exchanged ? "ATT_MTU \(c.att.mtu) is smaller than the \(offered) offered" : "the MTU was never exchanged (23)"
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                message: "\(indication ? "Indication" : "Notification") of handle 0x\(Format.hex(handle, 4)) is \(length) bytes = ATT_MTU − 3 and \(why): the value is probably truncated"))
+        guard case let .attValue(c, handle, length, indication, frame, time, sent, _, _) = event,
+              c.att.mtuKnown, length == c.att.mtu - 3, seen.insert("\(c.index)/\(handle)").inserted else { return }
+        candidates.append(Candidate(c: c, handle: handle, length: length, frame: frame, time: time, indication: indication, sent: sent))
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for k in candidates {
+            guard let stream = k.c.valueStreams[k.handle], stream.shorterValues == 0, stream.maxLength == k.length else { continue }
+            // The same characteristic (same server, same value handle) with a longer value elsewhere.
+            var longer: (length: Int, frame: Int, connection: Int)? = nil
+            if let peer = k.c.peerAddress {
+                for other in context.model.connections where other !== k.c && other.peerAddress == peer {
+                    if let s = other.valueStreams[k.handle], s.sentByHost == stream.sentByHost, s.maxLength > k.length,
+                       longer.map({ s.maxLength > $0.length }) ?? true {
+                        longer = (s.maxLength, s.lastFrame, other.index)
+                    }
+                }
+            }
+            let db = k.c.gatt(serverIsHost: k.sent)
+            let what = db?.describe(k.handle) ?? "handle 0x\(Format.hex(k.handle, 4))"
+            let kind = k.indication ? "indication" : "notification"
+            let count = stream.notifications + stream.indications
+            let server: Actor = k.sent ? .app : .peripheralFirmware
+            if let longer {
+                findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: k.c, time: k.time, frames: [k.frame, longer.frame],
+                                        message: "All \(count) \(kind)s of \(what) from \(k.sent ? "the host" : k.c.peerLabel) were exactly ATT_MTU \(k.c.att.mtu) − 3 = \(k.length) bytes, while connection \(longer.connection) carried \(longer.length)-byte values of it: they are cut",
+                                        actor: .app))
+            } else {
+                findings.append(Finding(rule: Self.rule.id, severity: .info, connection: k.c, time: k.time, frames: [k.frame],
+                                        message: "All \(count) \(kind)s of \(what) were exactly ATT_MTU \(k.c.att.mtu) − 3 = \(k.length) bytes: fixed-size frames, or values the server may cut (no longer value of it in the capture to tell)",
+                                        actor: server))
+            }
+        }
     }
 }
 
@@ -93,7 +136,7 @@ final class WriteTooLong: Detector {
     let kinds: [SessionEvent.Kind] = [.attWrite]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .attWrite(c, handle, length, command, frame, time, _) = event, length > c.att.mtu - 3 else { return }
+        guard case let .attWrite(c, handle, length, command, frame, time, _) = event, c.att.mtuKnown, length > c.att.mtu - 3 else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
                                 message: "\(command ? "Write Command" : "Write Request") of \(length) bytes to handle 0x\(Format.hex(handle, 4)) exceeds ATT_MTU \(c.att.mtu) − 3"))
     }

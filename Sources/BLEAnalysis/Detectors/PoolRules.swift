@@ -15,18 +15,12 @@ final class StuckAttempt: Detector {
         thresholds: [.init(name: "timeout", defaultValue: 10, unit: "s", meaning: "how long an attempt may stay pending")])
     let kinds: [SessionEvent.Kind] = [.attempt]
 
-    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .attemptEnded(i) = event else { return }
-        let a = context.model.attempts[i]
-        // Background connections through the filter accept list wait by design (autoConnect).
-        guard !a.usesFilterAcceptList else { return }
-        if case .failed = a.outcome { return }
-        let end = a.endTime ?? a.time
-        if end - a.time >= micros("timeout", context) { report(a, until: end, &findings) }
-    }
+    // An attempt that ended — connected, or cancelled by the host's own timer (Android cancels a direct
+    // connect after its timeout) — was handled, however long it took; only one that never ends is stuck.
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for a in context.model.attempts where a.outcome == .pending && !a.usesFilterAcceptList
+        for a in context.model.attempts where a.outcome == .pending && !a.usesFilterAcceptList && a.isLE
             && context.captureEnd - a.time >= micros("timeout", context) {
             report(a, until: context.captureEnd, &findings)
         }
@@ -34,10 +28,9 @@ final class StuckAttempt: Detector {
 
     private func report(_ a: ConnectionAttempt, until end: Int64, _ findings: inout [Finding]) {
         let peer = a.peerAddress?.description ?? "the filter accept list"
-        let how = a.outcome == .pending ? "still pending at the end of the capture" : "ended only after"
         findings.append(Finding(rule: Self.rule.id, severity: .error, connection: nil, time: a.time,
                                 frames: [a.frame] + (a.statusFrame.map { [$0] } ?? []),
-                                message: "Connection attempt to \(peer) \(how) \(Format.seconds(end - a.time))"))
+                                message: "Connection attempt to \(peer) still pending when the capture ended, \(Format.seconds(end - a.time)) after it started"))
     }
 }
 
@@ -54,7 +47,9 @@ final class CancelledAttempt: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attemptEnded(i) = event else { return }
         let a = context.model.attempts[i]
-        guard a.outcome == .cancelled else { return }
+        // Background auto-connect through the filter accept list is cancelled and restarted by the OS
+        // whenever the list changes: by design, not the app's doing.
+        guard a.outcome == .cancelled, !a.usesFilterAcceptList else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: a.time,
                                 frames: [a.frame] + [a.cancelFrame, a.endFrame].compactMap { $0 },
                                 message: "Attempt to \(a.peerAddress?.description ?? "the filter accept list") cancelled after \(Format.seconds((a.endTime ?? a.time) - a.time))"))
@@ -78,46 +73,125 @@ final class IdleConnection: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attemptStarted(i) = event else { return }
         let a = context.model.attempts[i]
-        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) where !reported.contains(c.index) && c.adapter == a.adapter {
+        // Only an app's own LE connection attempt competes with idle LE links for the controller's
+        // connection slots: not a BR/EDR page, not the OS's background auto-connect, not a rejected create.
+        guard a.isLE, !a.usesFilterAcceptList, a.outcome == .pending else { return }
+        for c in context.model.live.values.sorted(by: { $0.index < $1.index })
+            where !reported.contains(c.index) && c.adapter == a.adapter && c.isLE && !c.inferred {
             let lastFrame = max(c.lastSentFrame ?? 0, c.lastReceivedFrame ?? 0)
             let lastTime = c.lastDataTime ?? c.completeTime ?? c.firstDataTime ?? a.time
             guard a.time - lastTime >= micros("idle", context) else { continue }
             reported.insert(c.index)
             let evidence = lastFrame > 0 ? lastFrame : (c.completeFrame ?? a.frame)
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: a.time, frames: [evidence, a.frame],
-                                    message: "Connection \(c.index) (\(c.peerAddress?.description ?? "handle \(c.handle)")) idle for \(Format.seconds(a.time - lastTime)) while a new connection attempt starts"))
+                                    message: "Connection \(c.index) to \(c.peerLabel) carried no data for \(Format.seconds(a.time - lastTime)) and was still open when the host started connecting to \(a.peerAddress?.description ?? "another device")"))
         }
     }
 }
 
-/// `pool.unresponsive-peer`: the host keeps sending to a peer that stopped answering.
+/// `pool.unresponsive-peer`: the peer's link layer stopped acknowledging: the host's packets sit in
+/// the controller (no Number Of Completed Packets for them) and nothing arrives. Traffic that flows one
+/// way is normal (Write Commands, notifications, RFCOMM streams): Number Of Completed Packets shows the
+/// peer's link layer took them. A peer that sends anything (a parameter request, an empty ATT PDU) is
+/// alive. Needs Number Of Completed Packets in the capture (some filtered logs drop them).
 final class UnresponsivePeer: Detector {
     static let rule = RuleInfo(
         id: "pool.unresponsive-peer", severity: .warning, title: "Peer stopped answering",
         explanation: """
-        The host kept sending on a connection for longer than the threshold while nothing came back from the peer. The \
-        peer is gone or hung; the link stays up until the supervision timeout. Keep supervision timeouts short (a few \
-        seconds), and on an ATT timeout (30 s) disconnect: neither iOS nor Android reuses a bearer after an ATT timeout.
+        The host kept sending on a connection for longer than the threshold while the controller delivered none of \
+        it (no Number Of Completed Packets) and nothing came back from the peer. The peer is gone or hung; the link \
+        stays up until the supervision timeout. Keep supervision timeouts short (a few seconds), and on an ATT \
+        timeout (30 s) disconnect: neither iOS nor Android reuses a bearer after an ATT timeout.
         """,
-        thresholds: [.init(name: "silence", defaultValue: 10, unit: "s", meaning: "time of host traffic with nothing received")])
+        thresholds: [.init(name: "silence", defaultValue: 10, unit: "s", meaning: "time of undelivered host traffic with nothing received")],
+        actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, _) = event else { return }
-        check(c, context, &findings)
+        guard case let .disconnected(c, pending) = event else { return }
+        check(c, pending, context, &findings)
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { check(c, context, &findings) }
+        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { check(c, c.unacknowledged.all, context, &findings) }
     }
 
-    private func check(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard let lastSent = c.lastSentTime, let lastSentFrame = c.lastSentFrame else { return }
-        let lastHeard = c.lastReceivedTime ?? c.completeTime ?? c.firstDataTime ?? lastSent
-        guard lastSent - lastHeard >= micros("silence", context) else { return }
-        let heardFrame = c.lastReceivedFrame ?? c.completeFrame ?? lastSentFrame
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: lastHeard, frames: [heardFrame, lastSentFrame],
-                                message: "Host kept sending for \(Format.seconds(lastSent - lastHeard)) with nothing received from \(c.peerAddress?.description ?? "the peer")"))
+    private func check(_ c: Connection, _ pending: [SentPacket], _ context: DetectorContext, _ findings: inout [Finding]) {
+        // Without any completion on this link the capture cannot tell delivered from stuck.
+        guard c.packetsCompleted > 0, let oldest = pending.first, let last = pending.last, pending.count >= 2,
+              let lastSent = c.lastSentTime else { return }
+        if let heard = c.lastReceivedTime, heard >= oldest.time { return }
+        guard lastSent - oldest.time >= micros("silence", context) else { return }
+        let heardFrame = c.lastReceivedFrame ?? c.completeFrame ?? oldest.frame
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: oldest.time, frames: [oldest.frame, last.frame, heardFrame],
+                                message: "\(pending.count) packets sent to \(c.peerLabel) over \(Format.seconds(lastSent - oldest.time)) were never delivered by the controller, and nothing came back"))
+    }
+}
+
+/// `pool.rejected-attempt`: a connection attempt the controller rejected because another was still
+/// pending (Command Disallowed, 0x0C): the controller allows one pending LE create at a time (Core v5.4
+/// Vol 4 Part E 7.8.12). The pending attempt goes on; the rejected one never connects.
+final class RejectedAttempt: Detector {
+    static let rule = RuleInfo(
+        id: "pool.rejected-attempt", severity: .warning, title: "Connection attempt rejected while another is pending",
+        explanation: """
+        The host issued a connection attempt while its previous one was still pending, and the controller answered \
+        Command Disallowed. The second device is never connected by this attempt; whoever asked for it waits for a \
+        callback that will not come unless the host retries. Host stacks should queue connection requests (one \
+        pending LE Create Connection per controller); on Android, serialize connectGatt calls per device and use \
+        autoConnect for background reconnection; on iOS, CoreBluetooth queues for you — report it to Apple.
+        """, actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = [.attempt]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .attemptEnded(i) = event else { return }
+        let a = context.model.attempts[i]
+        guard case let .failed(status) = a.outcome, status.rawValue == 0x0C, let p = a.issuedWhilePending else { return }
+        let pending = context.model.attempts[p]
+        let target = a.peerAddress?.description ?? "the filter accept list"
+        let other = pending.peerAddress?.description ?? "the filter accept list"
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: a.endTime ?? a.time,
+                                frames: [a.endFrame ?? a.frame, a.frame, pending.frame],
+                                message: "Connection attempt to \(target) rejected with Command Disallowed (0x0c): the attempt to \(other) started at frame \(pending.frame) was still pending"))
+    }
+}
+
+/// `pool.page-timeouts`: BR/EDR pages that fail with Page Timeout (0x04) again and again: the OS
+/// pages bonded devices that are not there (headsets, cars), spending radio time and battery, and
+/// delaying every other connection while it pages.
+final class RepeatedPageTimeouts: Detector {
+    static let rule = RuleInfo(
+        id: "pool.page-timeouts", severity: .warning, title: "Repeated failed pages",
+        explanation: """
+        BR/EDR connection attempts (pages) failed with Page Timeout again and again: the device paged is off or out \
+        of range. Phones page bonded devices (audio, car kits) in the background; each page keeps the radio busy for \
+        up to the page timeout (5 s by default), delaying LE connections and scanning. Remove bonds of devices that \
+        are gone (Settings → Bluetooth → Forget), or let the app stop reconnecting to a device that does not answer.
+        """,
+        thresholds: [.init(name: "count", defaultValue: 5, unit: "pages", meaning: "failed pages to one device before it is reported")],
+        actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        var perPeer: [BDAddr: [ConnectionAttempt]] = [:]
+        var order: [BDAddr] = []
+        for a in context.model.attempts where !a.isLE {
+            guard case let .failed(status) = a.outcome, status.rawValue == 0x04, let peer = a.peerAddress else { continue }
+            if perPeer[peer] == nil { order.append(peer) }
+            perPeer[peer, default: []].append(a)
+        }
+        let minimum = Int(threshold("count", context))
+        let repeated = order.filter { (perPeer[$0]?.count ?? 0) >= minimum }
+        guard !repeated.isEmpty else { return }
+        let all = repeated.flatMap { perPeer[$0] ?? [] }.sorted { $0.frame < $1.frame }
+        guard let first = all.first, let last = all.last else { return }
+        let counts = repeated.map { "\($0) \(perPeer[$0]?.count ?? 0)×" }.joined(separator: ", ")
+        let total = all.count
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: first.time,
+                                frames: [first.endFrame ?? first.frame, first.frame] + all.dropFirst().prefix(48).compactMap(\.endFrame),
+                                message: "\(total) pages failed with Page Timeout (0x04) over \(Format.seconds((last.endTime ?? last.time) - first.time)): \(counts)"))
     }
 }
 
@@ -130,7 +204,7 @@ final class PoolFull: Detector {
         Rejected due to Limited Resources (0x0D): the controller has no room for another link. Look for connections the \
         app no longer needs (pool.idle-connection) and close them; on Android, a BluetoothGatt that was never close()d \
         keeps its client slot even after disconnect.
-        """)
+        """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.attempt]
     static let statuses: Set<UInt8> = [0x07, 0x09, 0x0D]
 
@@ -152,7 +226,7 @@ final class ConcurrentConnections: Detector {
         explanation: """
         The largest number of connections open at the same time. Phones typically allow 4–8 LE links, shared with \
         every app and accessory (watch, earbuds).
-        """)
+        """, actor: .none)
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -171,6 +245,15 @@ enum Format {
     static func seconds(_ micros: Int64) -> String {
         let tenths = micros / 100_000
         return "\(tenths / 10).\(tenths % 10) s"
+    }
+    /// A duration for a person: "850 ms", "12.3 s", "4 min 12 s", "1 h 22 min".
+    static func duration(_ micros: Int64) -> String {
+        let ms = micros / 1000
+        if ms < 1000 { return "\(ms) ms" }
+        if ms < 60_000 { return seconds(micros) }
+        let s = ms / 1000
+        if s < 3600 { return s % 60 == 0 ? "\(s / 60) min" : "\(s / 60) min \(s % 60) s" }
+        return s % 3600 / 60 == 0 ? "\(s / 3600) h" : "\(s / 3600) h \(s % 3600 / 60) min"
     }
     static func hex<T: BinaryInteger>(_ v: T, _ width: Int = 2) -> String {
         let s = String(v, radix: 16)

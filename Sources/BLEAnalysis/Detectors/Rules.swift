@@ -14,6 +14,8 @@ public enum Rules {
         entry(CancelledAttempt.self) { CancelledAttempt() },
         entry(IdleConnection.self) { IdleConnection() },
         entry(UnresponsivePeer.self) { UnresponsivePeer() },
+        entry(RejectedAttempt.self) { RejectedAttempt() },
+        entry(RepeatedPageTimeouts.self) { RepeatedPageTimeouts() },
         entry(PoolFull.self) { PoolFull() },
         entry(ConcurrentConnections.self) { ConcurrentConnections() },
         entry(SkippedReady.self) { SkippedReady() },
@@ -41,8 +43,13 @@ public enum Rules {
         entry(AdvertisingOversize.self) { AdvertisingOversize() },
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(Disconnects.self) { Disconnects() },
+        entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
         entry(DisconnectSummary.self) { DisconnectSummary() },
     ]
 
     public static var infos: [RuleInfo] { all.map(\.rule) }
+
+    private static let actors: [String: Actor] = Dictionary(uniqueKeysWithValues: all.map { ($0.rule.id, $0.rule.actor) })
+    /// The actor a rule names unless a finding says otherwise.
+    static func defaultActor(_ id: String) -> Actor { actors[id] ?? .none }
 }

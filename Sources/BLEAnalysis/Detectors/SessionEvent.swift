@@ -43,9 +43,18 @@ public enum SessionEvent {
     indirect case pairingFailed(Connection, frame: Int, time: Int64, reason: String, sent: Bool)
     case encryptionChanged(Connection, frame: Int, time: Int64, status: HCIStatus, enabled: Bool)
 
+    // Link
+    /// LE Connection Update refused by the controller (Command Status with an error): the
+    /// parameters never change.
+    case parameterUpdateRefused(Connection, commandFrame: Int, frame: Int, time: Int64, status: HCIStatus)
+    /// The peer asked for new connection parameters (L2CAP Connection Parameter Update Request).
+    case parameterRequest(Connection, frame: Int, time: Int64, sent: Bool)
+    /// The answer to it (`accepted`: result 0).
+    case parameterResponse(Connection, frame: Int, time: Int64, sent: Bool, accepted: Bool)
+
     // Advertising
     case advertisingData(frame: Int, time: Int64, declaredLength: Int, problem: String?)
-    case advertisingReportProblem(frame: Int, time: Int64, problem: String)
+    case advertisingReportProblem(frame: Int, time: Int64, problem: String, address: BDAddr)
     case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
 
     /// The kinds, for routing events only to the detectors that want them: fine-grained, because
@@ -55,7 +64,7 @@ public enum SessionEvent {
         /// Notifications are routed only when they matter to a rule: the first of a handle on a
         /// connection (`attValueFirst`), or one that fills ATT_MTU−3 (`attValueFull`).
         case attRequest, attResponse, attValueFirst, attValueFull, attIndication, attWrite, mtu
-        case subscription, security, advertising
+        case subscription, security, advertising, link
     }
 
     public var kind: Kind {
@@ -74,6 +83,7 @@ public enum SessionEvent {
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
+        case .parameterUpdateRefused, .parameterRequest, .parameterResponse: .link
         }
     }
 }

@@ -10,7 +10,7 @@ final class SubscriptionFailed: Detector {
         system pairs when it sees that error only if the peripheral asks for it — make sure the CCCD permission matches; \
         on Android call createBond() first, or retry setCharacteristicNotification + the descriptor write after \
         bonding. Other errors usually mean the wrong handle or a server bug. Info when a later write succeeded.
-        """)
+        """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.subscription]
     private var failures: [(c: Connection, sub: Subscription, responseFrame: Int, time: Int64, recovered: Bool)] = []
 
@@ -31,11 +31,15 @@ final class SubscriptionFailed: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for f in failures {
             guard case let .failed(error) = f.sub.outcome else { continue }
-            let what = f.c.gatt(serverIsHost: false)?.owningCharacteristic(of: f.sub.cccdHandle)?.uuid.gattLabel(.characteristic)
-                ?? "CCCD 0x\(Format.hex(f.sub.cccdHandle, 4))"
+            let what = Subscriptions.owner(f.c, f.sub)
+            // Who acts: a security error asks the client to pair first; any other refusal is the server's.
+            let security: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
+            let clientMustPair = security.contains(error.rawValue)
+            let actor: Actor = f.sub.serverIsHost ? (clientMustPair ? .peripheralFirmware : .app) : (clientMustPair ? .app : .peripheralFirmware)
+            let who = f.sub.serverIsHost ? "\(f.c.peerLabel) subscribing to the host's \(what)" : "Subscribing to \(what) of \(f.c.peerLabel)"
             findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .warning, connection: f.c, time: f.time,
                                     frames: [f.responseFrame, f.sub.frame],
-                                    message: "Subscribing to \(what) failed: \(error)" + (f.recovered ? " (a later attempt succeeded)" : "")))
+                                    message: "\(who) failed: \(error)" + (f.recovered ? " (a later attempt succeeded)" : ""), actor: actor))
         }
     }
 }
@@ -47,22 +51,29 @@ final class SubscriptionUnanswered: Detector {
         explanation: """
         A Write Request to a CCCD got no response before the link closed or the capture ended. The app is left waiting \
         for didUpdateNotificationStateFor (iOS) / onDescriptorWrite (Android) and usually blocks its GATT queue.
-        """)
+        """, actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .disconnected(c, _) = event else { return }
-        check(c, &findings)
+        check(c, context, &findings)
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { check(c, &findings) }
+        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { check(c, context, &findings) }
     }
 
-    private func check(_ c: Connection, _ findings: inout [Finding]) {
+    private func check(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
         for s in c.subscriptions.values.sorted(by: { $0.frame < $1.frame }) where s.outcome == .pending {
+            let end = c.disconnectTime ?? context.captureEnd
+            // Unanswered only when the link stayed up long enough to tell: 30 s (the ATT transaction
+            // timeout), or a link lost with it. Otherwise the capture or the link ended first.
+            let lost = c.disconnectReason.map { Disconnects.warnings.contains($0.rawValue) } ?? false
+            guard end - s.time >= OutstandingRequests.transactionTimeout || lost else { continue }
+            let server: Actor = s.serverIsHost ? .app : .peripheralFirmware
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.time, frames: [s.frame],
-                                    message: "CCCD write 0x\(Format.hex(s.value, 4)) to handle 0x\(Format.hex(s.cccdHandle, 4)) was never answered"))
+                                    message: "CCCD write 0x\(Format.hex(s.value, 4)) to \(Subscriptions.owner(c, s)) was never answered"
+                                        + (lost ? " before the link was lost" : " within 30 s"), actor: server))
         }
     }
 }
@@ -74,27 +85,33 @@ final class SubscriptionNoNotifyProperty: Detector {
         explanation: """
         The CCCD written belongs to a characteristic whose properties have neither Notify nor Indicate, so no value \
         will ever arrive. The app subscribes to the wrong characteristic, or the peripheral's GATT table is wrong.
-        """)
+        """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.subscription]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .subscriptionWritten(c, sub, characteristic) = event, sub.value != 0, let ch = characteristic,
               !ch.canNotify, !ch.canIndicate else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: sub.time, frames: [sub.frame],
-                                message: "Notifications enabled on \(ch.uuid.gattLabel(.characteristic)) @0x\(Format.hex(ch.valueHandle, 4)), which has neither Notify nor Indicate"))
+                                message: "\(sub.serverIsHost ? c.peerLabel : "The host") enabled notifications on \(ch.uuid.gattLabel(.characteristic)) @0x\(Format.hex(ch.valueHandle, 4)), which has neither Notify nor Indicate",
+                                actor: sub.serverIsHost ? .peripheralFirmware : .app))
     }
 }
 
 /// `gatt.subscription-silent`: a subscription that was accepted but never delivered anything.
+/// Information only: silence after subscribing is normal for many characteristics (Service Changed,
+/// status values that notify on change, a device that reboots into a bootloader after a
+/// control-point write), and nothing in a capture says data was due.
 final class SubscriptionSilent: Detector {
     static let rule = RuleInfo(
-        id: "gatt.subscription-silent", severity: .warning, title: "Subscribed, but nothing arrived",
+        id: "gatt.subscription-silent", severity: .info, title: "Subscribed, but nothing arrived",
         explanation: """
         Notifications or indications were enabled and the server accepted, yet none arrived for that characteristic \
-        before the subscription ended. The peripheral firmware may not send while the value is unchanged, may send on \
-        another handle, or may have lost the subscription (a non-bonded peer forgets CCCDs on reconnect).
+        before the subscription ended. Often normal (values that change rarely, Service Changed). If the app expected \
+        data: the server may not send while the value is unchanged, may send on another handle, or may have lost the \
+        subscription (a non-bonded peer forgets CCCDs on reconnect).
         """,
-        thresholds: [.init(name: "wait", defaultValue: 5, unit: "s", meaning: "time a subscription must last before silence counts")])
+        thresholds: [.init(name: "wait", defaultValue: 5, unit: "s", meaning: "time a subscription must last before silence counts")],
+        actor: .none)
     let kinds: [SessionEvent.Kind] = [.subscription, .connection]
 
     private struct Active { var c: Connection; var sub: Subscription; var valueHandle: UInt16; var responseFrame: Int; var since: Int64 }
@@ -109,9 +126,8 @@ final class SubscriptionSilent: Detector {
                 return
             }
             active.removeAll { $0.c === c && $0.sub.cccdHandle == sub.cccdHandle }
-            let server = c.gatt(serverIsHost: false)?.owningCharacteristic(of: sub.cccdHandle)
-                ?? c.gatt(serverIsHost: true)?.owningCharacteristic(of: sub.cccdHandle)
-            active.append(Active(c: c, sub: sub, valueHandle: server?.valueHandle ?? sub.cccdHandle &- 1,
+            let owner = c.gatt(serverIsHost: sub.serverIsHost)?.owningCharacteristic(of: sub.cccdHandle)
+            active.append(Active(c: c, sub: sub, valueHandle: owner?.valueHandle ?? sub.cccdHandle &- 1,
                                  responseFrame: responseFrame, since: time))
         case let .disconnected(c, _):
             for a in active where a.c === c { check(a, end: c.disconnectTime ?? a.since, context, &findings) }
@@ -134,24 +150,48 @@ final class SubscriptionSilent: Detector {
         guard end - a.since >= micros("wait", context) else { return }
         // Did any value arrive for the handle after the subscription was accepted? (The model keeps it.)
         if let s = a.c.valueStreams[a.valueHandle], s.lastTime >= a.since, s.lastFrame > a.responseFrame { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: a.c, time: a.since, frames: [a.responseFrame, a.sub.frame],
-                                message: "Subscribed to handle 0x\(Format.hex(a.valueHandle, 4)) but nothing arrived in \(Format.seconds(end - a.since))"))
+        let what = Subscriptions.owner(a.c, a.sub)
+        let server = a.sub.serverIsHost ? "the host" : a.c.peerLabel
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: a.c, time: a.since, frames: [a.responseFrame, a.sub.frame],
+                                message: "Subscribed to \(what); \(server) sent nothing for it in the \(Format.duration(end - a.since)) that followed"))
+    }
+}
+
+/// Names for subscription findings.
+enum Subscriptions {
+    /// "Heart Rate Measurement (0x2A37) @0x0010" (the characteristic owning the CCCD), or "CCCD 0x0011".
+    static func owner(_ c: Connection, _ sub: Subscription) -> String {
+        if let ch = c.gatt(serverIsHost: sub.serverIsHost)?.owningCharacteristic(of: sub.cccdHandle) {
+            return ch.uuid.gattLabel(.characteristic) + " @0x" + Format.hex(ch.valueHandle, 4)
+        }
+        return "CCCD 0x" + Format.hex(sub.cccdHandle, 4)
     }
 }
 
 /// `gatt.unsubscribed-notification`: values arriving for a characteristic nobody subscribed to here.
+/// A warning when the capture proves the server had no subscription to serve: the connection's
+/// set-up is in the capture, the link was never encrypted (so the client is not a bonded one whose
+/// CCCD the server keeps, Core v5.4 Vol 3 Part G 3.3.3.3), and the client never wrote the CCCD on this
+/// connection. Information otherwise (bonded, or the capture began after subscribing).
 final class UnsubscribedNotification: Detector {
     static let rule = RuleInfo(
-        id: "gatt.unsubscribed-notification", severity: .info, title: "Notification without a subscription in the capture",
+        id: "gatt.unsubscribed-notification", severity: .info, title: "Notification without a subscription",
         explanation: """
-        Notifications or indications arrived for a characteristic whose CCCD was never written in this capture. Either \
-        the peer is bonded and remembers the subscription (fine), the capture began after subscribing, or the peripheral \
-        sends without being asked (a firmware bug that wastes air time and confuses apps).
-        """)
-    let kinds: [SessionEvent.Kind] = [.subscription, .attValueFirst, .attIndication]
+        Notifications or indications arrived for a characteristic whose CCCD was not written on this connection. A \
+        server keeps CCCDs only for bonded clients; on a new, unencrypted connection it must not send until the \
+        client subscribes (Core v5.4 Vol 3 Part G 3.3.3.3). Sending anyway — usually because the firmware keeps the \
+        subscription of an earlier connection — wastes air time and delivers values the app did not ask for (Android \
+        drops them without a registered callback, iOS without setNotifyValue). Clear CCCDs on disconnect for \
+        non-bonded clients. Information when the peer may be bonded or the capture began later.
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = [.subscription, .attValueFirst, .attIndication, .connection]
     /// Value handles subscribed to, per peer (a bonded peer keeps CCCDs across connections).
     private struct Key: Hashable { var peer: UInt64; var connection: Int; var handle: UInt16 }
     private var subscribed = Set<Key>()
+    /// Value handles subscribed to on each connection.
+    private var subscribedHere = Set<Key>()
+    private struct Pending { var c: Connection; var handle: UInt16; var indication: Bool; var frame: Int; var time: Int64; var earlier: Bool }
+    private var pending: [Pending] = []
 
     private static func key(_ c: Connection, _ handle: UInt16) -> Key {
         // Keyed by peer address when known, else by the connection.
@@ -161,14 +201,47 @@ final class UnsubscribedNotification: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .subscriptionWritten(c, sub, characteristic):
-            subscribed.insert(Self.key(c, characteristic?.valueHandle ?? sub.cccdHandle &- 1))
-        case let .attValue(c, handle, _, indication, frame, time, _, _, first):
+            let handle = characteristic?.valueHandle ?? sub.cccdHandle &- 1
+            subscribed.insert(Self.key(c, handle))
+            subscribedHere.insert(Key(peer: 0, connection: c.index, handle: handle))
+        case let .attValue(c, handle, _, indication, frame, time, sent, _, first):
             // Once per handle and connection: only the first value of a handle is looked at.
-            guard first, !c.inferred, !subscribed.contains(Self.key(c, handle)) else { return }
-            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
-                                    message: "\(indication ? "Indication" : "Notification") for handle 0x\(Format.hex(handle, 4)) whose CCCD was never written in the capture"))
+            guard first, !c.inferred, !subscribedHere.contains(Key(peer: 0, connection: c.index, handle: handle)) else { return }
+            pending.append(Pending(c: c, handle: handle, indication: indication, frame: frame, time: time,
+                                   earlier: subscribed.contains(Self.key(c, handle))))
+            _ = sent
+        case let .disconnected(c, _):
+            decide(c, &findings)
         default:
             break
         }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { decide(c, &findings) }
+    }
+
+    private func decide(_ c: Connection, _ findings: inout [Finding]) {
+        for p in pending where p.c === c {
+            let hostServes = c.valueStreams[p.handle]?.sentByHost ?? false
+            let what = c.gatt(serverIsHost: hostServes)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
+            let kind = p.indication ? "Indication" : "Notification"
+            let sender = hostServes ? "the host" : c.peerLabel
+            let neverEncrypted = !c.encrypted && c.smp.pairingRequests == 0 && !c.everEncrypted
+            // Proof needs the peer as the sender (the host's own GATT server is the OS's, e.g. Service
+            // Changed), and, on an air capture, no packet lost before it (the CCCD write may be among them).
+            if neverEncrypted, !hostServes, c.firstCaptureLossFrame == 0 || c.firstCaptureLossFrame > p.frame {
+                let why = p.earlier ? "; the CCCD was written on an earlier connection, which an unbonded server must forget" : ""
+                findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame],
+                                        message: "\(kind) of \(what) from \(sender) on a new, unencrypted connection before any CCCD write on it\(why)",
+                                        actor: hostServes ? .app : .peripheralFirmware))
+            } else if !p.earlier {
+                let may = hostServes ? "the host's own GATT server sent it unasked" : "the peer may be bonded"
+                findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.frame],
+                                        message: "\(kind) of \(what) from \(sender) whose CCCD was never written on this connection (\(may))",
+                                        actor: .none))
+            }
+        }
+        pending.removeAll { $0.c === c }
     }
 }

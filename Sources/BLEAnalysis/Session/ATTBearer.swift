@@ -15,6 +15,8 @@ public struct ATTBearer: Sendable {
         public var valueLength = 0
         public var frame: Int
         public var time: Int64
+        /// The host sent it (the host is the client of this transaction).
+        public var sentByHost = false
     }
 
     /// Client Rx MTU from the Exchange MTU Request, and who sent it.
@@ -22,8 +24,17 @@ public struct ATTBearer: Sendable {
     public var clientIsHost = false
     /// Server Rx MTU from the Exchange MTU Response.
     public var serverMTU: UInt16?
-    /// The ATT_MTU in force: min of both once the exchange completed, else 23 (LE default).
+    /// The ATT_MTU in force: min of both once the exchange completed, else 23 (LE default). When the
+    /// capture began mid-connection (`mtuKnown` false) it is only a lower bound: the largest PDU seen.
     public var mtu: Int = ATT.defaultLEMTU
+    /// False while the ATT_MTU cannot be known: the connection began before the capture, and no
+    /// exchange has been seen since. A host never sends a PDU larger than ATT_MTU (Core v5.4 Vol 3
+    /// Part F 3.2.8), so the largest PDU seen in either direction is a lower bound.
+    public var mtuKnown = true
+    /// The largest ATT PDU seen on the bearer (opcode included), either direction.
+    public var largestPDU = 0
+    /// The ATT_MTU when the capture shows it, nil when it is only bounded below.
+    public var knownMTU: Int? { mtuKnown ? mtu : nil }
     public var mtuFrame: Int?
     /// Frame of the last Exchange MTU Request.
     public var lastMTURequestFrame: Int?

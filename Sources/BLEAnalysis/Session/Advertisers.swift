@@ -41,7 +41,9 @@ public struct Advertisers: Sendable {
         var txPowerFromData = false
         /// The last advertising and scan response data, and the problem found in each.
         var lastData: [[UInt8]] = [[], []]
-        var lastProblem: [String?] = [nil, nil]
+        /// The problem found in each, and where (bytes from the start of the data): a report that
+        /// repeats the data is given its own offset, not the first report's.
+        var lastProblem: [AdvertisingProblem?] = [nil, nil]
 
         public var rssiMin: Int? { rssiCounts.firstIndex { $0 > 0 }.map { $0 - 128 } }
         public var rssiMax: Int? { rssiCounts.lastIndex { $0 > 0 }.map { $0 - 128 } }
@@ -77,9 +79,24 @@ public struct Advertisers: Sendable {
 
     public var all: [Advertiser] { list }
 
-    /// Adds a report; returns a problem when its advertising data is malformed.
+    /// The name an address advertised (any address type), if it advertised one. Called per
+    /// connection, not per frame.
+    public func name(of address: BDAddr) -> String? {
+        for type in UInt8(0)...3 {
+            if let i = index[Key(address: address, type: type)], let n = list[i].names.last { return n }
+        }
+        return nil
+    }
+
+    /// A malformed advertising data problem, `at` bytes into the data.
+    public struct AdvertisingProblem: Sendable {
+        public var text: String
+        public var at: Int
+    }
+
+    /// Adds a report; returns a problem (with its absolute file offset) when its advertising data is malformed.
     @discardableResult
-    mutating func add(_ report: AdvertisingReport, frame: Frame) -> String? {
+    mutating func add(_ report: AdvertisingReport, frame: Frame) -> (text: String, offset: Int)? {
         totalReports += 1
         let key = Key(address: report.address, type: report.addressType.rawValue)
         let i: Int
@@ -101,7 +118,7 @@ public struct Advertisers: Sendable {
         return Self.update(&list[i], report, frame: frame)
     }
 
-    private static func update(_ a: inout Advertiser, _ report: AdvertisingReport, frame: Frame) -> String? {
+    private static func update(_ a: inout Advertiser, _ report: AdvertisingReport, frame: Frame) -> (text: String, offset: Int)? {
         a.reports += 1
         a.lastTime = frame.timestamp
         if report.isScanResponse { a.scanResponses += 1 } else {
@@ -116,8 +133,8 @@ public struct Advertisers: Sendable {
         if report.txPower != nil, !a.txPowerFromData { a.txPower = report.txPower }
         a.maxDataLength = max(a.maxDataLength, report.data.count)
         // Legacy advertising PDUs carry at most 31 bytes (Core v5.4 Vol 6 Part B 2.3.1).
-        var problem: String? = report.isLegacyPDU && report.data.count > 31
-            ? "legacy advertising data of \(report.data.count) bytes exceeds 31" : nil
+        var problem: (text: String, offset: Int)? = report.isLegacyPDU && report.data.count > 31
+            ? ("legacy advertising data of \(report.data.count) bytes exceeds 31", report.data.offset) : nil
         let start = report.data.offset - frame.payloadOffset
         if start >= 0, start + report.data.count <= frame.payload.count {
             let bytes = UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + report.data.count])
@@ -128,7 +145,9 @@ public struct Advertisers: Sendable {
                 a.lastData[slot].append(contentsOf: bytes)
                 a.lastProblem[slot] = absorb(ByteReader(bytes, base: report.data.offset), into: &a)
             }
-            problem = problem ?? a.lastProblem[slot]
+            if problem == nil, let p = a.lastProblem[slot] {
+                problem = (p.text + " (at offset \(report.data.offset + p.at))", report.data.offset + p.at)
+            }
         }
         return problem
     }
@@ -167,14 +186,15 @@ public struct Advertisers: Sendable {
 
     /// Takes names, services, companies and appearance out of the AD structures (Core Supplement Part A);
     /// returns the first problem (a structure running past the data, or too short for its type).
-    static func absorb(_ data: ByteReader, into a: inout Advertiser) -> String? {
+    static func absorb(_ data: ByteReader, into a: inout Advertiser) -> AdvertisingProblem? {
         var it = AD.StructureIterator(data)
-        var problem: String? = nil
+        var problem: AdvertisingProblem? = nil
         while let s = it.next() {
             var d = s.data
             let width = uuidListWidth(s.type.rawValue)
             if d.remaining < minimumLength(s.type.rawValue) || width.map({ d.remaining % $0 != 0 }) == true {
-                problem = problem ?? "\(s.type.name) of \(d.remaining) bytes is malformed (at offset \(d.absoluteOffset))"
+                problem = problem ?? AdvertisingProblem(text: "\(s.type.name) of \(d.remaining) bytes is malformed",
+                                                        at: d.absoluteOffset - data.absoluteOffset)
                 continue
             }
             switch s.type.rawValue {
@@ -204,8 +224,8 @@ public struct Advertisers: Sendable {
                 break
             }
         }
-        problem = problem ?? it.problem
-        if let problem, a.malformed.count < maxKept, !a.malformed.contains(problem) { a.malformed.append(problem) }
+        if problem == nil, let text = it.problem { problem = AdvertisingProblem(text: text, at: it.rest.absoluteOffset - data.absoluteOffset) }
+        if let problem, a.malformed.count < maxKept, !a.malformed.contains(problem.text) { a.malformed.append(problem.text) }
         return problem
     }
 }

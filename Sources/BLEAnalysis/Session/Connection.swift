@@ -23,6 +23,18 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var role: Role = .unknown
     public var peerAddress: BDAddr?
     public var peerAddressType: LEAddressType?
+    /// The peer's name: advertised (Complete/Shortened Local Name) or read (GAP Device Name 0x2A00).
+    public var peerName: String?
+
+    /// How reports name the peer: "NAME (ADDR)", "ADDR", or "handle 0xNNNN" when neither is known.
+    public var peerLabel: String {
+        switch (peerName, peerAddress) {
+        case let (name?, address?): "\(name) (\(address))"
+        case let (name?, nil): name
+        case let (nil, address?): address.description
+        case (nil, nil): "the peer on handle 0x" + Hex.pad(handle, 4)
+        }
+    }
 
     // Lifecycle
     public var attemptFrame: Int?
@@ -34,6 +46,13 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var disconnectFrame: Int?
     public var disconnectTime: Int64?
     public var disconnectReason: HCIStatus?
+    /// LE air captures: the last frame where the sniffer lost packets of this link (a response may be
+    /// among them).
+    public var captureLossFrame = 0
+    /// …and the first such frame.
+    public var firstCaptureLossFrame = 0
+    /// How the end of a link that was lost without a disconnect on air is known (LE air captures).
+    public var lossInferred: String?
     /// The host asked for the disconnect (HCI Disconnect seen), with this reason.
     public var localDisconnectReason: HCIStatus?
 
@@ -45,6 +64,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var dataLength: (tx: UInt16, rx: UInt16)?
     public var phy: (tx: UInt8, rx: UInt8)?
     public var encrypted = false
+    /// Encryption was on at some point of the connection.
+    public var everEncrypted = false
     public var encryptionFailures = 0
 
     // Traffic
@@ -62,6 +83,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var att = ATTBearer()
     /// Host ACL packets in the controller not yet reported completed (Number Of Completed Packets).
     public var buffersInFlight = 0
+    /// Host packets the controller reported completed (Number Of Completed Packets) on this link.
+    public var packetsCompleted = 0
     /// The oldest of those packets first (bounded), for `flow.credits-lost`.
     var unacknowledged = SentQueue()
     /// Activity over time for charts (throughput, values, buffers in use).
@@ -136,6 +159,10 @@ public struct ValueStream: Sendable {
     public var lastTime: Int64 = 0
     /// Value length of the largest PDU seen.
     public var maxLength = 0
+    /// Values that filled ATT_MTU−3 exactly, and values shorter than that, under the MTU of their
+    /// time (known MTU only): a stream with short values mixed in is segmented, not cut.
+    public var fullValues = 0
+    public var shorterValues = 0
     /// Sent by the host (the host is the server).
     public var sentByHost = false
 }
@@ -148,6 +175,8 @@ public struct Subscription: Sendable {
     public var frame: Int
     public var time: Int64
     public var outcome: Outcome
+    /// The host serves the characteristic (the peer subscribed to the phone's own GATT server).
+    public var serverIsHost = false
     public var enablesNotify: Bool { value & 1 != 0 }
     public var enablesIndicate: Bool { value & 2 != 0 }
 }

@@ -24,6 +24,9 @@ public struct ConnectionAttempt: Sendable {
     public var endFrame: Int?
     public var endTime: Int64?
     public var outcome: Outcome = .pending
+    /// The attempt of the same transport that was still pending when this one was issued (a second
+    /// create while one is pending: controllers answer Command Disallowed, Core v5.4 Vol 4 Part E 7.8.12).
+    public var issuedWhilePending: Int?
     /// Connecting through the filter accept list (background auto-connect) rather than to one address.
     public var usesFilterAcceptList: Bool { peerAddress == nil }
 }

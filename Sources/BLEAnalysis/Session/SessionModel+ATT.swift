@@ -51,6 +51,7 @@ extension SessionModel {
             c.att.serverMTU = mtu
             let effective = max(ATT.defaultLEMTU, Int(min(mtu, c.att.clientMTU ?? mtu)))
             c.att.mtu = effective
+            c.att.mtuKnown = true
             c.att.mtuFrame = frame.number
             c.att.mtuTime = frame.timestamp
             emit(.mtu, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
@@ -174,6 +175,8 @@ extension SessionModel {
     }
 
     private func request(_ c: Connection, _ side: Int, _ p: ATTBearer.Pending) {
+        var p = p
+        p.sentByHost = side == 0
         c.att.requests += 1
         if c.att.firstDataFrame == nil, p.opcode != .exchangeMTURequest, !Self.isDiscovery(p.opcode) { c.att.firstDataFrame = p.frame }
         emit(.attRequest, .attRequest(c, p, sent: side == 0, overlapping: c.att.outstanding[side]))
@@ -224,8 +227,9 @@ extension SessionModel {
         let looksLikeCCCD = isCCCD || (db?.characteristic(valueHandle: handle &- 1)).map { $0.canNotify || $0.canIndicate } == true
         guard looksLikeCCCD else { return }
         let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
-        let sub = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
+        var sub = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
                                outcome: pending ? .pending : .accepted)
+        sub.serverIsHost = server
         c.subscriptions[handle] = sub
         emit(.subscription, .subscriptionWritten(c, sub, characteristic: db?.owningCharacteristic(of: handle)))
         if !pending {
@@ -260,6 +264,9 @@ extension SessionModel {
             if indication { s.indications += 1 } else { s.notifications += 1 }
             s.bytes += length
             s.maxLength = max(s.maxLength, length)
+            if c.att.mtuKnown {
+                if length == c.att.mtu - 3 { s.fullValues += 1 } else if length < c.att.mtu - 3 { s.shorterValues += 1 }
+            }
             s.lastFrame = frame.number
             s.lastTime = frame.timestamp
         }

@@ -13,10 +13,12 @@ extension SessionModel {
         let who = sent ? "host" : "peer"
         switch packet.command {
         case let .connectionParameterUpdateRequest(p):
+            emit(.link, .parameterRequest(c, frame: frame.number, time: frame.timestamp, sent: sent))
             c.note(frame.timestamp, frame.number, .signaling,
                    "\(who) asked for connection parameters: interval \(Self.ms(p.intervalMinUnits))–\(Self.ms(p.intervalMaxUnits)) ms, latency \(p.latency), timeout \(Int(p.timeoutUnits) * 10) ms")
-        case let .connectionParameterUpdateResponse(result) where result != 0:
-            c.note(frame.timestamp, frame.number, .signaling, "connection parameter update rejected by \(who)")
+        case let .connectionParameterUpdateResponse(result):
+            emit(.link, .parameterResponse(c, frame: frame.number, time: frame.timestamp, sent: sent, accepted: result == 0))
+            if result != 0 { c.note(frame.timestamp, frame.number, .signaling, "connection parameter update rejected by \(who)") }
         case let .leCreditBasedConnectionRequest(r):
             c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: [r.sourceCID], mtu: r.mtu, credits: r.initialCredits, sent: sent)
         case let .creditBasedConnectionRequest(r):

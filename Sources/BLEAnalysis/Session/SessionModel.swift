@@ -11,6 +11,10 @@ public final class SessionModel {
     public private(set) var attempts: [ConnectionAttempt] = []
     /// The pending attempt per adapter and transport (LE and BR/EDR attempts are independent).
     private var pendingAttempt: [AttemptSlot: Int] = [:]
+    /// A create command waiting for its Command Status, per adapter and transport.
+    private var awaitingStatus: [AttemptSlot: Int] = [:]
+    /// The last LE Connection Update command (its Command Status names no handle).
+    var lastConnectionUpdate: (handle: UInt16, frame: Int)?
 
     struct AttemptSlot: Hashable {
         var adapter: UInt16
@@ -24,6 +28,9 @@ public final class SessionModel {
     public private(set) var peakConnections = 0
     public private(set) var peakConnectionsFrame = 0
     static let maxAttempts = 10_000
+    /// Qualcomm controllers send their debug log as ACL on handle 0x0EDC (the header word reads 0x2EDC
+    /// with its Packet Boundary flags; `QCA_DEBUG_HANDLE` in Linux's drivers/bluetooth/hci_qca.c).
+    static let qualcommDebugHandle: UInt16 = 0x0EDC
     static let maxConnections = 100_000
 
     /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
@@ -61,23 +68,22 @@ public final class SessionModel {
     func command(_ cmd: HCICommand, frame: Frame) {
         switch cmd {
         case let .createConnection(type, address, isLE):
+            // The attempt waits for its Command Status: a create the controller rejects (Command
+            // Disallowed while one is pending) must not replace the attempt still pending.
             let slot = AttemptSlot(adapter: frame.adapter, isLE: isLE)
-            if let old = pendingAttempt[slot] {
-                // A new attempt while one is pending: the old one ended without an event in the capture.
-                attempts[old].outcome = .superseded
-                attempts[old].endFrame = frame.number
-                attempts[old].endTime = frame.timestamp
-                pendingAttempt[slot] = nil
-                emit(.attempt, .attemptEnded(index: old))
-            }
             if attempts.count < Self.maxAttempts {
-                attempts.append(ConnectionAttempt(adapter: frame.adapter, isLE: isLE, peerAddress: address, peerAddressType: type,
-                                                  frame: frame.number, time: frame.timestamp))
-                pendingAttempt[slot] = attempts.count - 1
-                emit(.attempt, .attemptStarted(index: attempts.count - 1))
+                var a = ConnectionAttempt(adapter: frame.adapter, isLE: isLE, peerAddress: address, peerAddressType: type,
+                                          frame: frame.number, time: frame.timestamp)
+                a.issuedWhilePending = pendingAttempt[slot]
+                attempts.append(a)
+                awaitingStatus[slot] = attempts.count - 1
             }
         case let .createConnectionCancel(isLE):
-            if let i = pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: isLE)] { attempts[i].cancelFrame = frame.number }
+            let slot = AttemptSlot(adapter: frame.adapter, isLE: isLE)
+            promoteAwaiting(slot, frame: frame)
+            if let i = pendingAttempt[slot] { attempts[i].cancelFrame = frame.number }
+        case let .connectionUpdate(handle):
+            lastConnectionUpdate = (handle, frame.number)
         case let .setAdvertisingData(scanResponse, declared, data):
             _ = scanResponse
             var problem: String? = nil
@@ -88,7 +94,7 @@ public final class SessionModel {
                 if start >= 0, start + data.count <= frame.payload.count {
                     var a = Advertisers.Advertiser(address: BDAddr(0), addressType: .publicDevice)
                     let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + data.count]), base: data.offset)
-                    problem = Advertisers.absorb(r, into: &a)
+                    problem = Advertisers.absorb(r, into: &a).map { "\($0.text) (at offset \(data.offset + $0.at))" }
                 }
             }
             emit(.advertising, .advertisingData(frame: frame.number, time: frame.timestamp, declaredLength: Int(declared), problem: problem))
@@ -111,8 +117,10 @@ public final class SessionModel {
             }
             if frame.adapter == 0 { for i in adapter0.indices { adapter0[i] = nil } }
             lastLink = nil
-            pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: true)] = nil
-            pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: false)] = nil
+            for isLE in [true, false] {
+                pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: isLE)] = nil
+                awaitingStatus[AttemptSlot(adapter: frame.adapter, isLE: isLE)] = nil
+            }
         default:
             break
         }
@@ -148,9 +156,32 @@ public final class SessionModel {
                 }
                 return
             }
+            if opcode == .leConnectionUpdate, let update = lastConnectionUpdate {
+                lastConnectionUpdate = nil
+                if status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
+                    c.note(frame.timestamp, frame.number, .parameters, "connection update refused by the controller: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status))
+                }
+                return
+            }
+            guard [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection].contains(opcode)
+            else { return }
             let slot = AttemptSlot(adapter: frame.adapter, isLE: opcode != .createConnection)
-            guard [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection].contains(opcode),
-                  let i = pendingAttempt[slot] else { return }
+            if let i = awaitingStatus.removeValue(forKey: slot) {
+                attempts[i].statusFrame = frame.number
+                if status != .success {
+                    // Rejected: whatever was pending stays pending.
+                    attempts[i].outcome = .failed(status)
+                    attempts[i].endFrame = frame.number
+                    attempts[i].endTime = frame.timestamp
+                    emit(.attempt, .attemptStarted(index: i))
+                    emit(.attempt, .attemptEnded(index: i))
+                } else {
+                    start(i, slot: slot, frame: frame)
+                }
+                return
+            }
+            guard let i = pendingAttempt[slot] else { return }
             attempts[i].statusFrame = frame.number
             if status != .success {
                 attempts[i].outcome = .failed(status)
@@ -172,7 +203,7 @@ public final class SessionModel {
             pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
                 guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
                 let n = flow.completed(c, count: Int(count))
-                if n > 0 { c.unacknowledged.removeFirst(n) }
+                if n > 0 { c.unacknowledged.removeFirst(n); c.packetsCompleted += n }
                 emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
             }
         case let .encryptionChange(status, handle, enabled, keySize):
@@ -180,6 +211,7 @@ public final class SessionModel {
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
             if status == .success {
                 c.encrypted = enabled
+                if enabled { c.everEncrypted = true }
                 c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""))
             } else {
                 c.encryptionFailures += 1
@@ -207,17 +239,37 @@ public final class SessionModel {
             c.phy = (tx, rx)
             c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
         case let .advertisingReports(reports):
-            var problem: String? = nil
+            var problem: (text: String, offset: Int, address: BDAddr)? = nil
             reports.forEach(in: frame.payload, base: frame.payloadOffset) { report in
-                if let p = advertisers.add(report, frame: frame), problem == nil { problem = p }
+                if let p = advertisers.add(report, frame: frame), problem == nil { problem = (p.text, p.offset, report.address) }
             }
             if let problem {
-                if status == .ok { status = .malformed(reason: "advertising data: " + problem, offset: frame.payloadOffset) }
-                emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem))
+                if status == .ok { status = .malformed(reason: "advertising data: " + problem.text, offset: problem.offset) }
+                emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem.text,
+                                                             address: problem.address))
             }
         default:
             break
         }
+    }
+
+    /// An accepted create: it becomes the pending attempt; one still pending ended without an event
+    /// in the capture.
+    private func start(_ i: Int, slot: AttemptSlot, frame: Frame) {
+        if let old = pendingAttempt[slot], old != i {
+            attempts[old].outcome = .superseded
+            attempts[old].endFrame = attempts[i].frame
+            attempts[old].endTime = attempts[i].time
+            emit(.attempt, .attemptEnded(index: old))
+        }
+        pendingAttempt[slot] = i
+        emit(.attempt, .attemptStarted(index: i))
+    }
+
+    /// A completion or cancel with no Command Status seen (the capture missed it): the create
+    /// still waiting for its status is taken as accepted.
+    private func promoteAwaiting(_ slot: AttemptSlot, frame: Frame) {
+        if let i = awaitingStatus.removeValue(forKey: slot) { start(i, slot: slot, frame: frame) }
     }
 
     static func ms(_ units: UInt16) -> String {
@@ -227,6 +279,7 @@ public final class SessionModel {
 
     private func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
         let slot = AttemptSlot(adapter: frame.adapter, isLE: cc.isLE)
+        if cc.role != 1 || !cc.isLE { promoteAwaiting(slot, frame: frame) }
         let attemptIndex = pendingAttempt[slot]
         if cc.status != .success {
             // A failed completion ends the pending attempt (cancel → 0x02 Unknown Connection Identifier or 0x44).
@@ -246,6 +299,7 @@ public final class SessionModel {
         c.role = cc.role == 0 ? .central : cc.role == 1 ? .peripheral : .unknown
         c.peerAddress = cc.peerAddress
         c.peerAddressType = cc.peerAddressType
+        c.peerName = advertisers.name(of: cc.peerAddress)
         c.completeFrame = frame.number
         c.completeTime = frame.timestamp
         c.intervalUnits = cc.intervalUnits
@@ -293,6 +347,7 @@ public final class SessionModel {
         guard connections.count < Self.maxConnections else { return nil }
         let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
         c.inferred = true
+        c.att.mtuKnown = false
         c.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle) with no connection set-up in the capture")
         open(c, frame: frame)
         return c
@@ -321,12 +376,28 @@ public final class SessionModel {
         return db
     }
 
+    /// Names learnt after a connection opened (advertising heard later, GAP Device Name read):
+    /// called once when the pass ends.
+    func resolvePeerNames() {
+        let deviceName = BluetoothUUID(uuid16: 0x2A00)
+        for c in connections where c.peerName == nil {
+            if let a = c.peerAddress, let n = advertisers.name(of: a) { c.peerName = n; continue }
+            if let db = c.peerGATT, let ch = db.characteristics.values.first(where: { $0.uuid == deviceName }),
+               let bytes = db.values[ch.valueHandle], !bytes.isEmpty {
+                c.peerName = String(decoding: bytes, as: UTF8.self)
+            }
+        }
+    }
+
     // MARK: ACL
 
     func acl(_ frame: Frame, status: inout FrameStatus) {
         var r = ByteReader(frame.payload, base: frame.payloadOffset)
         guard let word = try? r.u16le("Handle"), let dlen = try? r.u16le("Length") else { return }
         let header = ACLHeader(word: word, length: dlen)
+        // Connection handles are 0x0000–0x0EFF (Core v5.4 Vol 4 Part E 5.4.2); controllers put debug
+        // logs on reserved ones (Qualcomm 0x2EDC, QCA_DEBUG_HANDLE in Linux's hci_qca.c): not a link.
+        guard header.handle <= 0x0EFF, header.handle != Self.qualcommDebugHandle else { return }
         guard let c = connection(for: frame, handle: header.handle) else { return }
         let sent = frame.direction != .received
         if sent {
@@ -401,6 +472,10 @@ public final class SessionModel {
         switch cid {
         case L2CAP.ChannelID.att.rawValue:
             if let op = payload.peekU8() { attOpcodes[Int(op)] &+= 1 }
+            if payload.remaining > c.att.largestPDU {
+                c.att.largestPDU = payload.remaining
+                if !c.att.mtuKnown { c.att.mtu = max(c.att.mtu, payload.remaining) }
+            }
             do {
                 let att = try ATT.decode(&payload)
                 self.att(att, c, frame: frame, sent: sent, pduFrame: origin.firstFrame)

@@ -49,7 +49,7 @@ struct ConnectionsHTML {
             f.append("lasted " + TimeFormat.duration(end - start) + (c.isOpen ? " (still open at the end)" : ""))
         }
         if c.intervalUnits > 0 { f.append("interval \(HTML.num(c.intervalMillis)) ms") }
-        f.append("ATT_MTU \(c.att.mtu)")
+        f.append(c.att.mtuKnown ? "ATT_MTU \(c.att.mtu)" : "ATT_MTU ≥ \(c.att.mtu) (set before the capture)")
         f.append("ACL \(c.aclSent) sent / \(c.aclReceived) received")
         f.append("\(c.bytesSent + c.bytesReceived) bytes")
         if c.att.requests > 0 { f.append("\(c.att.requests) ATT requests") }

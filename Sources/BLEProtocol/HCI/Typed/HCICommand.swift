@@ -13,6 +13,8 @@ public enum HCICommand: Sendable {
     /// LE Set Advertising Data / Scan Response Data (legacy): the declared length and the data.
     case setAdvertisingData(scanResponse: Bool, declaredLength: UInt8, data: ByteRange)
     case enableEncryption(handle: UInt16)
+    /// LE Connection Update (Core v5.4 Vol 4 Part E 7.8.18): the handle whose parameters the host asks to change.
+    case connectionUpdate(handle: UInt16)
     case reset
     case other(HCIOpcode)
 
@@ -56,6 +58,8 @@ public enum HCICommand: Sendable {
                                        data: ByteRange(offset: data.base, count: min(Int(length), data.remaining)))
         case .leEnableEncryption:
             return .enableEncryption(handle: try p.u16le("Handle") & 0x0FFF)
+        case .leConnectionUpdate:
+            return .connectionUpdate(handle: try p.u16le("Handle") & 0x0FFF)
         case .reset:
             return .reset
         default:
