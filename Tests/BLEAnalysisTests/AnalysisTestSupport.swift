@@ -27,7 +27,7 @@ enum AnalysisFixtures {
             .map(capture)
         var real: [String] = []
         if let dir = sharedReal {
-            real = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasSuffix(".md") }
+            real = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" }
                 .map { dir.appendingPathComponent($0).path }
         } else {
             print("notice: ../shared/captures/real absent; only the project's captures are used")

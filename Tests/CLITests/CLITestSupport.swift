@@ -63,7 +63,7 @@ enum CLI {
             print("notice: ../shared/captures/real absent; CLI tests use only the project's captures")
             return own.sorted()
         }
-        let real = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasSuffix(".md") }
+        let real = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" }
             .map { dir.appendingPathComponent($0).path }
         return (own + real).sorted()
     }

@@ -43,7 +43,7 @@ enum Fixtures {
     static let realCaptures: [String] = {
         let dir = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
-        return names.filter { !$0.hasSuffix(".md") && !$0.hasPrefix("lell_") }.sorted().map { dir.appendingPathComponent($0).path }
+        return names.filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" && !$0.hasPrefix("lell_") }.sorted().map { dir.appendingPathComponent($0).path }
     }()
 
     /// Formats the project has no capture of, made from `healthy.btsnoop` and `pairing_ok.btsnoop`:

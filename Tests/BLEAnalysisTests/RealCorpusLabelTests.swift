@@ -1,0 +1,60 @@
+import BLEAnalysis
+import BLECapture
+import Foundation
+import Testing
+
+/// The labelled real corpus: for every capture in `../shared/captures/real/` the project keeps
+/// `Tests/Labels/<capture>.labels.json`, the warnings and errors a reader of the frames (tshark as the
+/// independent view) holds to be real problems, each with a one-line justification that names the
+/// frames. The detectors must report exactly those — nothing missing, nothing extra — as
+/// (rule, severity, connection handle, key frame). Information findings are not labelled.
+@Suite(.enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
+struct RealCorpusLabelTests {
+    struct Key: Hashable, CustomStringConvertible {
+        var rule: String
+        var severity: String
+        var connection: Int?
+        var frame: Int
+        var description: String { "\(severity) \(rule) conn \(connection.map { String(format: "0x%04x", $0) } ?? "-") frame \(frame)" }
+    }
+
+    static let labels = AnalysisFixtures.repoRoot.appendingPathComponent("Tests/Labels")
+
+    static func captures() -> [String] {
+        guard let dir = AnalysisFixtures.sharedReal,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
+        return names.filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" }.sorted()
+    }
+
+    @Test(arguments: captures())
+    func warningsAreExactlyTheLabelledOnes(capture: String) throws {
+        let url = Self.labels.appendingPathComponent("\(capture).labels.json")
+        let data = try #require(try? Data(contentsOf: url), "no label file for \(capture): label it by reading its frames")
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(root["capture"] as? String == capture)
+        var expected = Set<Key>()
+        for f in try #require(root["findings"] as? [[String: Any]]) {
+            let why = f["why"] as? String ?? ""
+            #expect(why.count > 20, "\(capture): every label needs its justification")
+            expected.insert(Key(rule: f["rule"] as? String ?? "?", severity: f["severity"] as? String ?? "?",
+                                connection: f["connection"] as? Int, frame: f["frame"] as? Int ?? -1))
+        }
+        let path = try #require(AnalysisFixtures.sharedReal).appendingPathComponent(capture).path
+        let analyzer = Analyzer(detect: true)
+        _ = try CaptureFile(path: path).read { analyzer.consume($0) }
+        let found = Set(analyzer.finish().filter { $0.severity != .info }.map {
+            Key(rule: $0.rule, severity: $0.severity.rawValue, connection: $0.connection.map(Int.init), frame: $0.frames.first ?? -1)
+        })
+        let missing = expected.subtracting(found).sorted { $0.description < $1.description }
+        let extra = found.subtracting(expected).sorted { $0.description < $1.description }
+        #expect(missing.isEmpty, "\(capture): labelled but not found \(missing)")
+        #expect(extra.isEmpty, "\(capture): found but not labelled \(extra)")
+    }
+
+    /// Every label file belongs to a capture of the corpus (a renamed capture leaves no stale label).
+    @Test func everyLabelFileHasItsCapture() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.labels.path).filter { $0.hasSuffix(".labels.json") }
+        let names = Set(Self.captures())
+        for f in files { #expect(names.contains(String(f.dropLast(".labels.json".count))), "stale label file \(f)") }
+    }
+}
