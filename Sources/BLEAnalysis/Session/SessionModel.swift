@@ -24,6 +24,8 @@ public final class SessionModel {
     public private(set) var databases: [String: GATTDatabase] = [:]
     public internal(set) var advertisers = Advertisers()
     var reassembler = L2CAPReassembler()
+    /// Links whose PDU in progress had its start fragment cut by the capture (btsnooz).
+    private var cutPDUs = Set<L2CAPReassembler.Key>()
     /// Maximum simultaneously open connections, and the frame where it was reached.
     public private(set) var peakConnections = 0
     public private(set) var peakConnectionsFrame = 0
@@ -428,8 +430,15 @@ public final class SessionModel {
         }
         if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }
         c.lastDataTime = frame.timestamp
+        let linkKey = L2CAPReassembler.Key(adapter: frame.adapter, handle: header.handle, received: !sent)
         if frame.isCaptureTruncated {
-            // Cut by the capture: upper layers are not decodable. An ATT start fragment is noted for the MTU rules.
+            // Cut by the capture: upper layers are not decodable. Its continuation fragments (btsnooz keeps
+            // 14 bytes of each fragment, so short ones arrive whole) belong to a cut PDU: not orphans.
+            if header.isStart {
+                reassembler.reset(adapter: frame.adapter, handle: header.handle)
+                cutPDUs.insert(linkKey)
+            }
+            // An ATT start fragment is noted for the MTU rules.
             if header.isStart, r.remaining >= 5, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 {
                 let opcode = ATTOpcode(r.bytes[r.position + 4])
                 attOpcodes[Int(opcode.rawValue)] &+= 1
@@ -442,9 +451,13 @@ public final class SessionModel {
             }
             return
         }
+        if header.isStart {
+            if !cutPDUs.isEmpty { cutPDUs.remove(linkKey) }
+        } else if !cutPDUs.isEmpty, cutPDUs.contains(linkKey) {
+            return   // the rest of a PDU the capture cut
+        }
         let data = r.rest()
-        let problem = reassembler.push(L2CAPReassembler.Key(adapter: frame.adapter, handle: header.handle, received: !sent),
-                                       isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
+        let problem = reassembler.push(linkKey, isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
             self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
         }
         if let problem, status == .ok {
