@@ -1,0 +1,186 @@
+import BLEAnalysis
+import BLECapture
+import BLEProtocol
+import Foundation
+import Testing
+
+/// The preconditions that keep the rules quiet on real logs (docs/RULES.md "Preconditions"), each on a
+/// small capture built here byte by byte (the shapes Bumble cannot produce: vendor debug handles,
+/// btsnooz cuts, a controller rejecting a create), with a counter-example where the rule must fire.
+@Suite struct PrecisionRuleTests {
+    static let t0: Int64 = 1_763_700_000_000_000
+    static let peer: [UInt8] = [0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0]   // C0:FF:EE:00:00:01, little-endian
+
+    /// Builds a btsnoop H4 capture from (µs offset, direction, kind, payload) records.
+    struct Builder {
+        var w = BTSnoopWriter()
+        var t: Int64 = 0
+        mutating func add(_ dt: Int64, _ dir: Direction, _ kind: FrameKind, _ payload: [UInt8], original: Int? = nil) {
+            t += dt
+            var r = RecordToWrite(timestamp: PrecisionRuleTests.t0 + t, direction: dir, kind: kind, payload: payload)
+            if let original { r.originalLength = original }
+            w.append(r)
+        }
+        /// HCI command: opcode, parameters.
+        mutating func command(_ dt: Int64, _ opcode: UInt16, _ p: [UInt8]) {
+            add(dt, .sent, .command, [UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(p.count)] + p)
+        }
+        mutating func commandStatus(_ dt: Int64, _ opcode: UInt16, _ status: UInt8) {
+            add(dt, .received, .event, [0x0F, 4, status, 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)])
+        }
+        /// LE Connection Complete (Core v5.4 Vol 4 Part E 7.7.65.1), the host as central.
+        mutating func leConnected(_ dt: Int64, handle: UInt16, status: UInt8 = 0) {
+            add(dt, .received, .event, [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, 0x01] + peer
+                + [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00])
+        }
+        /// One ACL packet: handle with PB flags, L2CAP basic header on `cid`, payload.
+        mutating func acl(_ dt: Int64, _ dir: Direction, handle: UInt16, pb: UInt16 = 0x2000, cid: UInt16 = 4, _ payload: [UInt8],
+                          l2capLength: Int? = nil, cutTo: Int? = nil) {
+            let l2 = [UInt8(((l2capLength ?? payload.count)) & 0xFF), UInt8((l2capLength ?? payload.count) >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
+            let word = handle | pb
+            var bytes = [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(l2.count & 0xFF), UInt8(l2.count >> 8)] + l2
+            if let cutTo, bytes.count > cutTo {
+                let original = bytes.count
+                bytes = Array(bytes.prefix(cutTo))
+                add(dt, dir, .aclData, bytes, original: original)
+            } else {
+                add(dt, dir, .aclData, bytes)
+            }
+        }
+        /// A continuation fragment carrying raw bytes.
+        mutating func continuation(_ dt: Int64, _ dir: Direction, handle: UInt16, _ bytes: [UInt8]) {
+            let word = handle | 0x1000
+            add(dt, dir, .aclData, [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(bytes.count), 0] + bytes)
+        }
+    }
+
+    static func analyze(_ b: Builder) throws -> (Analyzer, [Finding]) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("precision-\(UUID().uuidString).btsnoop")
+        try Data(b.w.bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let analyzer = Analyzer(detect: true)
+        _ = try CaptureFile(path: url.path).read { analyzer.consume($0) }
+        let findings = analyzer.finish()
+        return (analyzer, findings)
+    }
+
+    @Test func qualcommDebugHandleIsNeitherALinkNorATT() throws {
+        var b = Builder()
+        // Header word 0x2EDC: handle 0x0EDC, PB 0b10. Its payload happens to look like an ATT Read Request.
+        b.acl(1000, .received, handle: 0x0EDC, [0x0A, 0x00, 0xF0] + [UInt8](repeating: 0x55, count: 40))
+        b.acl(1000, .received, handle: 0x0EDC, [0x0A, 0xFF, 0x00] + [UInt8](repeating: 0x66, count: 40))
+        let (a, findings) = try Self.analyze(b)
+        #expect(a.session.connections.isEmpty)
+        #expect(a.statistics.attOpcodes[0x0A] == 0)
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+        // Counter-example: the same bytes on handle 0x0040 are a (mid-connection) link with ATT.
+        var c = Builder()
+        c.acl(1000, .received, handle: 0x0040, [0x0A, 0x03, 0x00])
+        let (a2, _) = try Self.analyze(c)
+        #expect(a2.session.connections.count == 1)
+        #expect(a2.statistics.attOpcodes[0x0A] == 1)
+    }
+
+    @Test func midConnectionCaptureHasAnUnknownMTUBoundedBelow() throws {
+        var b = Builder()
+        // No set-up, no MTU exchange: 100-byte Write Commands prove ATT_MTU ≥ 103.
+        for i in 0 ..< 5 { b.acl(10_000, .sent, handle: 0x0040, [0x52, 0x10, 0x00] + [UInt8](repeating: UInt8(i), count: 100)) }
+        let (a, findings) = try Self.analyze(b)
+        let c = try #require(a.session.connections.first)
+        #expect(c.inferred)
+        #expect(!c.att.mtuKnown)
+        #expect(c.att.mtu == 103)
+        #expect(!findings.contains { $0.rule.hasPrefix("mtu.") && $0.severity != .info }, "\(findings.map(\.message))")
+        // Counter-example: with the set-up in the capture and no exchange, ATT_MTU is 23 and the write is too long.
+        var k = Builder()
+        k.leConnected(1000, handle: 0x0040)
+        k.acl(10_000, .sent, handle: 0x0040, [0x52, 0x10, 0x00] + [UInt8](repeating: 1, count: 100))
+        let (_, f2) = try Self.analyze(k)
+        #expect(f2.contains { $0.rule == "mtu.write-too-long" && $0.severity == .warning })
+    }
+
+    @Test func btsnoozContinuationOfACutPDUIsNotMalformed() throws {
+        var b = Builder()
+        b.leConnected(1000, handle: 0x0040)
+        // A 60-byte notification PDU in two fragments; the capture keeps 14 bytes of the first.
+        let value = [UInt8](repeating: 0xAB, count: 57)
+        b.acl(1000, .received, handle: 0x0040, [0x1B, 0x12, 0x00] + value.prefix(30), l2capLength: 60, cutTo: 14)
+        b.continuation(1000, .received, handle: 0x0040, Array(value.suffix(27)))
+        let (a, _) = try Self.analyze(b)
+        #expect(a.statistics.malformed == 0)
+        // Counter-example: the same continuation with no start fragment at all is an orphan.
+        var c = Builder()
+        c.leConnected(1000, handle: 0x0040)
+        c.acl(1000, .received, handle: 0x0040, [0x1B, 0x12, 0x00, 0x01])
+        c.continuation(1000, .received, handle: 0x0040, Array(value.suffix(27)))
+        let (a2, _) = try Self.analyze(c)
+        #expect(a2.statistics.malformed == 1)
+    }
+
+    /// Core v5.4 Vol 4 Part E 7.8.12: one pending LE Create Connection per controller.
+    @Test func createRejectedWhileOnePendsDoesNotReplaceIt() throws {
+        var b = Builder()
+        let create: [UInt8] = [0x60, 0x00, 0x30, 0x00, 0x00, 0x01] + Self.peer + [0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00]
+        b.command(1000, 0x200D, create)
+        b.commandStatus(500, 0x200D, 0x00)
+        b.command(1_000_000, 0x200D, create)
+        b.commandStatus(500, 0x200D, 0x0C)
+        b.leConnected(2_000_000, handle: 0x0040)
+        let (a, findings) = try Self.analyze(b)
+        #expect(a.session.attempts.count == 2)
+        #expect(a.session.attempts[0].outcome == .connected(connection: 1), "the first attempt stays pending and connects")
+        #expect(a.session.attempts[1].outcome == .failed(HCIStatus(rawValue: 0x0C)))
+        let f = try #require(findings.first { $0.rule == "pool.rejected-attempt" })
+        #expect(f.severity == .warning)
+        #expect(f.frames == [4, 3, 1])
+    }
+
+    @Test func failedPagesAreOneFindingWithCounts() throws {
+        var b = Builder()
+        let page: [UInt8] = [0x69, 0x72, 0xE8, 0x3C, 0x80, 0xD8, 0x18, 0xCC, 0x01, 0x00, 0x00, 0x00, 0x01]
+        for _ in 0 ..< 6 {
+            b.command(10_000_000, 0x0405, page)
+            b.commandStatus(1000, 0x0405, 0x00)
+            // Connection Complete (7.7.3), status 0x04 Page Timeout.
+            b.add(5_000_000, .received, .event, [0x03, 11, 0x04, 0x00, 0x00, 0x69, 0x72, 0xE8, 0x3C, 0x80, 0xD8, 0x01, 0x00])
+        }
+        let (_, findings) = try Self.analyze(b)
+        let f = try #require(findings.first { $0.rule == "pool.page-timeouts" })
+        #expect(f.message.contains("6 pages"))
+        #expect(f.message.contains("D8:80:3C:E8:72:69 6×"))
+        #expect(!findings.contains { $0.rule == "pool.idle-connection" || $0.rule == "pool.stuck-attempt" })
+    }
+
+    @Test func connectionUpdateRefusedAfterTheHostAccepted() throws {
+        var b = Builder()
+        b.leConnected(1000, handle: 0x0040)
+        // L2CAP Connection Parameter Update Request from the peer (LE signalling, CID 5), the host's response: accepted.
+        b.acl(10_000, .received, handle: 0x0040, cid: 5, [0x12, 0x01, 0x08, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0x90, 0x01])
+        b.acl(1000, .sent, handle: 0x0040, cid: 5, [0x13, 0x01, 0x02, 0x00, 0x00, 0x00])
+        b.command(1000, 0x2013, [0x40, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00, 0x00, 0x00, 0x00])
+        b.commandStatus(500, 0x2013, 0x0C)
+        let (_, findings) = try Self.analyze(b)
+        let f = try #require(findings.first { $0.rule == "link.parameter-update-refused" })
+        #expect(f.frames == [5, 4, 3])
+        #expect(f.severity == .warning)
+    }
+
+    @Test func peerSubscribingToThePhoneNamesTheHostAsServer() throws {
+        var b = Builder()
+        b.leConnected(1000, handle: 0x0040)
+        // The peer discovers the host's characteristic 0xFFF1 (declaration 0x00A0, Notify, value 0x00A1),
+        // writes its CCCD 0x00A2 (0x0001), the host answers; the host never notifies.
+        b.acl(10_000, .received, handle: 0x0040, [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28])
+        b.acl(1000, .sent, handle: 0x0040, [0x09, 7, 0xA0, 0x00, 0x10, 0xA1, 0x00, 0xF1, 0xFF])
+        b.acl(10_000, .received, handle: 0x0040, [0x12, 0xA2, 0x00, 0x01, 0x00])
+        b.acl(1000, .sent, handle: 0x0040, [0x13])
+        b.acl(10_000_000, .received, handle: 0x0040, [0x0A, 0x03, 0x00])
+        b.acl(1000, .sent, handle: 0x0040, [0x0B, 0x41])
+        let (a, findings) = try Self.analyze(b)
+        let sub = try #require(a.session.connections.first?.subscriptions[0x00A2])
+        #expect(sub.serverIsHost)
+        #expect(!findings.contains { $0.severity != .info }, "\(findings.map { "\($0.rule): \($0.message)" })")
+        let silent = try #require(findings.first { $0.rule == "gatt.subscription-silent" })
+        #expect(silent.message.contains("the host sent nothing"))
+    }
+}
