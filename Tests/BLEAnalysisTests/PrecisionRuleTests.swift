@@ -183,4 +183,62 @@ import Testing
         let silent = try #require(findings.first { $0.rule == "gatt.subscription-silent" })
         #expect(silent.message.contains("the host sent nothing"))
     }
+
+    /// ATT over BR/EDR: an L2CAP channel on PSM 0x001F (Core v5.4 Vol 3 Part F 3.2.11), basic mode.
+    static func attOverBREDR() -> Builder {
+        var b = Builder()
+        // Connection Complete (7.7.3): handle 0x000B, ACL link.
+        b.add(1000, .received, .event, [0x03, 11, 0x00, 0x0B, 0x00] + Self.peer + [0x01, 0x00])
+        b.acl(1000, .sent, handle: 0x000B, cid: 1, [0x02, 0x01, 0x04, 0x00, 0x1F, 0x00, 0x40, 0x00])
+        b.acl(1000, .received, handle: 0x000B, cid: 1, [0x03, 0x01, 0x08, 0x00, 0x41, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00])
+        b.acl(1000, .sent, handle: 0x000B, cid: 0x41, [0x0A, 0x03, 0x00])
+        b.acl(1000, .received, handle: 0x000B, cid: 0x40, [0x0B, 0x68, 0x69])
+        b.acl(1000, .sent, handle: 0x000B, cid: 0x41, [0x0A, 0x05, 0x00])
+        b.acl(1000, .received, handle: 0x000B, cid: 0x40, [0x0B, 0x21])
+        return b
+    }
+
+    /// Enhanced ATT on LE: a credit-based channel on SPSM 0x0027 (Vol 3 Part A 4.25/4.26), one ATT PDU per SDU.
+    static func enhancedATT() -> Builder {
+        var b = Builder()
+        b.leConnected(1000, handle: 0x0040)
+        b.acl(1000, .sent, handle: 0x0040, cid: 5, [0x17, 0x02, 0x0A, 0x00, 0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x0A, 0x00, 0x40, 0x00])
+        b.acl(1000, .received, handle: 0x0040, cid: 5, [0x18, 0x02, 0x0A, 0x00, 0x40, 0x00, 0x40, 0x00, 0x0A, 0x00, 0x00, 0x00, 0x41, 0x00])
+        // A request on the fixed channel and one on the EATT bearer at once: legal, one per bearer.
+        b.acl(1000, .sent, handle: 0x0040, cid: 4, [0x0A, 0x07, 0x00])
+        b.acl(1000, .sent, handle: 0x0040, cid: 0x41, [0x03, 0x00, 0x0A, 0x03, 0x00])
+        b.acl(1000, .received, handle: 0x0040, cid: 0x40, [0x03, 0x00, 0x0B, 0x68, 0x69])
+        b.acl(1000, .received, handle: 0x0040, cid: 4, [0x0B, 0x01])
+        return b
+    }
+
+    @Test func attOnEveryBearer() throws {
+        for (name, b) in [("BR/EDR", Self.attOverBREDR()), ("EATT", Self.enhancedATT())] {
+            let (a, findings) = try Self.analyze(b)
+            let reads = name == "EATT" ? 2 : 2
+            #expect(a.statistics.attOpcodes[0x0A] == reads, "\(name)")
+            #expect(a.statistics.attOpcodes[0x0B] == reads, "\(name)")
+            #expect(a.statistics.malformed == 0, "\(name)")
+            #expect(!findings.contains { $0.severity != .info }, "\(name): \(findings.map(\.message))")
+            let c = try #require(a.session.connections.first)
+            #expect(c.channelBearers.count == 1, "\(name)")
+            #expect(c.att.requests + c.channelBearers.values.reduce(0) { $0 + $1.att.requests } == reads, "\(name)")
+        }
+    }
+
+    /// tshark, the independent decoder, counts the same ATT PDUs over BR/EDR. (tshark 4.0.17 does not
+    /// know the L2CAP Credit Based Connection Request, code 0x17, so it cannot follow EATT: that case is
+    /// checked above against the frames written out by hand.)
+    @Test(.enabled(if: AnalysisFixtures.run("tshark", ["-v"]) != nil, "tshark not installed"))
+    func attOverBREDRCountsLikeTshark() throws {
+        for b in [Self.attOverBREDR()] {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("bearer-\(UUID().uuidString).btsnoop")
+            try Data(b.w.bytes).write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            let out = try #require(AnalysisFixtures.run("tshark", ["-r", url.path, "-Y", "btatt", "-T", "fields", "-e", "btatt.opcode"]))
+            let theirs = out.split(separator: "\n").flatMap { $0.split(separator: ",") }.count
+            let (a, _) = try Self.analyze(b)
+            #expect(a.statistics.attOpcodes.reduce(0, +) == theirs, "tshark: \(out)")
+        }
+    }
 }

@@ -81,6 +81,12 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var lastSentTime: Int64?
 
     public var att = ATTBearer()
+    /// ATT bearers on L2CAP channels (Core v5.4 Vol 3 Part F 3.2.11): ATT over BR/EDR (PSM 0x001F, basic
+    /// mode) and Enhanced ATT (SPSM 0x0027, credit-based), by the CID the host receives on. Each bearer
+    /// has its own transactions: a request on one does not block another.
+    public var channelBearers: [UInt16: ChannelBearer] = [:]
+    /// BR/EDR signalling: connection requests waiting for their response, by identifier.
+    var pendingChannels: [UInt8: (psm: UInt16, sourceCID: UInt16, requesterIsHost: Bool)] = [:]
     /// Host ACL packets in the controller not yet reported completed (Number Of Completed Packets).
     public var buffersInFlight = 0
     /// Host packets the controller reported completed (Number Of Completed Packets) on this link.
@@ -128,6 +134,15 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
         guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
         timeline.append(TimelineEvent(time: time, frame: frame, kind: kind, text: text))
     }
+}
+
+/// An ATT bearer on a dynamic L2CAP channel.
+public struct ChannelBearer: Sendable {
+    public enum Kind: String, Sendable { case brEDR = "ATT over BR/EDR", enhanced = "EATT" }
+    public var kind: Kind
+    public var hostCID: UInt16
+    public var peerCID: UInt16
+    public var att = ATTBearer()
 }
 
 /// One line of a connection's story.

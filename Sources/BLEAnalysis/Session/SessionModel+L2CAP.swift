@@ -27,11 +27,14 @@ extension SessionModel {
             opened(c, c.creditChannels.response(packet.identifier, destinationCIDs: [r.destinationCID], mtu: r.mtu,
                                                 credits: r.initialCredits, result: r.result, frame: frame.number), frame: frame, result: r.result)
         case let .creditBasedConnectionResponse(r):
-            opened(c, c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
-                                                credits: r.initialCredits, result: r.result, frame: frame.number), frame: frame, result: r.result)
+            let channels = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
+                                                     credits: r.initialCredits, result: r.result, frame: frame.number)
+            enhancedBearers(c, channels)
+            opened(c, channels, frame: frame, result: r.result)
         case let .flowControlCreditIndication(cid, credits):
             c.creditChannels.credits(cid: cid, credits: credits, sentByHost: sent)
-        case let .disconnectionRequest(destination, _):
+        case let .disconnectionRequest(destination, source):
+            c.channelBearers[sent ? source : destination] = nil
             c.creditChannels.close(cid: destination, frame: frame.number)
             c.note(frame.timestamp, frame.number, .signaling, "\(who) closed L2CAP channel 0x\(Hex.pad(destination, 4))")
         default:
@@ -49,8 +52,103 @@ extension SessionModel {
         }
     }
 
-    /// A K-frame on a dynamic CID.
-    func dynamicChannel(_ payload: ByteReader, cid: UInt16, _ c: Connection, sent: Bool) {
+    /// The BR/EDR signalling channel (CID 0x0001, Core v5.4 Vol 3 Part A 4): one C-frame may carry
+    /// several commands. Tracked: channels for ATT (PSM 0x001F) and credit-based channels (EATT).
+    func brEDRSignaling(_ payload: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool, status: inout FrameStatus) {
+        while payload.remaining >= 4 {
+            let packet: L2CAP.SignalingPacket
+            do { packet = try L2CAP.decodeSignaling(&payload) } catch {
+                if status == .ok { status = .decode(error) }
+                return
+            }
+            switch packet.command {
+            case let .connectionRequest(psm, source):
+                if c.pendingChannels.count < 64 { c.pendingChannels[packet.identifier] = (psm, source, sent) }
+            case let .connectionResponse(destination, source, result, _):
+                // Result 0x0001 is "pending": a final response follows.
+                guard result != 1, let req = c.pendingChannels.removeValue(forKey: packet.identifier) else { continue }
+                guard result == 0, req.psm == L2CAP.psmATT, c.channelBearers.count < 16 else { continue }
+                _ = source
+                // The requester receives on its source CID, the responder on the destination CID.
+                let hostCID = req.requesterIsHost ? req.sourceCID : destination
+                let peerCID = req.requesterIsHost ? destination : req.sourceCID
+                var bearer = ChannelBearer(kind: .brEDR, hostCID: hostCID, peerCID: peerCID)
+                // ATT_MTU over BR/EDR is the L2CAP MTU from configuration, not read here: unknown.
+                bearer.att.mtuKnown = false
+                c.channelBearers[hostCID] = bearer
+                c.note(frame.timestamp, frame.number, .signaling, "ATT over BR/EDR channel open: host CID 0x\(Hex.pad(hostCID, 4)) / peer CID 0x\(Hex.pad(peerCID, 4))")
+            case let .creditBasedConnectionRequest(r):
+                c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: r.sourceCIDs, mtu: r.mtu, credits: r.initialCredits, sent: sent)
+            case let .creditBasedConnectionResponse(r):
+                let opened = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
+                                                       credits: r.initialCredits, result: r.result, frame: frame.number)
+                enhancedBearers(c, opened)
+            case let .disconnectionRequest(destination, source):
+                c.channelBearers[sent ? source : destination] = nil
+                c.creditChannels.close(cid: destination, frame: frame.number)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Credit-based channels on SPSM 0x0027 are Enhanced ATT bearers (Core v5.4 Vol 3 Part G 5.4);
+    /// their ATT_MTU is the smaller L2CAP MTU (Vol 3 Part F 3.2.8).
+    func enhancedBearers(_ c: Connection, _ opened: [CreditChannels.Channel]) {
+        for ch in opened where ch.spsm == L2CAP.spsmEATT && c.channelBearers.count < 16 {
+            var bearer = ChannelBearer(kind: .enhanced, hostCID: ch.hostCID, peerCID: ch.peerCID)
+            bearer.att.mtu = Int(min(ch.hostMTU, ch.peerMTU))
+            c.channelBearers[ch.hostCID] = bearer
+        }
+    }
+
+    /// A frame on a dynamic CID: an ATT bearer's PDU, or a K-frame of a credit-based channel.
+    func dynamicChannel(_ payload: ByteReader, cid: UInt16, _ c: Connection, frame: Frame, sent: Bool, status: inout FrameStatus) {
+        if !c.channelBearers.isEmpty, let key = bearerKey(c, cid: cid, sent: sent), let kind = c.channelBearers[key]?.kind {
+            var r = payload
+            if kind == .enhanced {
+                // K-frame: an SDU of one frame is one ATT PDU after its 2-byte SDU length; a segmented SDU's
+                // first frame is counted by its opcode (as tshark shows it once) but not decoded.
+                let starts = c.creditChannels.startsSDU(cid: cid, sent: sent) ?? true
+                _ = c.creditChannels.kFrame(cid: cid, sent: sent, payload: payload)
+                guard starts, let sduLength = try? r.u16le("L2CAP SDU Length") else { return }
+                if let op = r.peekU8() { attOpcodes[Int(op)] &+= 1 }
+                guard Int(sduLength) == r.remaining else { return }
+            } else if let op = r.peekU8() {
+                attOpcodes[Int(op)] &+= 1
+            }
+            channelATT(&r, c, key: key, frame: frame, sent: sent, status: &status)
+            return
+        }
         _ = c.creditChannels.kFrame(cid: cid, sent: sent, payload: payload)
+    }
+
+    /// The bearer a frame belongs to: data sent by the host goes to the peer's CID.
+    private func bearerKey(_ c: Connection, cid: UInt16, sent: Bool) -> UInt16? {
+        if !sent { return c.channelBearers[cid] != nil ? cid : nil }
+        return c.channelBearers.first { $0.value.peerCID == cid }?.key
+    }
+
+    /// Decodes an ATT PDU of a channel bearer with that bearer's own state in place of the fixed
+    /// channel's (swapped in and out: channel bearers are rare, the fixed one is the hot path).
+    private func channelATT(_ r: inout ByteReader, _ c: Connection, key: UInt16, frame: Frame, sent: Bool, status: inout FrameStatus) {
+        guard var bearer = c.channelBearers[key] else { return }
+        let fixed = c.att
+        c.att = bearer.att
+        defer {
+            bearer.att = c.att
+            c.channelBearers[key] = bearer
+            c.att = fixed
+        }
+        if r.remaining > c.att.largestPDU {
+            c.att.largestPDU = r.remaining
+            if !c.att.mtuKnown { c.att.mtu = max(c.att.mtu, r.remaining) }
+        }
+        do {
+            let pdu = try ATT.decode(&r)
+            att(pdu, c, frame: frame, sent: sent, pduFrame: frame.number)
+        } catch {
+            if status == .ok { status = .decode(error) }
+        }
     }
 }

@@ -497,8 +497,10 @@ public final class SessionModel {
             }
         case L2CAP.ChannelID.leSignaling.rawValue:
             leSignaling(&payload, c, frame: frame, sent: sent, status: &status)
-        case 0x0040...0x007F:
-            dynamicChannel(payload, cid: cid, c, sent: sent)
+        case 0x0001 where !c.isLE:
+            brEDRSignaling(&payload, c, frame: frame, sent: sent, status: &status)
+        case 0x0040...0xFFFF where !c.isLE || cid <= 0x007F:
+            dynamicChannel(payload, cid: cid, c, frame: frame, sent: sent, status: &status)
         case L2CAP.ChannelID.smp.rawValue:
             do {
                 let cmd = try SMP.decode(&payload)

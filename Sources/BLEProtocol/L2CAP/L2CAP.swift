@@ -7,6 +7,10 @@ public enum L2CAP {
     public static let maxPDU = 65_535
     /// Bytes of the basic header (Length, Channel ID), Core v5.4 Vol 3 Part A 3.1.
     public static let basicHeaderLength = 4
+    /// PSM of ATT over BR/EDR (Assigned Numbers 2.2, Core v5.4 Vol 3 Part F 3.2.11).
+    public static let psmATT: UInt16 = 0x001F
+    /// SPSM of Enhanced ATT bearers (credit-based channels, Core v5.4 Vol 3 Part G 5.4).
+    public static let spsmEATT: UInt16 = 0x0027
 
     /// A channel identifier, Core v5.4 Vol 3 Part A 2.1 (Tables 2.1, 2.2). Open.
     public struct ChannelID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
