@@ -58,3 +58,27 @@ struct RealCorpusLabelTests {
         for f in files { #expect(names.contains(String(f.dropLast(".labels.json".count))), "stale label file \(f)") }
     }
 }
+
+/// Every offset we print is a file offset inside the frame it names: a malformed frame's error offset
+/// lies within that frame's record (a cached advertising problem once named another frame's offset).
+@Suite struct MalformedOffsetTests {
+    @Test func everyMalformedOffsetLiesInsideItsRecord() throws {
+        var checked = 0
+        for path in try AnalysisFixtures.allCaptures() {
+            let file = try CaptureFile(path: path)
+            if Datalink.isAirCapture(file.info.datalink) { continue }   // air frames: offsets of the LL packet
+            let analyzer = Analyzer()
+            var spans: [Int: (Int, Int)] = [:]
+            _ = file.read { frame in
+                spans[frame.number] = (frame.recordOffset, frame.payloadOffset + frame.payload.count)
+                analyzer.consume(frame)
+            }
+            for (frame, reason, offset) in analyzer.statistics.malformedExamples {
+                let span = try #require(spans[frame])
+                #expect(offset >= span.0 && offset <= span.1, "\(path) frame \(frame): offset \(offset) outside \(span) (\(reason))")
+                checked += 1
+            }
+        }
+        #expect(checked > 0)
+    }
+}
