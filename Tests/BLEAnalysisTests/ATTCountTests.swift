@@ -7,8 +7,8 @@ import Testing
 /// when tshark is installed. A reassembled PDU counts once, as tshark shows it once. ATT-looking
 /// records on the Qualcomm debug handle 0x0EDC are not counted on either side.
 @Suite struct ATTCountTests {
-    @Test func attOpcodeCountsMatchTshark() throws {
-        guard AnalysisFixtures.run("tshark", ["-v"]) != nil else { print("notice: tshark not installed; skipping"); return }
+    @Test(.enabled(if: AnalysisFixtures.run("tshark", ["-v"]) != nil, "tshark is not installed"))
+    func attOpcodeCountsMatchTshark() throws {
         var checked = 0
         for path in try AnalysisFixtures.allCaptures() {
             // Handle 0x0EDC carries Qualcomm controller debug records, not a link (SessionModel.qualcommDebugHandle);

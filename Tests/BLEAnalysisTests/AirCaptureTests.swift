@@ -66,13 +66,14 @@ struct AirCaptureTests {
     // MARK: Real sniffer captures (../shared/captures/real, skipped when absent)
 
     static func real(_ name: String) -> String? {
-        guard let dir = AnalysisFixtures.sharedReal else { print("notice: ../shared/captures/real absent; skipping"); return nil }
+        guard let dir = AnalysisFixtures.sharedReal else { return nil }
         return dir.appendingPathComponent(name).path
     }
 
-    @Test("bsniffhub connection-update.pcap: one connection, the update, the terminate, ATT as tshark")
+    @Test("bsniffhub connection-update.pcap: one connection, the update, the terminate, ATT as tshark",
+          .enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
     func connectionUpdate() throws {
-        guard let path = Self.real("lell_phdr_connection_update.pcap") else { return }
+        let path = try #require(Self.real("lell_phdr_connection_update.pcap"))
         let (a, findings, _) = try Self.analyze(path, detect: true)
         #expect(a.statistics.malformed == 0)
         let c = try #require(a.session.connections.first)
@@ -95,9 +96,10 @@ struct AirCaptureTests {
         #expect(!findings.contains { $0.severity == .warning || $0.severity == .error }, "\(findings.map(\.message))")
     }
 
-    @Test("crackle LE Secure Connections (Ubertooth): directions inferred, lost fragment tolerated, encryption counted")
+    @Test("crackle LE Secure Connections (Ubertooth): directions inferred, lost fragment tolerated, encryption counted",
+          .enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
     func secureConnections() throws {
-        guard let path = Self.real("lell_phdr_le_sc_gatt.pcapng") else { return }
+        let path = try #require(Self.real("lell_phdr_le_sc_gatt.pcapng"))
         let (a, findings, _) = try Self.analyze(path, detect: true)
         let link = try #require(a.air.links.first)
         #expect(a.air.links.count == 1)
@@ -118,9 +120,10 @@ struct AirCaptureTests {
 
     /// The timing heuristic against the truth: the same capture with the PHDR direction bits cleared
     /// must give the directions the sniffer recorded.
-    @Test("direction inferred from timing equals the PHDR's on connection-update.pcap")
+    @Test("direction inferred from timing equals the PHDR's on connection-update.pcap",
+          .enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
     func inferredDirections() throws {
-        guard let path = Self.real("lell_phdr_connection_update.pcap") else { return }
+        let path = try #require(Self.real("lell_phdr_connection_update.pcap"))
         let file = try CaptureFile(path: path)
         var truth: [LLDirection] = [], stripped: [AirCaptureBuilder.Packet] = []
         let reference = Analyzer()

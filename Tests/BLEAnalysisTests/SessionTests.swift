@@ -36,8 +36,10 @@ import Testing
         #expect(!c.smp.succeeded)
     }
 
-    @Test func captureWithoutConnectionSetUpStillDecodes() throws {
-        guard let dir = AnalysisFixtures.sharedReal else { print("notice: corpus absent; skipping"); return }
+    @Test(.enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
+
+    func captureWithoutConnectionSetUpStillDecodes() throws {
+        let dir = try #require(AnalysisFixtures.sharedReal)
         let (analyzer, _) = try AnalysisFixtures.analyze(dir.appendingPathComponent("android_revcar_acl_only_no_hci.btsnoop").path)
         let c = try #require(analyzer.session.connections.first)
         #expect(c.inferred)

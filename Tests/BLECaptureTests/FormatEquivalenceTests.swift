@@ -52,10 +52,10 @@ import Testing
     }
 
     /// gzip of a PacketLogger file (made by the `gzip` tool) is read transparently.
-    @Test func gzipPacketLogger() throws {
-        guard let real = CaptureTestPaths.sharedReal else {
-            print("notice: ../shared/captures/real absent; skipping gzip PacketLogger test"); return
-        }
+    @Test(.enabled(if: CaptureTestPaths.sharedReal != nil, "../shared/captures/real is absent"),
+          .enabled(if: CaptureTestPaths.run("gzip", ["--version"]) != nil, "gzip is not installed"))
+    func gzipPacketLogger() throws {
+        let real = try #require(CaptureTestPaths.sharedReal)
         let original = real.appendingPathComponent("macos_packetlogger_bigendian_hci.pklg").path
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-gz-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -63,7 +63,7 @@ import Testing
         try? FileManager.default.removeItem(atPath: copy)
         try? FileManager.default.removeItem(atPath: copy + ".gz")
         try FileManager.default.copyItem(atPath: original, toPath: copy)
-        guard CaptureTestPaths.run("gzip", ["-n", copy]) != nil else { print("notice: gzip not installed; skipping"); return }
+        try #require(CaptureTestPaths.run("gzip", ["-n", copy]) != nil, "gzip failed")
         let (a, _, _) = try FrameFingerprint.of(original)
         let (b, _, info) = try FrameFingerprint.of(copy + ".gz")
         #expect(info.compressed)
@@ -72,12 +72,12 @@ import Testing
     }
 
     /// tshark's frame count equals ours on every capture of the project (when tshark is installed).
-    @Test func frameCountsMatchTshark() throws {
+    @Test(.enabled(if: CaptureTestPaths.run("tshark", ["-v"]) != nil, "tshark is not installed"))
+    func frameCountsMatchTshark() throws {
         let dir = CaptureTestPaths.repoRoot.appendingPathComponent("captures")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             .filter { [".btsnoop", ".pcap", ".pcapng", ".gz"].contains(where: $0.hasSuffix) }.sorted()
         #expect(files.count >= 5)
-        guard CaptureTestPaths.run("tshark", ["-v"]) != nil else { print("notice: tshark not installed; skipping cross-check"); return }
         for name in files {
             let path = dir.appendingPathComponent(name).path
             guard let out = CaptureTestPaths.run("tshark", ["-r", path, "-T", "fields", "-e", "frame.number"]) else {

@@ -21,8 +21,10 @@ import Testing
         }
     }
 
-    @Test func realCaptureFacts() throws {
-        guard let dir = CLI.sharedReal else { print("notice: corpus absent; skipping"); return }
+    @Test(.enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"))
+
+    func realCaptureFacts() throws {
+        let dir = try #require(CLI.sharedReal)
         let beewi = try CLI.json(try CLI.run(["info", dir.appendingPathComponent("android_beewi_scan_malformed_adv.btsnoop").path, "--json"]).stdout)
         #expect(beewi["frames"] as? Int == 69)
         #expect(beewi["malformed"] as? Int == 3, "the three truncated manufacturer data structures tshark also flags")
