@@ -23,6 +23,7 @@ enum Gzip {
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
+        let limit = InflationLimit.bytes(compressedPath: path)
         while true {
             let n = buffer.withUnsafeMutableBytes { gzread(gz, $0.baseAddress, UInt32($0.count)) }
             if n < 0 {
@@ -36,7 +37,31 @@ enum Gzip {
                 throw CaptureError(path: path, offset: total, reason: "cannot write the inflated capture to \(dir)")
             }
             total += Int(n)
+            if total > limit {
+                unlink(tempPath)
+                throw CaptureError(path: path, offset: total, reason: InflationLimit.message(limit))
+            }
         }
         return tempPath
+    }
+}
+
+/// A bound on how much a compressed input may inflate to (gzip, zip and tar members): a compression
+/// bomb stops with a clear error instead of filling the disk. The bound is 200× the compressed size,
+/// at least 1 GiB and at most 64 GiB; `BLEANALYZE_MAX_INFLATED` (bytes) sets it for one run.
+public enum InflationLimit {
+    static let ratio = 200
+    static let floor = 1 << 30
+    static let ceiling = 64 << 30
+
+    public static func bytes(compressedPath: String) -> Int {
+        if let v = getenv("BLEANALYZE_MAX_INFLATED"), let n = Int(String(cString: v)), n > 0 { return n }
+        var st = stat()
+        let size = stat(compressedPath, &st) == 0 ? Int(st.st_size) : 0
+        return min(ceiling, max(floor, size.multipliedReportingOverflow(by: ratio).overflow ? ceiling : size * ratio))
+    }
+
+    static func message(_ limit: Int) -> String {
+        "the compressed input inflates to more than \(limit) bytes (a compression bomb?); set BLEANALYZE_MAX_INFLATED=BYTES to read it anyway"
     }
 }

@@ -62,10 +62,28 @@ public enum SessionJSON {
             w.int("frame", e.frame)
             w.string("kind", e.kind.rawValue)
             w.string("text", e.text)
+            event(e, of: c, &w)
             w.endObject()
         }
         w.endArray()
         w.endObject()
+    }
+
+    /// The typed fields of a timeline event (docs/timeline-schema.json): `mtu` on MTU events, `handle` and
+    /// `uuid` on subscription and value events, `peer`/`peerName` on connection events, `reason` on
+    /// disconnections.
+    static func event(_ e: TimelineEvent, of c: Connection, _ w: inout JSONWriter) {
+        if let mtu = e.fields.mtu { w.int("mtu", mtu) }
+        if let h = e.fields.handle { w.int("handle", h) }
+        if let u = e.fields.uuid { w.string("uuid", u.description) }
+        if let r = e.fields.reason { w.int("reason", r) }
+        switch e.kind {
+        case .connected, .attempt, .connectionFailed, .disconnected:
+            if let a = c.peerAddress { w.string("peer", a.description) }
+            if let n = c.peerName { w.string("peerName", n) }
+        default:
+            break
+        }
     }
 
     public static func gatt(_ model: SessionModel) -> String {

@@ -27,10 +27,11 @@ enum CLI {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = arguments
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe()
         // stderr goes to a file, so a large stdout and stderr cannot block each other.
         let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-stderr-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
@@ -49,6 +50,18 @@ enum CLI {
     }
 
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
+
+    /// True when `tool` runs (for `.enabled(if:)`: a test without its tool shows as skipped).
+    static func tool(_ tool: String, _ arguments: [String]) -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [tool] + arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
 
     static let sharedReal: URL? = {
         let url = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")

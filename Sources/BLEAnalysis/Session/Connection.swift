@@ -130,9 +130,11 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     /// Time the connection started (set-up, or first traffic when inferred).
     public var startTime: Int64? { completeTime ?? attemptTime ?? firstDataTime }
 
-    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String) {
+    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String, _ fields: TimelineEvent.Fields = .init()) {
         guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
-        timeline.append(TimelineEvent(time: time, frame: frame, kind: kind, text: text))
+        var e = TimelineEvent(time: time, frame: frame, kind: kind, text: text)
+        e.fields = fields
+        timeline.append(e)
     }
 }
 
@@ -151,10 +153,25 @@ public struct TimelineEvent: Sendable {
         case attempt, connected, connectionFailed, parameters, dataLength, phy, mtu, discovery, subscribe
         case subscribeFailed, notifications, indications, read, write, attError, security, disconnected, signaling
     }
+    /// The facts of the event, typed, for renderers and JSON (`text` is the sentence for a person).
+    public struct Fields: Sendable {
+        /// ATT_MTU in force after an MTU exchange.
+        public var mtu: Int?
+        /// The attribute handle (value handle for subscriptions and values).
+        public var handle: UInt16?
+        /// The characteristic's UUID when discovery showed it.
+        public var uuid: BluetoothUUID?
+        /// HCI reason of a disconnection.
+        public var reason: UInt8?
+        public init(mtu: Int? = nil, handle: UInt16? = nil, uuid: BluetoothUUID? = nil, reason: UInt8? = nil) {
+            (self.mtu, self.handle, self.uuid, self.reason) = (mtu, handle, uuid, reason)
+        }
+    }
     public var time: Int64
     public var frame: Int
     public var kind: Kind
     public var text: String
+    public var fields = Fields()
 
     public init(time: Int64, frame: Int, kind: Kind, text: String) {
         (self.time, self.frame, self.kind, self.text) = (time, frame, kind, text)

@@ -56,7 +56,7 @@ extension SessionModel {
             c.att.mtuTime = frame.timestamp
             emit(.mtu, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
             c.note(frame.timestamp, frame.number, .mtu,
-                   "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)")
+                   "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)", .init(mtu: effective))
         case let .errorResponse(requestOpcode, handle, error):
             let p = response(c, peer, frame: frame, pdu: pdu, sent: sent)
             c.att.errors += 1
@@ -69,7 +69,8 @@ extension SessionModel {
                 if let sub = c.subscriptions[h] {
                     emit(.subscription, .subscriptionAnswered(c, sub, responseFrame: frame.number, time: frame.timestamp))
                 }
-                c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describeCCCDOwner(c, h, server)) failed: \(error)")
+                c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describeCCCDOwner(c, h, server)) failed: \(error)",
+                       cccdFields(c, h, server))
                 return
             }
             c.note(frame.timestamp, frame.number, .attError, text)
@@ -117,7 +118,7 @@ extension SessionModel {
                 emit(.subscription, .subscriptionAnswered(c, s, responseFrame: frame.number, time: frame.timestamp))
                 let what = s.value == 0 ? "unsubscribed from" : s.enablesIndicate ? "subscribed (indications) to" : "subscribed (notifications) to"
                 let who = server ? "peer" : "host"
-                c.note(frame.timestamp, frame.number, .subscribe, "\(who) \(what) \(describeCCCDOwner(c, h, server))")
+                c.note(frame.timestamp, frame.number, .subscribe, "\(who) \(what) \(describeCCCDOwner(c, h, server))", cccdFields(c, h, server))
             }
         case .prepareWriteResponse:
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
@@ -233,7 +234,8 @@ extension SessionModel {
         c.subscriptions[handle] = sub
         emit(.subscription, .subscriptionWritten(c, sub, characteristic: db?.owningCharacteristic(of: handle)))
         if !pending {
-            c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle, server))")
+            c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle, server))",
+                   cccdFields(c, handle, server))
         }
     }
 
@@ -272,7 +274,8 @@ extension SessionModel {
         }
         if first {
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
-                   "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(length) bytes)")
+                   "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(length) bytes)",
+                   .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid))
         }
     }
 
@@ -329,6 +332,14 @@ extension SessionModel {
 
     func describe(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> String {
         c.gatt(serverIsHost: serverIsHost)?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+    }
+
+    /// Typed fields of a subscription event: the value handle and UUID of the characteristic owning the CCCD.
+    func cccdFields(_ c: Connection, _ cccd: UInt16, _ serverIsHost: Bool) -> TimelineEvent.Fields {
+        if let owner = c.gatt(serverIsHost: serverIsHost)?.owningCharacteristic(of: cccd) {
+            return .init(handle: owner.valueHandle, uuid: owner.uuid)
+        }
+        return .init(handle: cccd &- 1)
     }
 
     func describeCCCDOwner(_ c: Connection, _ cccd: UInt16, _ serverIsHost: Bool) -> String {

@@ -144,7 +144,8 @@ public final class SessionModel {
             c.disconnectTime = frame.timestamp
             c.disconnectReason = reason
             let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
-            c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)")
+            c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)",
+                   .init(reason: reason.rawValue))
             emit(.connection, .disconnected(c, unacknowledged: c.unacknowledged.all))
             c.unacknowledged.removeAll()
             _ = flow.dropLink(c)

@@ -92,10 +92,17 @@ final class ArchiveReader {
         let (fd, tempPath) = try TemporaryFile.create(path: path)
         defer { close(fd) }
         var failed = false
+        var total = 0
+        let limit = InflationLimit.bytes(compressedPath: path)
         stream { bytes in
             let written = write(fd, bytes.baseAddress, bytes.count)
             if written != bytes.count { failed = true; return false }
-            return true
+            total += bytes.count
+            return total <= limit
+        }
+        if total > limit {
+            unlink(tempPath)
+            throw CaptureError(path: path, offset: total, reason: InflationLimit.message(limit))
         }
         if failed {
             unlink(tempPath)
