@@ -31,7 +31,9 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
 
-        .target(name: "BLEBytes", swiftSettings: fast),
+        // SIGBUS guard for memory-mapped captures that shrink while read (C: a signal handler).
+        .target(name: "CFileGuard"),
+        .target(name: "BLEBytes", dependencies: ["CFileGuard"], swiftSettings: fast),
         .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib", "CArchive"], swiftSettings: fast),
         .target(name: "BLEProtocol", dependencies: ["BLEBytes"], swiftSettings: fast),
         .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"], swiftSettings: fast),

@@ -1,3 +1,4 @@
+import CFileGuard
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,10 +42,27 @@ public final class MappedFile: @unchecked Sendable {   // safe: immutable mappin
         _ = madvise(p, size, MADV_SEQUENTIAL)
         #endif
         base = p
+        // A file that shrinks while mapped (still being written) would kill the process with SIGBUS on
+        // the next touch of a vanished page: the guard maps zeros there instead and notes the offset.
+        _ = bleanalyze_fileguard_register(p, size)
     }
 
     deinit {
-        if let base { munmap(base, size) }
+        if let base {
+            bleanalyze_fileguard_unregister(base)
+            munmap(base, size)
+        }
+    }
+
+    /// True once any guarded mapping lost pages (a plain load: readers test it per record).
+    @inline(__always)
+    public static var anyFault: Bool { bleanalyze_fileguard_fault_count() != 0 }
+
+    /// The lowest file offset whose page vanished while mapped (the file shrank), or nil.
+    public var vanishedOffset: Int? {
+        guard let base else { return nil }
+        let at = bleanalyze_fileguard_fault_offset(base)   // size_t: (size_t)-1 arrives as -1
+        return at < 0 ? nil : at
     }
 
     /// The whole file as bytes, valid only inside `body`.

@@ -66,6 +66,11 @@ struct BTSnoopReader {
             var frame = makeFrame(number: number, timestamp: timestamp, flags: flags, recordOffset: offset,
                                   dataOffset: dataOffset, data: data, originalLength: originalLength)
             summary.noteTimestamp(timestamp)
+            if MappedFile.anyFault, let at = mapped?.vanishedOffset, at < dataOffset + includedLength {
+                summary.truncated = true
+                summary.issues.append(CaptureIssue(kind: .fileShrank(at: at), frameNumber: number, offset: offset))
+                break
+            }
             summary.frames = number
             body(&frame)
             offset = dataOffset + includedLength

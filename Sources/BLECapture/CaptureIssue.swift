@@ -8,6 +8,9 @@ public struct CaptureIssue: Sendable, Equatable, CustomStringConvertible {
         case corruptRecord(String)
         /// libpcap reported an error while reading.
         case readerError(String)
+        /// The file shrank under the reader (a log still being written, truncated or rotated): its
+        /// bytes from this file offset on were gone when read; reading stopped.
+        case fileShrank(at: Int)
     }
     public var kind: Kind
     /// The number the record would have had.
@@ -27,6 +30,8 @@ public struct CaptureIssue: Sendable, Equatable, CustomStringConvertible {
             "frame \(frameNumber) at offset \(offset): \(why); reading stopped"
         case let .readerError(why):
             "frame \(frameNumber) at offset \(offset): \(why)"
+        case let .fileShrank(at):
+            "frame \(frameNumber) at offset \(offset): the file shrank while it was read (still being written?): bytes from offset \(at) on are gone; reading stopped"
         }
     }
 }

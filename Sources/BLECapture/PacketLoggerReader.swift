@@ -98,6 +98,11 @@ struct PacketLoggerReader {
                               recordOffset: offset, payloadOffset: dataOffset, payload: payload,
                               originalLength: payloadLength, rawType: UInt16(type), problem: problem)
             summary.noteTimestamp(timestamp)
+            if MappedFile.anyFault, let at = mapped?.vanishedOffset, at < dataOffset + payloadLength {
+                summary.truncated = true
+                summary.issues.append(CaptureIssue(kind: .fileShrank(at: at), frameNumber: number, offset: offset))
+                break
+            }
             summary.frames = number
             body(&frame)
             offset = dataOffset + payloadLength
