@@ -151,23 +151,25 @@ final class IndicationUnconfirmed: Detector {
         times out after 30 s. The client's stack confirms automatically on iOS and Android: a missing confirmation \
         points at a stuck host stack or a custom client.
         """, actor: .hostStack)
-    let kinds: [SessionEvent.Kind] = [.attIndication, .attRequest, .attResponse, .attWrite, .connection]
-    private struct Open { var c: Connection; var p: ATTBearer.Pending; var sentByHost: Bool; var clientSpoke: Int? }
+    let kinds: [SessionEvent.Kind] = [.attIndication, .connection]
+    /// An open indication, with the client's ATT PDU count when it was sent (the model counts them, so
+    /// this rule needs no event per PDU to know whether the client spoke since).
+    private struct Open { var c: Connection; var p: ATTBearer.Pending; var sentByHost: Bool; var clientPDUs: Int }
     private var open: [Open] = []
 
+    private static func clientPDUs(_ c: Connection, indicationSentByHost: Bool) -> Int {
+        indicationSentByHost ? c.att.pdusReceived : c.att.pdusSent
+    }
+
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard !open.isEmpty || event.kind == .attIndication else { return }
         switch event {
         case let .attValue(c, handle, _, true, frame, time, sent, unconfirmed, _):
             // A new indication while one is open is a protocol violation (its own rule): forget the old one.
             if unconfirmed != nil { open.removeAll { $0.c === c && $0.sentByHost == sent } }
-            open.append(Open(c: c, p: .init(opcode: .handleValueIndication, handle: handle, frame: frame, time: time), sentByHost: sent))
+            open.append(Open(c: c, p: .init(opcode: .handleValueIndication, handle: handle, frame: frame, time: time), sentByHost: sent,
+                             clientPDUs: Self.clientPDUs(c, indicationSentByHost: sent)))
         case let .attConfirmation(c, indication?, _, _):
             open.removeAll { $0.c === c && $0.p.frame == indication.frame }
-        case let .attRequest(c, p, sent, _):
-            spoke(c, clientIsHost: sent, frame: p.frame)
-        case let .attWrite(c, _, _, true, frame, _, sent):
-            spoke(c, clientIsHost: sent, frame: frame)
         case let .disconnected(c, _):
             for o in open where o.c === c { decide(o, end: c.disconnectTime ?? o.p.time, &findings) }
             open.removeAll { $0.c === c }
@@ -176,18 +178,16 @@ final class IndicationUnconfirmed: Detector {
         }
     }
 
-    /// The client (the side that did not send the indication) sent an ATT PDU after it.
-    private func spoke(_ c: Connection, clientIsHost: Bool, frame: Int) {
-        for i in open.indices where open[i].c === c && open[i].sentByHost != clientIsHost && open[i].clientSpoke == nil && frame > open[i].p.frame {
-            open[i].clientSpoke = frame
-        }
-    }
-
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for o in open { decide(o, end: context.captureEnd, &findings) }
     }
 
     private func decide(_ o: Open, end: Int64, _ findings: inout [Finding]) {
+        // The client sent ATT PDUs after the indication (its last one, as evidence).
+        let spoke = Self.clientPDUs(o.c, indicationSentByHost: o.sentByHost) > o.clientPDUs
+        let lastFromClient = o.sentByHost ? o.c.lastReceivedFrame : o.c.lastSentFrame
+        let clientSpoke: Int? = spoke ? lastFromClient.flatMap { $0 > o.p.frame ? $0 : nil } : nil
+        let o = (c: o.c, p: o.p, sentByHost: o.sentByHost, clientSpoke: clientSpoke)
         let waited = end - o.p.time
         // 30 s "with the link up" needs the link's life in the capture (not an ATT-only export).
         guard (waited >= OutstandingRequests.transactionTimeout && !o.c.inferred) || o.clientSpoke != nil else { return }

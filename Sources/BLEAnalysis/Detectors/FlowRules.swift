@@ -15,26 +15,30 @@ final class SkippedReady: Detector {
         ERROR_GATT_WRITE_REQUEST_BUSY.
         """,
         thresholds: [.init(name: "stall", defaultValue: 1, unit: "s", meaning: "silence after credits returned")])
-    let kinds: [SessionEvent.Kind] = [.aclSent, .aclReceived, .credits, .attWrite, .attValueFull]
+    let kinds: [SessionEvent.Kind] = [.aclSent, .credits, .attWrite, .attValueFull]
 
-    /// Per connection: whether the buffers were full and when credits came back (the stall after a
-    /// full buffer), and the host's run of full-size unacknowledged ATT values (a bulk transfer cut
-    /// into ATT_MTU−3 chunks) for the stall with free buffers.
+    /// Per connection, touched on every ACL packet (kept small: it is copied in and out): whether the
+    /// buffers were full, when credits came back, and the buffers in use before the last packet.
     private struct State {
         var saturated = false
         var returnFrame: Int?
         var returnTime: Int64?
         var inUseBefore = 0
-        var lastReceivedTime: Int64 = 0
-        /// The current run of full chunks: count, last chunk, recent gaps (µs, bounded).
-        var run = 0
+    }
+    /// Per connection, touched only on full-size values: the host's run of full ATT_MTU−3 chunks (a
+    /// bulk transfer), a reference so it is updated in place.
+    private final class Run {
+        var count = 0
         var lastChunk: (frame: Int, time: Int64)?
+        /// Recent gaps between chunks (µs), bounded.
         var gaps: [Int64] = []
         /// A stall inside a run, waiting for the run to resume before it is reported.
         var candidate: (frame: Int, time: Int64, resumeFrame: Int, gap: Int64, pace: Int64)?
         var resumed = 0
+        func reset() { count = 0; gaps.removeAll(); candidate = nil; lastChunk = nil }
     }
     private var state = ConnectionState<State>()
+    private var runs = ConnectionState<Run>()
     /// The `stall` threshold in µs, looked up once (events come per ACL packet).
     private var stall: Int64?
     /// Full chunks before a stall for it to count as a transfer cut in the middle, and after it.
@@ -50,8 +54,7 @@ final class SkippedReady: Detector {
             if let rt = s.returnTime, let rf = s.returnFrame, time - rt >= stall {
                 findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: rt, frames: [rf, frame],
                                         message: "Controller buffers were free again at frame \(rf) but the host sent nothing to \(c.peerLabel) for \(Format.seconds(time - rt))"))
-                s.candidate = nil
-                s.run = 0
+                runs[c]?.reset()
             }
             s.returnFrame = nil
             s.returnTime = nil
@@ -62,10 +65,6 @@ final class SkippedReady: Detector {
             chunk(c, length: length, frame: frame, time: time, context, &findings)
         case let .attValue(c, _, length, false, frame, time, true, _, _):
             chunk(c, length: length, frame: frame, time: time, context, &findings)
-        case let .aclReceived(c, _, time):
-            guard var s = state[c] else { return }
-            s.lastReceivedTime = time
-            state[c] = s
         case let .creditsReturned(c, frame, time, returned, _):
             guard returned > 0, var s = state[c], s.saturated else { return }
             s.saturated = false
@@ -82,45 +81,45 @@ final class SkippedReady: Detector {
     /// full chunk — mid-message — for ≥ `stall` with every buffer free and nothing from the peer to wait
     /// for, then goes on at its old pace, is the host's queue stalling.
     private func chunk(_ c: Connection, length: Int, frame: Int, time: Int64, _ context: DetectorContext, _ findings: inout [Finding]) {
-        var s = state[c] ?? State()
-        defer { state[c] = s }
-        guard c.att.mtuKnown, length == c.att.mtu - 3 else {
-            s.run = 0; s.gaps.removeAll(); s.candidate = nil; s.lastChunk = nil
-            return
-        }
+        let run: Run
+        if let r = runs[c] { run = r } else { run = Run(); runs[c] = run }
+        guard c.att.mtuKnown, length == c.att.mtu - 3 else { run.reset(); return }
         let stall = self.stall ?? micros("stall", context)
         self.stall = stall
-        if let last = s.lastChunk {
+        if let last = run.lastChunk {
             let gap = time - last.time
             if gap >= stall {
-                let pace = s.gaps.isEmpty ? 0 : s.gaps.sorted()[s.gaps.count / 2]
-                if s.run >= Self.runBefore, s.inUseBefore == 0, pace > 0, gap >= 20 * pace, s.lastReceivedTime <= last.time {
-                    s.candidate = (last.frame, last.time, frame, gap, pace)
-                    s.resumed = 0
+                let pace = run.gaps.isEmpty ? 0 : run.gaps.sorted()[run.gaps.count / 2]
+                let inUse = state[c]?.inUseBefore ?? 0
+                // Nothing from the peer since the last chunk: the host was not waiting for an answer.
+                let heard = c.lastReceivedTime.map { $0 > last.time } ?? false
+                if run.count >= Self.runBefore, inUse == 0, pace > 0, gap >= 20 * pace, !heard {
+                    run.candidate = (last.frame, last.time, frame, gap, pace)
+                    run.resumed = 0
                 } else {
-                    s.candidate = nil
+                    run.candidate = nil
                 }
-                s.run = 0
-                s.gaps.removeAll()
+                run.count = 0
+                run.gaps.removeAll(keepingCapacity: true)
             } else {
-                s.gaps.append(gap)
-                if s.gaps.count > 32 { s.gaps.removeFirst() }
-                if let k = s.candidate {
+                if run.gaps.count >= 32 { run.gaps.removeFirst() }
+                run.gaps.append(gap)
+                if let k = run.candidate {
                     if gap <= 5 * max(k.pace, 1000) {
-                        s.resumed += 1
-                        if s.resumed >= Self.runAfter {
+                        run.resumed += 1
+                        if run.resumed >= Self.runAfter {
                             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: k.time, frames: [k.frame, k.resumeFrame],
                                                     message: "The host's transfer to \(c.peerLabel) (\(length)-byte chunks, one every \(Format.duration(k.pace))) stopped mid-message for \(Format.seconds(k.gap)) with every controller buffer free, then went on at the same pace"))
-                            s.candidate = nil
+                            run.candidate = nil
                         }
                     } else {
-                        s.candidate = nil
+                        run.candidate = nil
                     }
                 }
             }
         }
-        s.run += 1
-        s.lastChunk = (frame, time)
+        run.count += 1
+        run.lastChunk = (frame, time)
     }
 }
 
