@@ -2,9 +2,9 @@
 // bleanalyze — Bluetooth HCI captures turned into answers. See README.md and DESIGN notes in Sources/*/README.
 import PackageDescription
 
-/// Release builds skip Swift's dynamic exclusivity checks (measured ~15% of the analysis pass);
-/// debug builds and tests keep them.
-let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+// No unsafe flags on any target: a package that depends on BLEProtocol by version must be able to
+// build it. The analysis pass's hot class properties opt out of dynamic exclusivity checks one by one
+// (`@exclusivity(unchecked)`; docs/PERFORMANCE.md "Exclusivity checks").
 
 let package = Package(
     name: "bleanalyze",
@@ -33,11 +33,11 @@ let package = Package(
 
         // SIGBUS guard for memory-mapped captures that shrink while read (C: a signal handler).
         .target(name: "CFileGuard"),
-        .target(name: "BLEBytes", dependencies: ["CFileGuard"], swiftSettings: fast),
-        .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib", "CArchive"], swiftSettings: fast),
-        .target(name: "BLEProtocol", dependencies: ["BLEBytes"], swiftSettings: fast),
-        .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"], swiftSettings: fast),
-        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"], swiftSettings: fast),
+        .target(name: "BLEBytes", dependencies: ["CFileGuard"]),
+        .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib", "CArchive"]),
+        .target(name: "BLEProtocol", dependencies: ["BLEBytes"]),
+        .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"]),
+        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"]),
         .target(name: "BLEReplay", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
             .target(name: "CBluetooth", condition: .when(platforms: [.linux])),
@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "bleanalyze", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: fast),
+        ]),
         // Fuzz harnesses: a corpus-replay runner in normal builds, a libFuzzer binary with
         // `-sanitize=fuzzer,address -DFUZZ_DRIVER` (scripts/fuzz.sh, `make fuzz`).
         .executableTarget(name: "Fuzz", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport"]),

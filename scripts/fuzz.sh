@@ -59,19 +59,21 @@ if ! (cd "$PROBE_DIR" && "$SWIFTC" -parse-as-library -sanitize=fuzzer,address -X
   exit 0
 fi
 
-# 2. The fuzz build: every module instrumented, the libFuzzer driver compiled in (FUZZ_DRIVER).
+# 2. The fuzz build: every module instrumented, the libFuzzer driver compiled in (FUZZ_DRIVER), dynamic
+#    exclusivity checks on (EXCLUSIVITY_CHECKED keeps them on the L2CAP reassembler, whose re-entry would
+#    be undefined behaviour in a release build; see SessionModel.reassembler).
 echo "fuzz: building the Fuzz product with -sanitize=fuzzer,address in $SCRATCH (first build takes minutes)"
 mkdir -p "$SCRATCH"
 BUILD_LOG=$SCRATCH/build.log
 if ! $SWIFT build -c release --product Fuzz --scratch-path "$SCRATCH" \
-      -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -DFUZZ_DRIVER \
+      -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -DFUZZ_DRIVER -Xswiftc -enforce-exclusivity=checked -Xswiftc -DEXCLUSIVITY_CHECKED \
       > "$BUILD_LOG" 2>&1; then
   tail -40 "$BUILD_LOG" >&2
   echo "fuzz: the sanitizer build of the Fuzz product failed (full log: $BUILD_LOG)" >&2
   exit 1
 fi
 FUZZ=$($SWIFT build -c release --product Fuzz --scratch-path "$SCRATCH" --show-bin-path \
-      -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -DFUZZ_DRIVER)/Fuzz
+      -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xswiftc -DFUZZ_DRIVER -Xswiftc -enforce-exclusivity=checked -Xswiftc -DEXCLUSIVITY_CHECKED)/Fuzz
 
 # 3. Seeds: every capture (ours and ../shared/captures/real when present) in each harness's
 #    encoding, hex vectors from the protocol tests, and the regression vectors.

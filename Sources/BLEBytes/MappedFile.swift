@@ -14,7 +14,7 @@ public final class MappedFile: @unchecked Sendable {   // safe: immutable mappin
     public let path: String
     public let size: Int
     private let base: UnsafeMutableRawPointer?
-    private var releasedUpTo = 0
+    @exclusivity(unchecked) private var releasedUpTo = 0
 
     public struct OpenError: Error, CustomStringConvertible {
         public let path: String

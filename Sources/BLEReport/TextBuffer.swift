@@ -6,9 +6,9 @@ import BLEBytes
 /// A class over raw storage rather than a `[UInt8]`: every append is a capacity compare and a
 /// copy, with no uniqueness check or generic `append(contentsOf:)` in between.
 public final class TextBuffer {
-    private var start: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    public private(set) var count = 0
+    @exclusivity(unchecked) private var start: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) public private(set) var count = 0
 
     public init(capacity: Int = 256) {
         self.capacity = max(16, capacity)

@@ -11,7 +11,7 @@ import BLEProtocol
 /// let summary = capture.read { frame in analyzer.consume(frame) }
 /// ```
 public final class Analyzer {
-    private var counts = CaptureStatistics()
+    @exclusivity(unchecked) private var counts = CaptureStatistics()
     public var statistics: CaptureStatistics {
         var s = counts
         s.attOpcodes = session.attOpcodes
@@ -21,12 +21,12 @@ public final class Analyzer {
     public let session = SessionModel()
     /// Detectors, when this pass looks for problems (the report, `check`).
     public let engine: DetectorEngine?
-    private var lastTimestamp: Int64 = 0
-    private var lastFrameNumber = 0
-    private var lastAdapter: UInt16 = 0
-    public private(set) var adapters: [UInt16: AdapterInfo] = [:]
+    @exclusivity(unchecked) private var lastTimestamp: Int64 = 0
+    @exclusivity(unchecked) private var lastFrameNumber = 0
+    @exclusivity(unchecked) private var lastAdapter: UInt16 = 0
+    @exclusivity(unchecked) public private(set) var adapters: [UInt16: AdapterInfo] = [:]
     /// The verdict on the frame last consumed (for `packets`, which prints it).
-    public private(set) var lastStatus: FrameStatus = .ok
+    @exclusivity(unchecked) public private(set) var lastStatus: FrameStatus = .ok
     /// Over-the-air captures (pcap link types 251/256/272): LL PDUs turned into synthetic HCI
     /// frames fed to this same pass, plus per-link radio statistics (BLEAnalysis/Air).
     public let air = AirCaptureAdapter()

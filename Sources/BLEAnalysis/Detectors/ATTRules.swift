@@ -155,7 +155,7 @@ final class IndicationUnconfirmed: Detector {
     /// An open indication, with the client's ATT PDU count when it was sent (the model counts them, so
     /// this rule needs no event per PDU to know whether the client spoke since).
     private struct Open { var c: Connection; var p: ATTBearer.Pending; var sentByHost: Bool; var clientPDUs: Int }
-    private var open: [Open] = []
+    @exclusivity(unchecked) private var open: [Open] = []
 
     private static func clientPDUs(_ c: Connection, indicationSentByHost: Bool) -> Int {
         indicationSentByHost ? c.att.pdusReceived : c.att.pdusSent

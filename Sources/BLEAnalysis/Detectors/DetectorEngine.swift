@@ -4,7 +4,7 @@
 public final class DetectorEngine {
     /// `let` stored properties: the hot path borrows them instead of retaining each per call.
     private let routes: [[any Detector]]
-    public private(set) var findings: [Finding] = []
+    @exclusivity(unchecked) public private(set) var findings: [Finding] = []
     let context: DetectorContext
     private let detectors: [any Detector]
 

@@ -37,10 +37,10 @@ final class SkippedReady: Detector {
         var resumed = 0
         func reset() { count = 0; gaps.removeAll(); candidate = nil; lastChunk = nil }
     }
-    private var state = ConnectionState<State>()
-    private var runs = ConnectionState<Run>()
+    @exclusivity(unchecked) private var state = ConnectionState<State>()
+    @exclusivity(unchecked) private var runs = ConnectionState<Run>()
     /// The `stall` threshold in µs, looked up once (events come per ACL packet).
-    private var stall: Int64?
+    @exclusivity(unchecked) private var stall: Int64?
     /// Full chunks before a stall for it to count as a transfer cut in the middle, and after it.
     static let runBefore = 16
     static let runAfter = 8
@@ -133,7 +133,7 @@ final class CreditsExhausted: Detector {
         the capture is missing Number Of Completed Packets events; report it to the stack vendor with this capture.
         """, actor: .hostStack)
     let kinds: [SessionEvent.Kind] = [.aclSent]
-    private var reported = Set<Int>()
+    @exclusivity(unchecked) private var reported = Set<Int>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .aclSent(c, frame, time, inUseBefore, capacity) = event, let capacity,

@@ -13,8 +13,8 @@ final class TruncatedRead: Detector {
         """)
     let kinds: [SessionEvent.Kind] = [.attResponse, .attRequest, .connection]
     private struct Pending { var c: Connection; var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int; var hostServes: Bool }
-    private var pending = ConnectionState<Pending>()
-    private var open: [Connection] = []
+    @exclusivity(unchecked) private var pending = ConnectionState<Pending>()
+    @exclusivity(unchecked) private var open: [Connection] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -83,8 +83,8 @@ final class TruncatedNotification: Detector {
         """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.attValueFull, .attIndication]
     private struct Candidate { var c: Connection; var handle: UInt16; var length: Int; var frame: Int; var time: Int64; var indication: Bool; var sent: Bool }
-    private var candidates: [Candidate] = []
-    private var seen = Set<String>()
+    @exclusivity(unchecked) private var candidates: [Candidate] = []
+    @exclusivity(unchecked) private var seen = Set<String>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attValue(c, handle, length, indication, frame, time, sent, _, _) = event,

@@ -35,18 +35,18 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
 
     /// Who serves this database: the peer's address, or the local host (peripheral-side captures).
     public let owner: String
-    public private(set) var services: [UInt16: Service] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
+    @exclusivity(unchecked) public private(set) var services: [UInt16: Service] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
     /// By declaration handle.
-    public private(set) var characteristics: [UInt16: Characteristic] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
-    public private(set) var descriptors: [UInt16: Descriptor] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
+    @exclusivity(unchecked) public private(set) var characteristics: [UInt16: Characteristic] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
+    @exclusivity(unchecked) public private(set) var descriptors: [UInt16: Descriptor] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
     /// `name(of:)` and `attribute(of:)` per handle, as of the current database (every change above
     /// clears it): the packet list names the same few streamed handles millions of times.
-    private var names: [UInt16: Named?] = [:]
+    @exclusivity(unchecked) private var names: [UInt16: Named?] = [:]
     private struct Named { let name: String; let attribute: String }
-    public private(set) var includes: [UInt16: Include] = [:]
-    private var byValueHandle: [UInt16: UInt16] = [:]   // value handle → declaration handle
+    @exclusivity(unchecked) public private(set) var includes: [UInt16: Include] = [:]
+    @exclusivity(unchecked) private var byValueHandle: [UInt16: UInt16] = [:]   // value handle → declaration handle
     /// Short values read for well-known characteristics (Device Name, Manufacturer Name…), bounded.
-    public private(set) var values: [UInt16: [UInt8]] = [:]
+    @exclusivity(unchecked) public private(set) var values: [UInt16: [UInt8]] = [:]
     static let maxKeptValue = 64
 
     public init(owner: String) { self.owner = owner }

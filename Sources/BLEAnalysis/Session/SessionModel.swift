@@ -6,29 +6,36 @@ import BLEProtocol
 /// from typed HCI and upper-layer decoding as frames stream by (DESIGN.md "Session").
 /// Memory is bounded by live state; a closed connection keeps its summary.
 public final class SessionModel {
-    public private(set) var connections: [Connection] = []
-    public private(set) var live: [LinkKey: Connection] = [:]
-    public private(set) var attempts: [ConnectionAttempt] = []
+    @exclusivity(unchecked) public private(set) var connections: [Connection] = []
+    @exclusivity(unchecked) public private(set) var live: [LinkKey: Connection] = [:]
+    @exclusivity(unchecked) public private(set) var attempts: [ConnectionAttempt] = []
     /// The pending attempt per adapter and transport (LE and BR/EDR attempts are independent).
-    private var pendingAttempt: [AttemptSlot: Int] = [:]
+    @exclusivity(unchecked) private var pendingAttempt: [AttemptSlot: Int] = [:]
     /// A create command waiting for its Command Status, per adapter and transport.
-    private var awaitingStatus: [AttemptSlot: Int] = [:]
+    @exclusivity(unchecked) private var awaitingStatus: [AttemptSlot: Int] = [:]
     /// The last LE Connection Update command (its Command Status names no handle).
-    var lastConnectionUpdate: (handle: UInt16, frame: Int)?
+    @exclusivity(unchecked) var lastConnectionUpdate: (handle: UInt16, frame: Int)?
 
     struct AttemptSlot: Hashable {
         var adapter: UInt16
         var isLE: Bool
     }
-    public private(set) var flow = FlowControl()
-    public private(set) var databases: [String: GATTDatabase] = [:]
-    public internal(set) var advertisers = Advertisers()
+    @exclusivity(unchecked) public private(set) var flow = FlowControl()
+    @exclusivity(unchecked) public private(set) var databases: [String: GATTDatabase] = [:]
+    @exclusivity(unchecked) public internal(set) var advertisers = Advertisers()
+    /// Checked for exclusive access in debug builds and in the fuzzer's build (`EXCLUSIVITY_CHECKED`):
+    /// `l2cap()` runs inside `reassembler.push` and must never touch the reassembler (a re-entry would be
+    /// an overlapping access). Unchecked in release, where the check costs ~7 % of the analysis.
+    #if DEBUG || EXCLUSIVITY_CHECKED
     var reassembler = L2CAPReassembler()
+    #else
+    @exclusivity(unchecked) var reassembler = L2CAPReassembler()
+    #endif
     /// Links whose PDU in progress had its start fragment cut by the capture (btsnooz).
-    private var cutPDUs = Set<L2CAPReassembler.Key>()
+    @exclusivity(unchecked) private var cutPDUs = Set<L2CAPReassembler.Key>()
     /// Maximum simultaneously open connections, and the frame where it was reached.
-    public private(set) var peakConnections = 0
-    public private(set) var peakConnectionsFrame = 0
+    @exclusivity(unchecked) public private(set) var peakConnections = 0
+    @exclusivity(unchecked) public private(set) var peakConnectionsFrame = 0
     static let maxAttempts = 10_000
     /// Qualcomm controllers send their debug log as ACL on handle 0x0EDC (the header word reads 0x2EDC
     /// with its Packet Boundary flags; `QCA_DEBUG_HANDLE` in Linux's drivers/bluetooth/hci_qca.c).
@@ -36,23 +43,23 @@ public final class SessionModel {
     static let maxConnections = 100_000
 
     /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
-    var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
+    @exclusivity(unchecked) var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
 
     /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
-    public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
+    @exclusivity(unchecked) public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
     /// The handle of the last LE Enable Encryption (its Command Status names no handle).
-    var lastEncryptionCommand: UInt16?
+    @exclusivity(unchecked) var lastEncryptionCommand: UInt16?
     /// The detectors fed by this model (nil: no detection, e.g. `packets`).
     /// Strong on purpose: a weak reference costs a side-table load and a slow-path release on
     /// every event (a quarter of the analysis time). The engine holds the model back
     /// (`DetectorContext.model`); `Analyzer.deinit` breaks that cycle.
-    public var engine: DetectorEngine?
+    @exclusivity(unchecked) public var engine: DetectorEngine?
     /// The connection of the last ACL/NOCP lookup: consecutive packets mostly share a link, so
     /// this one-entry cache saves most dictionary lookups on the hot path.
-    private var lastLink: (key: LinkKey, connection: Connection)?
+    @exclusivity(unchecked) private var lastLink: (key: LinkKey, connection: Connection)?
     /// `live` of adapter 0 (nearly every capture) indexed by the 12-bit handle: links interleave,
     /// so the one-entry cache misses on most ACL packets of a busy capture.
-    private var adapter0 = [Connection?](repeating: nil, count: 0x1000)
+    @exclusivity(unchecked) private var adapter0 = [Connection?](repeating: nil, count: 0x1000)
 
     /// Emits an event when some detector wants its kind (the event is not built otherwise).
     @inline(__always)
@@ -61,7 +68,7 @@ public final class SessionModel {
     }
 
     /// ATT PDUs per opcode (a reassembled PDU counts once).
-    public internal(set) var attOpcodes = [Int](repeating: 0, count: 256)
+    @exclusivity(unchecked) public internal(set) var attOpcodes = [Int](repeating: 0, count: 256)
 
     init() {}
 

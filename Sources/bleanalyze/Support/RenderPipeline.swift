@@ -44,8 +44,8 @@ final class RenderPipeline {
     private let pipe = BatchPipe<Batch>(depth: RenderPipeline.depth)
     /// Rendered batches come back to be reused (and finally freed) on the reading thread.
     private let done = BatchPipe<Batch>(depth: .max)
-    private var current = Batch()
-    private var spare: [Batch] = []
+    @exclusivity(unchecked) private var current = Batch()
+    @exclusivity(unchecked) private var spare: [Batch] = []
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the rendering thread: `text` renders into a buffer written to stdout in 64 KiB pieces.
