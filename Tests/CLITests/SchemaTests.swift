@@ -7,16 +7,24 @@ import Testing
     static let schema = CLI.repoRoot.appendingPathComponent("docs/report-schema.json")
     static let python = CLI.repoRoot.appendingPathComponent(".venv/bin/python")
 
+    /// Validates documents named `SCHEMA=PATH` against docs/SCHEMA-schema.json; the schemas refer to each
+    /// other by `$id` (the timeline's connections are the report's).
     static let validator = """
-    import json, sys, jsonschema
-    schema = json.load(open(sys.argv[1]))
-    jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    import json, sys, glob, os, jsonschema
+    from referencing import Registry, Resource
+    docs = sys.argv[1]
+    schemas = {os.path.basename(p)[:-len("-schema.json")]: json.load(open(p)) for p in glob.glob(os.path.join(docs, "*-schema.json"))}
+    registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in schemas.values()])
+    validators = {}
+    for name, schema in schemas.items():
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validators[name] = jsonschema.Draft202012Validator(schema, registry=registry)
     failures = 0
-    for path in sys.argv[2:]:
-        for error in list(validator.iter_errors(json.load(open(path))))[:5]:
+    for arg in sys.argv[2:]:
+        name, path = arg.split("=", 1)
+        for error in list(validators[name].iter_errors(json.load(open(path))))[:5]:
             failures += 1
-            print(f"{path}: {'/'.join(map(str, error.absolute_path))}: {error.message[:300]}")
+            print(f"{name} {path}: {'/'.join(map(str, error.absolute_path))}: {error.message[:300]}")
     print(f"validated {len(sys.argv) - 2} documents, {failures} errors")
     sys.exit(1 if failures else 0)
     """
@@ -27,16 +35,21 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         var documents: [String] = []
+        // The report, and the timeline, gatt and adv documents (docs/*-schema.json), of every capture.
+        let commands: [(schema: String, arguments: [String])] = [("report", []), ("timeline", ["timeline"]), ("gatt", ["gatt"]), ("adv", ["adv"])]
         for (i, path) in try CLI.allCaptures().enumerated() {
-            let r = try CLI.run([path, "--json"])
-            guard r.status == 0 else { Issue.record("\(path): exit \(r.status) \(r.stderr)"); continue }
-            let file = dir.appendingPathComponent("\(i).json")
-            try Data(r.stdout.utf8).write(to: file)
-            documents.append(file.path)
+            for (schema, arguments) in commands {
+                let r = try CLI.run(arguments + [path, "--json"])
+                guard r.status == 0 else { Issue.record("\(arguments) \(path): exit \(r.status) \(r.stderr)"); continue }
+                let file = dir.appendingPathComponent("\(i)-\(schema).json")
+                try Data(r.stdout.utf8).write(to: file)
+                documents.append(schema + "=" + file.path)
+            }
         }
+        #expect(documents.count >= 4 * 30)
         let p = Process()
         p.executableURL = Self.python
-        p.arguments = ["-c", Self.validator, Self.schema.path] + documents
+        p.arguments = ["-c", Self.validator, Self.schema.deletingLastPathComponent().path] + documents
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out
