@@ -50,13 +50,15 @@ let package = Package(
         // `-sanitize=fuzzer,address -DFUZZ_DRIVER` (scripts/fuzz.sh, `make fuzz`).
         .executableTarget(name: "Fuzz", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport"]),
 
+        // Shared by every test target: repository paths, running tools, a seeded generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes"]),
-        .testTarget(name: "BLECaptureTests", dependencies: ["BLECapture", "BLEBytes"]),
-        .testTarget(name: "BLEProtocolTests", dependencies: ["BLEProtocol", "BLEBytes"]),
-        .testTarget(name: "BLEAnalysisTests", dependencies: ["BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
-        .testTarget(name: "BLEReplayTests", dependencies: ["BLEReplay", "BLECapture", "BLEProtocol", "BLEBytes"]),
-        .testTarget(name: "CLITests", dependencies: ["BLECapture", "BLEBytes"]),
-        .testTarget(name: "ReportTests", dependencies: ["BLEReport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "BLECaptureTests", dependencies: ["TestSupport", "BLECapture", "BLEBytes"]),
+        .testTarget(name: "BLEProtocolTests", dependencies: ["TestSupport", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "BLEAnalysisTests", dependencies: ["TestSupport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "BLEReplayTests", dependencies: ["TestSupport", "BLEReplay", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "BLECapture", "BLEBytes"]),
+        .testTarget(name: "ReportTests", dependencies: ["TestSupport", "BLEReport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
     ]
 )

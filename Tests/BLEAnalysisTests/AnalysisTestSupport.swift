@@ -1,24 +1,15 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import Foundation
 
 /// Paths and a one-call analysis for the analysis tests.
 enum AnalysisFixtures {
-    static let repoRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static let repoRoot: URL = Repo.root
 
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
 
-    static let sharedReal: URL? = {
-        let url = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }()
+    static let sharedReal: URL? = Repo.sharedReal
 
     /// Every HCI capture of the project and of the shared corpus (when present).
     static func allCaptures() throws -> [String] {
@@ -47,16 +38,5 @@ enum AnalysisFixtures {
         return (analyzer, summary, file.info)
     }
 
-    static func run(_ executable: String, _ arguments: [String]) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [executable] + arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
-    }
+    static func run(_ executable: String, _ arguments: [String]) -> String? { Tool.run(executable, arguments) }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import BLECapture
 import Foundation
 import Testing
@@ -5,22 +6,12 @@ import Testing
 /// Paths and helpers shared by the capture tests.
 enum CaptureTestPaths {
     /// The repository root (where Package.swift is), found from this file's path.
-    static let repoRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static let repoRoot: URL = Repo.root
 
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
 
     /// `../shared/captures/real/` beside the repository, or nil (tests then skip with a notice).
-    static let sharedReal: URL? = {
-        let url = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }()
+    static let sharedReal: URL? = Repo.sharedReal
 
     static func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-tests-\(getpid())")
@@ -31,18 +22,7 @@ enum CaptureTestPaths {
     }
 
     /// Runs a command and returns its stdout, or nil when it is not installed or fails.
-    static func run(_ executable: String, _ arguments: [String]) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [executable] + arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
-    }
+    static func run(_ executable: String, _ arguments: [String]) -> String? { Tool.run(executable, arguments) }
 }
 
 /// A frame reduced to what must survive any container format.

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLEBytes
 @testable import BLEProtocol
@@ -130,15 +131,4 @@ enum ATTTestSupport {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for reproducible fuzzing.
-struct ATTTestSplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias ATTTestSplitMix64 = SplitMix64

@@ -1,16 +1,10 @@
+import TestSupport
 import Foundation
 import Testing
 
 /// Runs the real `bleanalyze` binary built by SwiftPM.
 enum CLI {
-    static let repoRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static let repoRoot: URL = Repo.root
 
     /// The binary next to the test bundle (same build configuration), or `.build/debug`.
     static let binary: String = {
@@ -52,21 +46,9 @@ enum CLI {
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
 
     /// True when `tool` runs (for `.enabled(if:)`: a test without its tool shows as skipped).
-    static func tool(_ tool: String, _ arguments: [String]) -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [tool] + arguments
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }
+    static func tool(_ tool: String, _ arguments: [String]) -> Bool { Tool.available(tool, arguments) }
 
-    static let sharedReal: URL? = {
-        let url = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }()
+    static let sharedReal: URL? = Repo.sharedReal
 
     static func allCaptures() throws -> [String] {
         let own = try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures").path)

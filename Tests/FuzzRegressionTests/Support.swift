@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import BLEProtocol
@@ -6,14 +7,7 @@ import Testing
 
 /// Paths, generated inputs and subprocess helpers for the fuzz-regression, redaction and export tests.
 enum Fixtures {
-    static let repoRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static let repoRoot: URL = Repo.root
 
     static let regressions = repoRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
@@ -141,18 +135,7 @@ enum Fixtures {
     }
 
     /// Runs a tool found on PATH; nil when it is not installed or fails.
-    static func tool(_ name: String, _ arguments: [String]) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [name] + arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
-    }
+    static func tool(_ executable: String, _ arguments: [String]) -> String? { Tool.run(executable, arguments) }
 }
 
 /// One analysis pass with detectors, reduced to what redaction must keep.

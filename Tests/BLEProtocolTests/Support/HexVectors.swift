@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLEBytes
 @testable import BLEProtocol
@@ -27,18 +28,7 @@ enum HCITest {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for reproducible fuzzing.
-struct HCITestSplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias HCITestSplitMix64 = SplitMix64
 
 extension Array where Element == Field {
     /// The first field with this name, looking into groups but not into lists.

@@ -1,3 +1,4 @@
+import TestSupport
 import BLEBytes
 import BLECapture
 import BLEReplay
@@ -7,14 +8,7 @@ import Foundation
 /// `bleanalyze` binary. Tests that need the venv are skipped with a printed notice when it is
 /// missing (`make test` creates it, so in CI they run).
 enum ReplayEnvironment {
-    static let repoRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    }()
+    static let repoRoot: URL = Repo.root
 
     static let venv: URL = {
         if let env = ProcessInfo.processInfo.environment["BLEANALYZE_VENV"] { return URL(fileURLWithPath: env) }

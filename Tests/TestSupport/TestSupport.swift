@@ -1,0 +1,67 @@
+import Foundation
+
+/// What every test target needs, written once: where the repository, its captures and the shared real
+/// corpus are; running an external tool (tshark, gzip, python); a seeded generator. Test targets keep
+/// their own small names for these (`AnalysisFixtures.repoRoot`, `CLI.repoRoot` …), which forward here.
+public enum Repo {
+    /// The directory holding Package.swift, found upwards from this file (or the working directory).
+    public static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    /// A capture of the project (`captures/NAME`).
+    public static func capture(_ name: String) -> String { root.appendingPathComponent("captures/\(name)").path }
+
+    /// `../shared/captures/real/` beside the repository, or nil (tests that need it are `.enabled(if:)`).
+    public static let sharedReal: URL? = {
+        let url = root.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }()
+
+    /// The capture files of the shared corpus (not its PROVENANCE.md or SHA256SUMS), sorted; empty when absent.
+    public static func realCaptures() -> [String] {
+        guard let dir = sharedReal, let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
+        return names.filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" && !$0.hasPrefix(".") }.sorted()
+            .map { dir.appendingPathComponent($0).path }
+    }
+}
+
+/// External tools.
+public enum Tool {
+    /// Runs `executable` (looked up on PATH) and returns its standard output when it exits 0, else nil.
+    public static func run(_ executable: String, _ arguments: [String]) -> String? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [executable] + arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+
+    /// True when the tool runs and exits 0 with these arguments (for `.enabled(if:)`).
+    public static func available(_ executable: String, _ arguments: [String] = ["--version"]) -> Bool {
+        run(executable, arguments) != nil
+    }
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for reproducible random inputs.
+public struct SplitMix64: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
