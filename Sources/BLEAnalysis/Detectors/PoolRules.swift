@@ -89,21 +89,22 @@ final class IdleConnection: Detector {
     }
 }
 
-/// `pool.unresponsive-peer`: the peer's link layer stopped acknowledging: the host's packets sit in
-/// the controller (no Number Of Completed Packets for them) and nothing arrives. Traffic that flows one
-/// way is normal (Write Commands, notifications, RFCOMM streams): Number Of Completed Packets shows the
-/// peer's link layer took them. A peer that sends anything (a parameter request, an empty ATT PDU) is
-/// alive. Needs Number Of Completed Packets in the capture (some filtered logs drop them).
+/// `pool.unresponsive-peer`: the host keeps sending to a peer that answers nothing, although something
+/// was due: the host's packets sit in the controller (no Number Of Completed Packets for them: the peer's
+/// link layer is gone), or a request of the host is outstanding (the peer's host is gone). Traffic that
+/// flows one way and needs no answer is normal (Write Commands, notifications, RFCOMM streams the peer's
+/// link layer acknowledges); a peer that sends anything (a parameter request, an empty PDU) is alive; one
+/// packet before Bluetooth shuts down is not a pattern.
 final class UnresponsivePeer: Detector {
     static let rule = RuleInfo(
         id: "pool.unresponsive-peer", severity: .warning, title: "Peer stopped answering",
         explanation: """
-        The host kept sending on a connection for longer than the threshold while the controller delivered none of \
-        it (no Number Of Completed Packets) and nothing came back from the peer. The peer is gone or hung; the link \
-        stays up until the supervision timeout. Keep supervision timeouts short (a few seconds), and on an ATT \
-        timeout (30 s) disconnect: neither iOS nor Android reuses a bearer after an ATT timeout.
+        The host kept sending on a connection for longer than the threshold while nothing came back from the peer, \
+        although an answer was due (a request was outstanding, or the controller could not deliver the packets). The \
+        peer is gone or hung; the link stays up until the supervision timeout. Keep supervision timeouts short (a few \
+        seconds), and on an ATT timeout (30 s) disconnect: neither iOS nor Android reuses a bearer after an ATT timeout.
         """,
-        thresholds: [.init(name: "silence", defaultValue: 10, unit: "s", meaning: "time of undelivered host traffic with nothing received")],
+        thresholds: [.init(name: "silence", defaultValue: 10, unit: "s", meaning: "time of host traffic with nothing received while an answer was due")],
         actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.connection]
 
@@ -117,14 +118,18 @@ final class UnresponsivePeer: Detector {
     }
 
     private func check(_ c: Connection, _ pending: [SentPacket], _ context: DetectorContext, _ findings: inout [Finding]) {
-        // Without any completion on this link the capture cannot tell delivered from stuck.
-        guard c.packetsCompleted > 0, let oldest = pending.first, let last = pending.last, pending.count >= 2,
-              let lastSent = c.lastSentTime else { return }
-        if let heard = c.lastReceivedTime, heard >= oldest.time { return }
-        guard lastSent - oldest.time >= micros("silence", context) else { return }
-        let heardFrame = c.lastReceivedFrame ?? c.completeFrame ?? oldest.frame
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: oldest.time, frames: [oldest.frame, last.frame, heardFrame],
-                                message: "\(pending.count) packets sent to \(c.peerLabel) over \(Format.seconds(lastSent - oldest.time)) were never delivered by the controller, and nothing came back"))
+        guard let lastSent = c.lastSentTime, let lastSentFrame = c.lastSentFrame else { return }
+        let lastHeard = c.lastReceivedTime ?? c.completeTime ?? c.firstDataTime ?? lastSent
+        guard lastSent - lastHeard >= micros("silence", context), c.aclSent >= 2 else { return }
+        // What was due: a host request outstanding since before the silence, or undelivered packets.
+        let request = c.att.allOutstanding.first { $0.sentByHost && $0.time <= lastSent && $0.time >= lastHeard }
+        let undelivered = c.packetsCompleted > 0 ? pending.first.flatMap { $0.time <= lastSent - micros("silence", context) ? $0 : nil } : nil
+        guard request != nil || undelivered != nil else { return }
+        let heardFrame = c.lastReceivedFrame ?? c.completeFrame ?? lastSentFrame
+        let why = request.map { "its \($0.opcode.name) (frame \($0.frame)) is still unanswered" }
+            ?? "the controller delivered none of its last packets"
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: lastHeard, frames: [heardFrame, lastSentFrame],
+                                message: "The host kept sending to \(c.peerLabel) for \(Format.seconds(lastSent - lastHeard)) with nothing received; \(why)"))
     }
 }
 
