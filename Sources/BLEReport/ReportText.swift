@@ -118,6 +118,9 @@ public enum ReportText {
                 line += "  frames " + f.frames.map { "#\($0)" }.joined(separator: ", ")
                 s += style.paint(wrap(line, indent: "", width: style.width).dropLast().description, .grey) + "\n"
                 s += wrap(Terminal.clean(f.message), indent: "      ", width: style.width)
+                if f.severity != .info, f.actor != .none {
+                    s += style.paint(wrap("who acts: " + f.actor.phrase, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
+                }
                 for line in f.logContext { s += wrap("log: " + Terminal.clean(line), indent: "      ", width: style.width) }
             }
             if let explanation = infos[id]?.explanation {
