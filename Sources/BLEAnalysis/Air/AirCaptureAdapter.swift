@@ -361,7 +361,7 @@ public final class AirCaptureAdapter {
             if let pending = links[i].l2cap[side], pending.have < pending.expected {
                 links[i].lastLossFrame = frame.number
                 if let op = pending.att, ATTOpcode(op).kind == .response {
-                    closeLostTransaction(i, requester: side == 0 ? 1 : 0, frame, session,
+                    closeLostTransaction(i, requester: side == 0 ? .peer : .host, frame, session,
                                          why: "the sniffer lost part of the \(ATTOpcode(op).name) started in frame \(pending.frame) "
                                             + "(\(pending.have) of \(pending.expected) bytes)")
                 }
@@ -372,7 +372,7 @@ public final class AirCaptureAdapter {
             let op: UInt8? = cid == L2CAP.ChannelID.att.rawValue && bytes.count > 4 ? bytes[4] : nil
             links[i].l2cap[side] = (frame.number, 4 + length, bytes.count, op)
             // A new request while this client's previous one is unanswered, after a loss: the response was lost.
-            let requester = side == 0 ? 0 : 1
+            let requester: ATTBearer.Side = side == 0 ? .host : .peer
             let server = 1 - side
             if let op, ATTOpcode(op).kind == .request, let pending = links[i].l2cap[server], pending.have < pending.expected,
                let answer = pending.att, ATTOpcode(answer).kind == .response {
@@ -385,7 +385,7 @@ public final class AirCaptureAdapter {
             }
             if let op, ATTOpcode(op).kind == .request,
                let c = session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)],
-               let outstanding = c.att.outstanding[requester], outstanding.frame < links[i].lastLossFrame {
+               let outstanding = c.att.outstanding(from: requester), outstanding.frame < links[i].lastLossFrame {
                 closeLostTransaction(i, requester: requester, frame, session,
                                      why: "no response to the \(outstanding.opcode.name) of frame \(outstanding.frame) was captured and the sniffer missed packets since")
             }
@@ -395,9 +395,8 @@ public final class AirCaptureAdapter {
         }
     }
 
-    private func closeLostTransaction(_ i: Int, requester: Int, _ frame: Frame, _ session: SessionModel, why: String) {
-        guard let c = session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)], c.att.outstanding[requester] != nil else { return }
-        c.att.outstanding[requester] = c.att.queued[requester].isEmpty ? nil : c.att.queued[requester].removeFirst()
+    private func closeLostTransaction(_ i: Int, requester: ATTBearer.Side, _ frame: Frame, _ session: SessionModel, why: String) {
+        guard let c = session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)], c.att.take(requester: requester) != nil else { return }
         links[i].lostResponses += 1
         if links[i].lostResponses <= 20 { c.note(frame.timestamp, frame.number, .attError, "air: " + why + ": taken as answered") }
     }

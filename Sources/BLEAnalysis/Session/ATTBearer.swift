@@ -40,19 +40,81 @@ public struct ATTBearer: Sendable {
     public var lastMTURequestFrame: Int?
     public var mtuTime: Int64?
 
-    /// Outstanding request sent by the host (index 0) and by the peer (index 1): the oldest one.
-    public var outstanding: [Pending?] = [nil, nil]
-    /// Requests sent while one was already outstanding (a protocol violation), answered in order
-    /// after it; bounded.
-    public var queued: [[Pending]] = [[], []]
+    /// The two ends of a link, named (the host whose log this is, and the peer).
+    public enum Side: Sendable, Equatable {
+        case host, peer
+        public var other: Side { self == .host ? .peer : .host }
+        /// The side that sent a PDU the capture shows as sent (host → controller) or received.
+        public static func sender(sent: Bool) -> Side { sent ? .host : .peer }
+    }
+
+    /// One side's requests as a client: the oldest waiting for its response, and those sent while it
+    /// was outstanding (a protocol violation, answered in order after it; bounded).
+    public struct Requests: Sendable {
+        public var outstanding: Pending?
+        public var queued: [Pending] = []
+    }
+    public private(set) var hostRequests = Requests()
+    public private(set) var peerRequests = Requests()
     static let maxQueued = 8
+    /// The indication each side sent that is still waiting for its confirmation.
+    public private(set) var hostIndication: Pending?
+    public private(set) var peerIndication: Pending?
+
+    /// The oldest request of `side` still waiting for its response.
+    public func outstanding(from side: Side) -> Pending? { side == .host ? hostRequests.outstanding : peerRequests.outstanding }
 
     /// Every request still waiting for its response, oldest first.
     public var allOutstanding: [Pending] {
-        (outstanding.compactMap { $0 } + queued.flatMap { $0 }).sorted { $0.frame < $1.frame }
+        ([hostRequests.outstanding, peerRequests.outstanding].compactMap { $0 } + hostRequests.queued + peerRequests.queued)
+            .sorted { $0.frame < $1.frame }
     }
-    /// Unconfirmed indication sent by the host (0) / by the peer (1).
-    public var unconfirmedIndication: [Pending?] = [nil, nil]
+
+    /// A request sent by `side`; returns the request of that side already outstanding (the sequential
+    /// protocol broken, Core v5.4 Vol 3 Part F 3.3.2), if any.
+    public mutating func request(_ p: Pending, from side: Side) -> Pending? {
+        requests += 1
+        var r = side == .host ? hostRequests : peerRequests
+        let overlapping = r.outstanding
+        if r.outstanding == nil { r.outstanding = p } else if r.queued.count < Self.maxQueued { r.queued.append(p) }
+        if side == .host { hostRequests = r } else { peerRequests = r }
+        return overlapping
+    }
+
+    /// A response (or Error Response) to `requester`'s oldest request: pairs and returns it (nil when
+    /// nothing was outstanding), counting the latency.
+    public mutating func answer(requester side: Side, at time: Int64) -> Pending? {
+        guard let p = take(requester: side) else { return nil }
+        responses += 1
+        latencyTotal += time - p.time
+        latencyMax = max(latencyMax, time - p.time)
+        return p
+    }
+
+    /// Removes `requester`'s oldest request without an answer (a response the sniffer lost).
+    @discardableResult
+    public mutating func take(requester side: Side) -> Pending? {
+        var r = side == .host ? hostRequests : peerRequests
+        guard let p = r.outstanding else { return nil }
+        r.outstanding = r.queued.isEmpty ? nil : r.queued.removeFirst()
+        if side == .host { hostRequests = r } else { peerRequests = r }
+        return p
+    }
+
+    /// The indication `side` sent that is still unconfirmed.
+    public func unconfirmedIndication(from side: Side) -> Pending? { side == .host ? hostIndication : peerIndication }
+
+    /// `side` sent an indication (the server may not send another until it is confirmed).
+    public mutating func indicate(_ p: Pending, from side: Side) {
+        if side == .host { hostIndication = p } else { peerIndication = p }
+    }
+
+    /// The other side confirmed `sender`'s indication; returns it.
+    @discardableResult
+    public mutating func confirm(indicationFrom sender: Side) -> Pending? {
+        defer { if sender == .host { hostIndication = nil } else { peerIndication = nil } }
+        return unconfirmedIndication(from: sender)
+    }
 
     public var requests = 0
     public var responses = 0

@@ -9,7 +9,7 @@ extension Connection {
     ///   - opcode: the ATT opcode, which tells which side is the server.
     public func attDisplayContext(received: Bool, opcode: UInt8?) -> ATTDisplayContext {
         let serverIsHost = opcode.map { ATTRoles.serverIsHost(ATTOpcode($0), sent: !received) } ?? false
-        let request = att.outstanding[received ? 0 : 1]
+        let request = att.outstanding(from: received ? .host : .peer)
         return ATTDisplayContext(attributes: gatt(serverIsHost: serverIsHost),
                                  requestHandle: request?.handle, requestedType: request?.type)
     }

@@ -6,7 +6,7 @@ import BLEProtocol
 /// confirmations, GATT discovery rebuilt into the database, subscriptions, value streams.
 extension SessionModel {
     func att(_ pdu: ATT.PDU, _ c: Connection, frame: Frame, sent: Bool, pduFrame: Int) {
-        let me = sent ? 0 : 1, peer = sent ? 1 : 0
+        let me = ATTBearer.Side.sender(sent: sent), peer = me.other
         let server = ATTRoles.serverIsHost(pdu.opcode, sent: sent)
         if sent { c.att.pdusSent += 1 } else { c.att.pdusReceived += 1 }
         switch pdu {
@@ -148,15 +148,14 @@ extension SessionModel {
         case let .handleValueIndication(handle, value):
             if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
             emit(.attIndication, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
-                                 sent: sent, unconfirmed: c.att.unconfirmedIndication[me], first: c.valueStreams[handle] == nil))
+                                 sent: sent, unconfirmed: c.att.unconfirmedIndication(from: me), first: c.valueStreams[handle] == nil))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
-            c.att.unconfirmedIndication[me] = .init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp)
+            c.att.indicate(.init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp), from: me)
         case .handleValueConfirmation:
-            emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication[peer], frame: frame.number, time: frame.timestamp))
-            if let ind = c.att.unconfirmedIndication[peer], let h = ind.handle {
+            emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication(from: peer), frame: frame.number, time: frame.timestamp))
+            if let ind = c.att.confirm(indicationFrom: peer), let h = ind.handle {
                 c.valueStreams[h]?.confirmations += 1
             }
-            c.att.unconfirmedIndication[peer] = nil
         case .unknown:
             break
         }
@@ -175,40 +174,28 @@ extension SessionModel {
         op == .readByGroupTypeRequest || op == .readByTypeRequest || op == .findInformationRequest || op == .findByTypeValueRequest
     }
 
-    private func request(_ c: Connection, _ side: Int, _ p: ATTBearer.Pending) {
+    private func request(_ c: Connection, _ side: ATTBearer.Side, _ p: ATTBearer.Pending) {
         var p = p
-        p.sentByHost = side == 0
-        c.att.requests += 1
+        p.sentByHost = side == .host
         if c.att.firstDataFrame == nil, p.opcode != .exchangeMTURequest, !Self.isDiscovery(p.opcode) { c.att.firstDataFrame = p.frame }
-        emit(.attRequest, .attRequest(c, p, sent: side == 0, overlapping: c.att.outstanding[side]))
-        if c.att.outstanding[side] == nil {
-            c.att.outstanding[side] = p
-        } else if c.att.queued[side].count < ATTBearer.maxQueued {
-            c.att.queued[side].append(p)   // answered after the outstanding one, if the server answers both
-        }
+        let overlapping = c.att.request(p, from: side)
+        emit(.attRequest, .attRequest(c, p, sent: side == .host, overlapping: overlapping))
         if !Self.isDiscovery(p.opcode), p.opcode != .exchangeMTURequest, c.att.discoveryRequests > 0 {
-            reportDiscovery(c, frame: nil, serverIsHost: side == 1)
+            reportDiscovery(c, frame: nil, serverIsHost: side == .peer)
         }
     }
 
     /// Pairs a response with the outstanding request of the other side; nil when there was none.
-    private func response(_ c: Connection, _ requester: Int, frame: Frame, pdu: ATT.PDU, sent: Bool) -> ATTBearer.Pending? {
+    private func response(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame, pdu: ATT.PDU, sent: Bool) -> ATTBearer.Pending? {
         response(c, requester, frame: frame, opcode: pdu.opcode, valueLength: Self.valueLength(pdu), sent: sent)
     }
 
-    private func response(_ c: Connection, _ requester: Int, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool) -> ATTBearer.Pending? {
-        let p = c.att.outstanding[requester]
+    private func response(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool) -> ATTBearer.Pending? {
         if opcode != .errorResponse {
-            emit(.attResponse, .attResponse(c, request: p, opcode: opcode, valueLength: valueLength, frame: frame.number,
-                                    time: frame.timestamp, sent: sent))
+            emit(.attResponse, .attResponse(c, request: c.att.outstanding(from: requester), opcode: opcode, valueLength: valueLength,
+                                            frame: frame.number, time: frame.timestamp, sent: sent))
         }
-        guard let p else { return nil }
-        c.att.outstanding[requester] = c.att.queued[requester].isEmpty ? nil : c.att.queued[requester].removeFirst()
-        c.att.responses += 1
-        let latency = frame.timestamp - p.time
-        c.att.latencyTotal += latency
-        c.att.latencyMax = max(c.att.latencyMax, latency)
-        return p
+        return c.att.answer(requester: requester, at: frame.timestamp)
     }
 
     private func reportDiscovery(_ c: Connection, frame: Frame?, serverIsHost: Bool) {
@@ -282,7 +269,7 @@ extension SessionModel {
     /// An ATT PDU the capture cut (btsnooz keeps 14 bytes of ACL): its opcode and handle still keep
     /// the request/response pairing right, but values are not decidable, so no value events are emitted.
     func attTruncated(_ opcode: ATTOpcode, handle: UInt16?, _ c: Connection, frame: Frame, sent: Bool) {
-        let me = sent ? 0 : 1, peer = sent ? 1 : 0
+        let me = ATTBearer.Side.sender(sent: sent), peer = me.other
         if sent { c.att.pdusSent += 1 } else { c.att.pdusReceived += 1 }
         switch opcode.kind {
         case .request?:
@@ -290,9 +277,9 @@ extension SessionModel {
         case .response?:
             _ = response(c, peer, frame: frame, opcode: opcode, valueLength: 0, sent: sent)
         case .indication?:
-            c.att.unconfirmedIndication[me] = .init(opcode: opcode, handle: handle, frame: frame.number, time: frame.timestamp)
+            c.att.indicate(.init(opcode: opcode, handle: handle, frame: frame.number, time: frame.timestamp), from: me)
         case .confirmation?:
-            c.att.unconfirmedIndication[peer] = nil
+            c.att.confirm(indicationFrom: peer)
         default:
             break
         }
