@@ -163,8 +163,47 @@ final class RedactionScanner {
         opcode.isVendor || HCIDecoder.commands[opcode.rawValue] == nil
     }
 
+    /// Where a frame carries application data the analysis reads only for lengths and structure:
+    /// the advertising data of LE advertising reports (a manufacturer or service data structure may
+    /// embed the advertiser's address: Xiaomi MiBeacon 0xFE95 does), and ATT values (an accessory may
+    /// echo its address or name in app data), including the continuation fragments of a value PDU.
+    /// Returns the payload offset the data starts at.
+    private func dataStart(_ frame: Frame) -> Int? {
+        let p = frame.payload
+        switch frame.kind {
+        case .event:
+            // LE Advertising Report (0x02), Extended (0x0D), Directed (0x0B): after the subevent code.
+            guard p.count >= 3, p[0] == HCIEventCode.leMeta, [0x02, 0x0B, 0x0D].contains(p[2]) else { return nil }
+            return 3
+        case .aclData:
+            guard p.count >= 4 else { return nil }
+            let key = LinkDirection(adapter: frame.adapter, handle: (UInt16(p[0]) | UInt16(p[1]) << 8) & 0x0FFF,
+                                    received: frame.direction == .received)
+            let start = (p[1] >> 4) & 0x3 != 0x1   // Packet Boundary 0b01: continuation
+            if !start { return valuePDU.contains(key) ? 4 : nil }
+            valuePDU.remove(key)
+            // L2CAP basic header on the ATT channel, then the opcode: the value's offset.
+            guard p.count >= 9, p[6] == 0x04, p[7] == 0 else { return nil }
+            let header: Int
+            switch p[8] {
+            case 0x1B, 0x1D, 0x12, 0x52, 0xD2: header = 3   // notify, indicate, write req/cmd, signed write
+            case 0x0B, 0x0D: header = 1                      // read / read blob response
+            case 0x16, 0x17: header = 5                      // prepare write request/response
+            default: return nil
+            }
+            valuePDU.insert(key)
+            return 8 + header
+        default:
+            return nil
+        }
+    }
+
+    /// Links whose L2CAP PDU in progress is an ATT value PDU (its continuation fragments are value).
+    private var valuePDU = Set<LinkDirection>()
+
     /// Replaces every 6-byte run equal to an address the tables found (in the bytes `sweepStart`
-    /// allows), and addresses written as text in log records.
+    /// allows, in either byte order where application data is), addresses written as text in log
+    /// records, and known names inside application data.
     private func sweepAddresses(_ frame: Frame) {
         let p = frame.payload
         if [.syslog, .userLogging, .systemNote, .note].contains(frame.kind) {
@@ -173,17 +212,46 @@ final class RedactionScanner {
                 add(RedactionEdit(offset: offset, bytes: AddressText.format(addresses.fake(value), like: text), what: .address), unlessOverlapping: true)
             }
         }
-        guard addresses.count > 0, p.count >= 6, var i = Self.sweepStart(frame) else { return }
-        while i + 6 <= p.count {
+        let data = dataStart(frame)
+        guard addresses.count > 0 || names.count > 0, p.count >= 4, let from = Self.sweepStart(frame) ?? data else { return }
+        // Application data is swept for both byte orders and for names; undecoded HCI parameters for
+        // little-endian addresses only (as the tables write them).
+        let application = data != nil && Self.sweepStart(frame) == nil
+        var i = from
+        while addresses.count > 0, i + 6 <= p.count {
             let v = UInt64(p[i]) | UInt64(p[i + 1]) << 8 | UInt64(p[i + 2]) << 16 | UInt64(p[i + 3]) << 24
                 | UInt64(p[i + 4]) << 32 | UInt64(p[i + 5]) << 40
+            let reversed = application ? Self.reversed48(v) : 0
             if addresses.isKnown(v), !overlapsEdit(i, 6) {
                 add(RedactionEdit(offset: i, bytes: addresses.fake(bytes: UnsafeRawBufferPointer(rebasing: p[i ..< i + 6])), what: .address))
+                i += 6
+            } else if application, addresses.isKnown(reversed), !overlapsEdit(i, 6) {
+                let fake = addresses.fake(reversed)
+                add(RedactionEdit(offset: i, bytes: (0..<6).reversed().map { UInt8(truncatingIfNeeded: fake >> UInt64(8 * $0)) }, what: .address))
                 i += 6
             } else {
                 i += 1
             }
         }
+        guard application, !options.keepNames, names.count > 0 else { return }
+        for name in names.known where name.count >= 4 && name.count <= p.count - from {
+            var j = from
+            while j + name.count <= p.count {
+                if p[j] == name[0], !overlapsEdit(j, name.count), p[j ..< j + name.count].elementsEqual(name) {
+                    add(RedactionEdit(offset: j, bytes: names.fake(text: name), what: .name))
+                    j += name.count
+                } else {
+                    j += 1
+                }
+            }
+        }
+    }
+
+    /// A 48-bit address with its byte order reversed (an address written big-endian in app data).
+    static func reversed48(_ v: UInt64) -> UInt64 {
+        var out: UInt64 = 0
+        for k in 0 ..< 6 { out |= ((v >> UInt64(8 * k)) & 0xFF) << UInt64(8 * (5 - k)) }
+        return out
     }
 
     private func overlapsEdit(_ offset: Int, _ count: Int) -> Bool {

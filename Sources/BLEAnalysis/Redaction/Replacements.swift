@@ -53,6 +53,13 @@ final class AddressMap {
 final class NameMap {
     private var fakes: [[UInt8]: Int] = [:]
     var count: Int { fakes.count }
+    /// Every name replaced so far (its text), longest first, for the sweep through application data.
+    var known: [[UInt8]] { fakes.keys.sorted { $0.count > $1.count } }
+
+    /// The fake of a known name's text, of the same length (padded with `_`).
+    func fake(text: [UInt8]) -> [UInt8] {
+        text.withUnsafeBytes { fake($0, nulPadded: false) }
+    }
 
     /// A replacement of exactly `length` bytes for `original` (its text up to the first NUL).
     /// - Parameter nulPadded: the field is a NUL-padded fixed-size buffer (HCI Local Name): the
