@@ -459,14 +459,15 @@ async def cccd_no_notify_property(out_dir: Path) -> None:
         await tb.disconnect(link)
 
 
-@scenario("cccd_unanswered")
+@scenario("cccd_unanswered", timeout=ATT_TIMEOUT + 20)
 async def cccd_unanswered(out_dir: Path) -> None:
     """A subscription request that is never answered
-    (`gatt.subscription-unanswered`, `att.unanswered`). The central discovers
+    (`gatt.subscription-unanswered`, `att.timeout`). The central discovers
     the Heart Rate service; then the peripheral's host hangs (as in
     `unresponsive_peer`). The central writes `01 00` to the Heart Rate
     Measurement CCCD (0x0011) with a Write Request, gets no response, and
-    disconnects (0x13) 2 s later, well before the ATT timeout of 30 s."""
+    disconnects (0x13) only after the ATT timeout of 30 s: a request pending
+    when the host itself closes the link earlier proves nothing (RULES.md)."""
     async with Testbed(out_dir, "cccd_unanswered.btsnoop") as tb:
         await tb.advertise_legacy()
         link = await tb.connect()
@@ -475,8 +476,10 @@ async def cccd_unanswered(out_dir: Path) -> None:
         hr = one_characteristic(peer, gatt_db.HEART_RATE_MEASUREMENT)
         hang_peripheral_host(tb)
         subscription = asyncio.create_task(peer.subscribe(hr, lambda _value: None))
-        await asyncio.sleep(2.0)
-        expect(not subscription.done(), "the subscription was answered")
+        await asyncio.sleep(ATT_TIMEOUT + MARGIN)
+        with contextlib.suppress(asyncio.CancelledError, core.BaseBumbleError):
+            if subscription.done():
+                expect(subscription.exception() is not None, "the subscription was answered")
         # The peripheral's host is gone: wait only for the central's side.
         await asyncio.wait_for(link.central.disconnect(REMOTE_USER_TERMINATED), STEP_TIMEOUT)
         with contextlib.suppress(asyncio.CancelledError, core.BaseBumbleError):
@@ -513,9 +516,10 @@ async def mtu_truncated_read(out_dir: Path) -> None:
     default ATT_MTU of 23 the central discovers the custom service and reads
     the 100-byte Long Value (0x001D) with a single Read Request (Bumble's
     `read_value(..., no_long_read=True)`): the Read Response carries the first
-    22 bytes (ATT_MTU - 1) and no Read Blob Request follows. Disconnects with
-    0x13. Counter-example: `long_read_write` reads the same value with Read
-    Blob."""
+    22 bytes (ATT_MTU - 1) and no Read Blob Request follows; the central moves
+    on and reads Device Name (0x0003), which proves it never continued.
+    Disconnects with 0x13. Counter-example: `long_read_write` reads the same
+    value with Read Blob."""
     async with Testbed(out_dir, "mtu_truncated_read.btsnoop") as tb:
         await tb.advertise_legacy()
         link = await tb.connect()
@@ -524,30 +528,37 @@ async def mtu_truncated_read(out_dir: Path) -> None:
         long_value = one_characteristic(peer, gatt_db.LONG_VALUE_UUID)
         value = await peer.gatt_client.read_value(long_value.handle, no_long_read=True)
         expect(value == gatt_db.LONG_VALUE[:22], f"read {len(value)} bytes")
+        await peer.gatt_client.read_value(0x0003, no_long_read=True)
         await tb.disconnect(link)
 
 
 @scenario("mtu_truncated_notify")
 async def mtu_truncated_notify(out_dir: Path) -> None:
-    """Notifications cut to ATT_MTU - 3 (`mtu.truncated-notification`). No MTU
-    exchange (ATT_MTU 23). The central discovers the Heart Rate service and
-    subscribes to Heart Rate Measurement (CCCD 0x0011 `01 00`); the
-    peripheral notifies three 100-byte values (bytes 0..99) and Bumble's
-    server truncates each to 20 bytes (bytes 0..19) on 0x0010. Disconnects
-    with 0x13."""
+    """Notifications cut to ATT_MTU - 3 (`mtu.truncated-notification`), with
+    the evidence that they are cut. Two connections to the same peripheral.
+    The first exchanges the MTU (247) and subscribes to Heart Rate
+    Measurement: the peripheral notifies three 100-byte values (bytes 0..99),
+    whole. The second does not exchange the MTU (ATT_MTU 23) and subscribes
+    again: the same three values arrive cut by Bumble's server to 20 bytes
+    (bytes 0..19) on 0x0010 — every value of the characteristic exactly
+    ATT_MTU - 3 while the same characteristic carried 100 bytes before.
+    Each connection is closed with 0x13."""
     async with Testbed(out_dir, "mtu_truncated_notify.btsnoop") as tb:
-        streamer = SubscriptionStreamer(
-            tb.peripheral, gatt_db.HEART_RATE_MEASUREMENT, [LONG_NOTIFICATION] * 3, indicate=False
-        )
-        await tb.advertise_legacy()
-        link = await tb.connect()
-        peer = Peer(link.central)
-        await discover_service(peer, gatt_db.HEART_RATE_SERVICE)
-        hr = one_characteristic(peer, gatt_db.HEART_RATE_MEASUREMENT)
-        values = await subscribe_and_collect(peer, hr, 3, notify=True)
-        await streamer.finished()
-        expect(values == [LONG_NOTIFICATION[:20]] * 3, f"notifications {values!r}")
-        await tb.disconnect(link)
+        for exchange, expected in ((True, LONG_NOTIFICATION), (False, LONG_NOTIFICATION[:20])):
+            streamer = SubscriptionStreamer(
+                tb.peripheral, gatt_db.HEART_RATE_MEASUREMENT, [LONG_NOTIFICATION] * 3, indicate=False
+            )
+            await tb.advertise_legacy()
+            link = await tb.connect()
+            peer = Peer(link.central)
+            if exchange:
+                expect(await peer.request_mtu(247) == 247, "MTU exchange did not give 247")
+            await discover_service(peer, gatt_db.HEART_RATE_SERVICE)
+            hr = one_characteristic(peer, gatt_db.HEART_RATE_MEASUREMENT)
+            values = await subscribe_and_collect(peer, hr, 3, notify=True)
+            await streamer.finished()
+            expect(values == [expected] * 3, f"notifications {values!r}")
+            await tb.disconnect(link)
 
 
 @scenario("mtu_write_too_long")
@@ -605,7 +616,9 @@ async def att_protocol_violation(out_dir: Path) -> None:
     writes `02 00` to the Indicate CCCD (0x0020, Write Response) but its
     client never sends Handle Value Confirmation (suppressed); the
     peripheral sends an indication on 0x001F (`IND\\x01`) and, 0.1 s later
-    and still unconfirmed, a second one (`IND\\x02`). Disconnects with 0x13."""
+    and still unconfirmed, a second one (`IND\\x02`). (4) The central then
+    reads Battery Level (0x0016): it is alive and talking, yet the second
+    indication is never confirmed. Disconnects with 0x13."""
     async with Testbed(out_dir, "att_protocol_violation.btsnoop") as tb:
         await tb.advertise_legacy()
         link = await tb.connect()
@@ -633,6 +646,8 @@ async def att_protocol_violation(out_dir: Path) -> None:
             server.send_gatt_pdu(link.peripheral, bytes(indication))
             await asyncio.sleep(0.1)
         expect(received == [b"IND\x01", b"IND\x02"], f"indications {received!r}")
+        # (4) the client keeps talking ATT without confirming
+        await client.read_value(0x0016, no_long_read=True)
         await tb.disconnect(link)
 
 

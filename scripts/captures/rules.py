@@ -124,6 +124,7 @@ class Bearer:
     cccd_successes: list[tuple[Frame, int]] = dataclasses.field(default_factory=list)
     insufficient: list[tuple[Frame, Request]] = dataclasses.field(default_factory=list)
     successes: list[tuple[Frame, int, int | None]] = dataclasses.field(default_factory=list)
+    requests_seen: list[tuple[Frame, int, int | None]] = dataclasses.field(default_factory=list)
 
     def value_handle_of(self, cccd: int) -> int | None:
         """The characteristic a descriptor belongs to: highest value handle below it."""
@@ -150,6 +151,14 @@ class Connection:
     bearers: dict[bool, Bearer] = dataclasses.field(default_factory=dict)
     pairing_requests: list[Frame] = dataclasses.field(default_factory=list)
     encrypted_at: list[Frame] = dataclasses.field(default_factory=list)
+    disconnect_reason: int | None = None
+    # ATT PDUs sent by the host / received (to tell whether a client spoke after an indication)
+    att_tx: int = 0
+    att_rx: int = 0
+    # value handle -> [full values, shorter values, longest, first full frame, last frame, host sent]
+    value_stats: dict[int, list] = dataclasses.field(default_factory=dict)
+    # first notification/indication of a handle with no CCCD written: (frame, sent by the host)
+    unsubscribed: list[tuple[Frame, bool]] = dataclasses.field(default_factory=list)
 
     def bearer(self, local_client: bool) -> Bearer:
         return self.bearers.setdefault(local_client, Bearer())
@@ -198,6 +207,8 @@ class Engine:
         self.repeated_reported: set[object] = set()
         self.pairing_failures: list[tuple[Frame, Frame | None, int, str]] = []
         self.closed: list[Connection] = []
+        # adv.oversize for reports heard: first problem frame per advertiser address
+        self.bad_advertisers: dict[str, Frame] = {}
 
     # ------------------------------------------------------------------ helpers
     def add(self, rule: str, severity: str, connection: int | None, *frames, why: str = "") -> None:
@@ -320,7 +331,8 @@ class Engine:
                 length = frame.params[offset + 8]
                 data = frame.params[offset + 9 : offset + 9 + length]
                 if length > 31 or not ad_well_formed(data):
-                    self.add("adv.oversize", "warning", None, frame)
+                    address = ":".join(f"{b:02X}" for b in reversed(frame.params[offset + 2 : offset + 8]))
+                    self.bad_advertisers.setdefault(address, frame)
                     break
                 offset += 10 + length
 
@@ -353,11 +365,12 @@ class Engine:
         severity = "warning" if reason in WARNING_DISCONNECT_REASONS else "info"
         self.add("link.disconnect", severity, handle, frame)
         queue = self.in_flight.pop(handle, None)
-        if queue:
+        if queue and reason not in WARNING_DISCONNECT_REASONS:
             self.add("flow.credits-lost", "warning", handle, frame, queue[0])
         self.armed.pop(handle, None)
         conn = self.connections.pop(handle, None)
         if conn is not None:
+            conn.disconnect_reason = reason
             self.close(conn, frame)
 
     # ------------------------------------------------------------------ ACL
@@ -426,6 +439,10 @@ class Engine:
         from_client = opcode in ATT_REQUESTS or opcode in (ATT_WRITE_CMD, 0xD2, ATT_CONFIRMATION)
         local_client = frame.sent if from_client else not frame.sent
         bearer = conn.bearer(local_client)
+        if frame.sent:
+            conn.att_tx += 1
+        else:
+            conn.att_rx += 1
 
         discovery = opcode in ATT_DISCOVERY or opcode in (ATT_MTU_REQ, ATT_MTU_RSP)
         if opcode == ATT_ERROR_RSP and pdu[1] in ATT_DISCOVERY_REQUESTS:
@@ -481,6 +498,7 @@ class Engine:
             request.read_by_type_uuid = struct.unpack_from("<H", pdu, 5)[0]
         if opcode == ATT_READ_BLOB_REQ:
             bearer.read_blobs.append((frame, handle))
+        bearer.requests_seen.append((frame, opcode, handle))
         bearer.outstanding.append(request)
 
     def on_att_response(self, conn: Connection, bearer: Bearer, frame: Frame, pdu: bytes) -> None:
@@ -535,17 +553,14 @@ class Engine:
         value = pdu[3:]
         if opcode == ATT_INDICATION:
             if bearer.unconfirmed:
+                # A second indication while one is open: the violation is its own rule; the old one
+                # is no longer followed (RULES.md att.indication-unconfirmed).
                 self.add(
-                    "att.protocol-violation", "warning", conn.handle, frame, bearer.unconfirmed[0]
+                    "att.protocol-violation", "warning", conn.handle, frame, bearer.unconfirmed[0][0]
                 )
-                while bearer.unconfirmed:
-                    self.add(
-                        "att.indication-unconfirmed",
-                        "warning",
-                        conn.handle,
-                        bearer.unconfirmed.popleft(),
-                    )
-            bearer.unconfirmed.append(frame)
+                bearer.unconfirmed.clear()
+            client_count = conn.att_rx if frame.sent else conn.att_tx
+            bearer.unconfirmed.append((frame, client_count))
         for sub in bearer.subscriptions.values():
             if sub.value_handle == handle:
                 sub.notified = True
@@ -553,13 +568,17 @@ class Engine:
         if (
             cccd is None or cccd not in bearer.cccd_written
         ) and handle not in bearer.notified_handles:
-            self.add("gatt.unsubscribed-notification", "info", conn.handle, frame)
+            conn.unsubscribed.append((frame, frame.sent))
         bearer.notified_handles.add(handle)
-        offered = max(conn.client_mtu or 0, conn.server_mtu or 0)
-        limited = not conn.mtu_exchanged or conn.mtu < offered
-        if len(value) == conn.mtu - 3 and limited and handle not in conn.truncated_notified:
-            conn.truncated_notified.add(handle)
-            self.add("mtu.truncated-notification", "warning", conn.handle, frame)
+        stats = conn.value_stats.setdefault(handle, [0, 0, 0, None, None, frame.sent])
+        if len(value) == conn.mtu - 3:
+            stats[0] += 1
+            if stats[3] is None:
+                stats[3] = frame
+        elif len(value) < conn.mtu - 3:
+            stats[1] += 1
+        stats[2] = max(stats[2], len(value))
+        stats[4] = frame
 
     def end_subscription(self, conn: Connection, bearer: Bearer, cccd: int, end: Frame) -> None:
         sub = bearer.subscriptions.pop(cccd, None)
@@ -568,32 +587,44 @@ class Engine:
             and not sub.notified
             and end.time - sub.response.time >= SUBSCRIPTION_WAIT
         ):
-            self.add("gatt.subscription-silent", "warning", conn.handle, sub.response, sub.request)
+            self.add("gatt.subscription-silent", "info", conn.handle, sub.response, sub.request)
 
     # ------------------------------------------------------------------ closing
     def close(self, conn: Connection, end: Frame) -> None:
         """The link closed (Disconnection Complete) or the capture ended."""
         self.flush_silence(conn)
+        lost = conn.disconnect_reason in WARNING_DISCONNECT_REASONS
         for bearer in conn.bearers.values():
             for request in bearer.outstanding:
                 late = end.time - request.frame.time >= ATT_TIMEOUT
-                self.add(
-                    "att.timeout" if late else "att.unanswered",
-                    "error" if late else "warning",
-                    conn.handle,
-                    request.frame,
-                )
-                if request.opcode == ATT_WRITE_REQ and request.handle in bearer.cccds:
+                if late:
+                    self.add("att.timeout", "error", conn.handle, request.frame)
+                else:
+                    # Unanswered is proven only when the link was lost; else the link or the capture
+                    # ended first (information).
+                    self.add("att.unanswered", "warning" if lost else "info", conn.handle, request.frame)
+                if request.opcode == ATT_WRITE_REQ and request.handle in bearer.cccds and (late or lost):
                     self.add("gatt.subscription-unanswered", "warning", conn.handle, request.frame)
-            for indication in bearer.unconfirmed:
-                self.add("att.indication-unconfirmed", "warning", conn.handle, indication)
+            for indication, client_count in bearer.unconfirmed:
+                spoke = (conn.att_rx if indication.sent else conn.att_tx) > client_count
+                waited = end.time - indication.time >= ATT_TIMEOUT
+                if spoke or waited:
+                    unasked = indication.sent and not bearer.cccd_written
+                    self.add("att.indication-unconfirmed", "info" if unasked else "warning", conn.handle, indication)
+        for frame, host_sent in conn.unsubscribed:
+            unencrypted = not conn.encrypted_at and not conn.pairing_requests
+            self.add("gatt.unsubscribed-notification", "warning" if unencrypted and not host_sent else "info",
+                     conn.handle, frame)
             for cccd in list(bearer.subscriptions):
                 self.end_subscription(conn, bearer, cccd, end)
             for response, request in bearer.truncated_reads:
                 if not any(
                     f.number > response.number and h == request.handle for f, h in bearer.read_blobs
                 ):
-                    self.add("mtu.truncated-read", "warning", conn.handle, response, request.frame)
+                    # Proven cut only when the client moved on to another request; a read the link
+                    # or the capture ended right after is not decidable.
+                    moved_on = any(f.number > response.number for f, _, _ in bearer.requests_seen)
+                    self.add("mtu.truncated-read", "warning" if moved_on else "info", conn.handle, response, request.frame)
             for error, request in bearer.cccd_errors:
                 recovered = any(
                     f.number > error.number and h == request.handle
@@ -639,6 +670,26 @@ class Engine:
                 self.add("pool.stuck-attempt", "error", None, attempt.create, attempt.status)
         if self.open_max >= 2:
             self.add("pool.concurrent-connections", "info", None, self.open_max_frame)
+        # mtu.truncated-notification: every value of a handle exactly ATT_MTU-3 on a connection;
+        # a warning when the same peer sent longer values of it on another connection.
+        for conn in self.closed:
+            for handle, (full, shorter, longest, first_full, _last, host_sent) in conn.value_stats.items():
+                if not full or shorter or longest != conn.mtu - 3:
+                    continue
+                longer = [
+                    other.value_stats[handle][4]
+                    for other in self.closed
+                    if other is not conn and other.peer == conn.peer and handle in other.value_stats
+                    and other.value_stats[handle][2] > longest and other.value_stats[handle][5] == host_sent
+                ]
+                if longer:
+                    self.add("mtu.truncated-notification", "warning", conn.handle, first_full, longer[-1])
+                else:
+                    self.add("mtu.truncated-notification", "info", conn.handle, first_full)
+        # adv.oversize heard from others: a warning only for a device the host connected to or tried to.
+        peers = {conn.peer for conn in self.closed}
+        for address, frame in self.bad_advertisers.items():
+            self.add("adv.oversize", "warning" if address in peers else "info", None, frame)
         if self.disconnections:
             self.add("link.disconnect-summary", "info", None, *self.disconnections)
         # security.pairing-failed: info if a later pairing with the same connection/peer succeeded
