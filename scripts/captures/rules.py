@@ -155,6 +155,8 @@ class Connection:
     # ATT PDUs sent by the host / received (to tell whether a client spoke after an indication)
     att_tx: int = 0
     att_rx: int = 0
+    last_att_tx: Frame | None = None
+    last_att_rx: Frame | None = None
     # value handle -> [full values, shorter values, longest, first full frame, last frame, host sent]
     value_stats: dict[int, list] = dataclasses.field(default_factory=dict)
     # first notification/indication of a handle with no CCCD written: (frame, sent by the host)
@@ -441,8 +443,10 @@ class Engine:
         bearer = conn.bearer(local_client)
         if frame.sent:
             conn.att_tx += 1
+            conn.last_att_tx = frame
         else:
             conn.att_rx += 1
+            conn.last_att_rx = frame
 
         discovery = opcode in ATT_DISCOVERY or opcode in (ATT_MTU_REQ, ATT_MTU_RSP)
         if opcode == ATT_ERROR_RSP and pdu[1] in ATT_DISCOVERY_REQUESTS:
@@ -610,11 +614,9 @@ class Engine:
                 waited = end.time - indication.time >= ATT_TIMEOUT
                 if spoke or waited:
                     unasked = indication.sent and not bearer.cccd_written
-                    self.add("att.indication-unconfirmed", "info" if unasked else "warning", conn.handle, indication)
-        for frame, host_sent in conn.unsubscribed:
-            unencrypted = not conn.encrypted_at and not conn.pairing_requests
-            self.add("gatt.unsubscribed-notification", "warning" if unencrypted and not host_sent else "info",
-                     conn.handle, frame)
+                    last = conn.last_att_rx if indication.sent else conn.last_att_tx
+                    evidence = [last] if spoke and last is not None else []
+                    self.add("att.indication-unconfirmed", "info" if unasked else "warning", conn.handle, indication, *evidence)
             for cccd in list(bearer.subscriptions):
                 self.end_subscription(conn, bearer, cccd, end)
             for response, request in bearer.truncated_reads:
@@ -650,6 +652,10 @@ class Engine:
                     error,
                     request.frame,
                 )
+        for value_frame, host_sent in conn.unsubscribed:
+            unencrypted = not conn.encrypted_at and not conn.pairing_requests
+            self.add("gatt.unsubscribed-notification", "warning" if unencrypted and not host_sent else "info",
+                     conn.handle, value_frame)
         self.closed.append(conn)
 
     def finish(self) -> None:
