@@ -836,7 +836,7 @@ def expect_cccd_recovered(cap: Capture) -> Expected:
     )
 
 
-@expects("cccd_silent.btsnoop")
+@expects("cccd_silent.btsnoop", "peer_subscribes.btsnoop")
 def expect_cccd_silent(cap: Capture) -> Expected:
     check_single_connection(cap)
     write = cccd_write(cap, HR_CCCD)
@@ -849,7 +849,9 @@ def expect_cccd_silent(cap: Capture) -> Expected:
     return clean(
         cap,
         "The CCCD of Heart Rate Measurement (value handle 0x0010) is 0x0011, known from Find "
-        "Information during discovery.",
+        "Information during discovery. Silence after subscribing is information only (RULES.md). In "
+        "peer_subscribes.btsnoop (the peripheral's view) the write comes from the peer and the host "
+        "is the server that stays silent.",
         [
             finding(
                 "gatt.subscription-silent",
@@ -1002,6 +1004,22 @@ def expect_mtu_truncated_notify(cap: Capture) -> Expected:
                 f"carried 100 bytes on the first connection ({n(whole[-1])})",
             )
         ],
+    )
+
+
+@expects("segmented_notify.btsnoop")
+def expect_segmented_notify(cap: Capture) -> Expected:
+    check_single_connection(cap)
+    check(not cap.att(ATT_MTU_REQ), "MTU exchanged")
+    notifications = cap.att(ATT_NOTIFICATION)
+    lengths = [len(att_value(f)) for f in notifications]
+    check(lengths == [20, 20, 10, 20, 20, 10], f"chunks {lengths}")
+    errors = check_no_att_errors_but_discovery(cap)
+    return clean(
+        cap,
+        "Two 50-byte messages in 20/20/10-byte chunks on 0x0010 at ATT_MTU 23: the 20-byte chunks fill "
+        "ATT_MTU - 3 but the shorter last chunk shows the application segments its data, so no "
+        f"mtu.truncated-notification. {errors} Error Responses, all 0x0A to discovery requests.",
     )
 
 

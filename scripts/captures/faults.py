@@ -422,14 +422,17 @@ async def cccd_recovered(out_dir: Path) -> None:
             await tb.disconnect(link)
 
 
-@scenario("cccd_silent", timeout=SUBSCRIPTION_WAIT + 15)
+@scenario("cccd_silent", outputs=("cccd_silent.btsnoop", "peer_subscribes.btsnoop"), timeout=SUBSCRIPTION_WAIT + 15)
 async def cccd_silent(out_dir: Path) -> None:
-    """A subscription that never delivers (`gatt.subscription-silent`). The
-    central discovers the Heart Rate service and writes `01 00` to the Heart
-    Rate Measurement CCCD (0x0011); the server acknowledges (Write Response)
-    but never notifies. The central waits 6 s (RULES wait 5 s) and disconnects
-    with 0x13."""
-    async with Testbed(out_dir, "cccd_silent.btsnoop") as tb:
+    """A subscription that never delivers (`gatt.subscription-silent`, info:
+    silence alone proves nothing). The central discovers the Heart Rate service
+    and writes `01 00` to the Heart Rate Measurement CCCD (0x0011); the server
+    acknowledges (Write Response) but never notifies. The central waits 6 s
+    (RULES wait 5 s) and disconnects with 0x13. `peer_subscribes.btsnoop` is
+    the same session seen by the peripheral's host: the *peer* subscribes to
+    the host's own characteristic, and the host (the server) never notifies —
+    the finding names the host as the server, never the peer's firmware."""
+    async with Testbed(out_dir, "cccd_silent.btsnoop", "peer_subscribes.btsnoop") as tb:
         await tb.advertise_legacy()
         link = await tb.connect()
         peer = Peer(link.central)
@@ -559,6 +562,30 @@ async def mtu_truncated_notify(out_dir: Path) -> None:
             await streamer.finished()
             expect(values == [expected] * 3, f"notifications {values!r}")
             await tb.disconnect(link)
+
+
+@scenario("segmented_notify")
+async def segmented_notify(out_dir: Path) -> None:
+    """Application-segmented notifications (counter-example for
+    `mtu.truncated-notification`). No MTU exchange (ATT_MTU 23). The central
+    subscribes to Heart Rate Measurement; the peripheral sends two 50-byte
+    messages as the application would at this MTU, each in chunks of 20, 20
+    and 10 bytes on 0x0010. Values of exactly ATT_MTU - 3 with a shorter last
+    chunk are segmentation, not truncation: no mtu.* finding. Disconnects with
+    0x13."""
+    message = bytes(range(50))
+    chunks = [message[0:20], message[20:40], message[40:50]] * 2
+    async with Testbed(out_dir, "segmented_notify.btsnoop") as tb:
+        streamer = SubscriptionStreamer(tb.peripheral, gatt_db.HEART_RATE_MEASUREMENT, chunks, indicate=False)
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        peer = Peer(link.central)
+        await discover_service(peer, gatt_db.HEART_RATE_SERVICE)
+        hr = one_characteristic(peer, gatt_db.HEART_RATE_MEASUREMENT)
+        values = await subscribe_and_collect(peer, hr, len(chunks), notify=True)
+        await streamer.finished()
+        expect(values == chunks, f"notifications {values!r}")
+        await tb.disconnect(link)
 
 
 @scenario("mtu_write_too_long")

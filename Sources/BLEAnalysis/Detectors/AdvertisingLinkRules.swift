@@ -96,7 +96,7 @@ final class Disconnects: Detector {
 final class DisconnectSummary: Detector {
     static let rule = RuleInfo(
         id: "link.disconnect-summary", severity: .info, title: "Disconnect reasons",
-        explanation: "How many connections ended for each reason over the whole capture.")
+        explanation: "How many connections ended for each reason over the whole capture.", actor: .none)
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}

@@ -168,7 +168,7 @@ final class CaptureTruncatedValues: Detector {
         The capture kept fewer bytes than were sent (a snap length, or Android's btsnooz summary that keeps 14 bytes of \
         ACL). Value lengths are not decidable from this log, so no MTU finding is made for those frames. Collect a full \
         btsnoop_hci.log (Developer options → Enable Bluetooth HCI snoop log: Enabled, not Filtered) to check them.
-        """)
+        """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.mtu]
     private var done = false
 
