@@ -678,6 +678,36 @@ def expect_flow_paced(cap: Capture) -> Expected:
     )
 
 
+@expects("flow_stall_free.btsnoop")
+def expect_flow_stall_free(cap: Capture) -> Expected:
+    check_single_connection(cap)
+    errors = check_no_att_errors_but_discovery(cap)
+    writes = cap.att(ATT_WRITE_CMD)
+    check(len(writes) == 30 and all(len(att_value(f)) == 20 for f in writes), "30 x 20-byte writes")
+    gaps = [(b.time - a.time, a, b) for a, b in zip(writes, writes[1:])]
+    stall, before, after = max(gaps, key=lambda g: g[0])
+    check(before is writes[19] and stall >= STALL, f"the stall is after the 20th chunk ({stall:.2f} s)")
+    check(not cap.where(lambda f: f.is_acl and not f.sent, after=before, before=after), "the peer sent something")
+    return clean(
+        cap,
+        f"The stock controller completes every packet at once: credits never run out, so the first form "
+        f"of flow.skipped-ready (after a full buffer) cannot apply. {errors} Error Responses, all 0x0A to "
+        "discovery requests.",
+        [
+            finding(
+                "flow.skipped-ready",
+                "warning",
+                before.handle,
+                before,
+                after,
+                why=f"20 Write Commands of exactly ATT_MTU - 3 = 20 bytes about 10 ms apart, then nothing "
+                f"for {stall:.1f} s after {n(before)} with every buffer free and nothing received, then "
+                f"{n(after)} and 9 more chunks at the same pace",
+            )
+        ],
+    )
+
+
 @expects("credits_lost.btsnoop")
 def expect_credits_lost(cap: Capture) -> Expected:
     complete = check_single_connection(cap)

@@ -292,6 +292,33 @@ async def flow_paced(out_dir: Path) -> None:
     await flow_session(out_dir, "flow_paced.btsnoop", stall=0.0)
 
 
+@scenario("flow_stall_free")
+async def flow_stall_free(out_dir: Path) -> None:
+    """A bulk transfer that stalls mid-message with every buffer free
+    (`flow.skipped-ready`, second form). The stock controller completes every
+    packet at once (64 buffers), so the credits never run out. After
+    discovering the custom service the app sends a 600-byte message in
+    20-byte Write Commands (ATT_MTU 23 - 3) to 0x0022, one every 10 ms; after
+    the 20th chunk it stops for 2 s (a missed ready callback: nothing was due
+    from the peer, every buffer was free), then sends the remaining 10 chunks
+    at the same pace. Disconnects with 0x13."""
+    async with Testbed(out_dir, "flow_stall_free.btsnoop") as tb:
+        received = collect_writes(tb, gatt_db.WRITE_NO_RSP_UUID)
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        peer = Peer(link.central)
+        await discover_custom_service(peer)
+        target = one_characteristic(peer, gatt_db.WRITE_NO_RSP_UUID)
+        await drain(tb, link)
+        for chunk in range(30):
+            if chunk == 20:
+                await asyncio.sleep(STALL + MARGIN)
+            await peer.write_value(target, WRITE_VALUE, with_response=False)
+            await asyncio.sleep(0.010)
+        await until(lambda: len(received) == 30, "all writes received")
+        await tb.disconnect(link)
+
+
 @scenario("credits_lost")
 async def credits_lost(out_dir: Path) -> None:
     """Packets the controller never reports as completed (`flow.credits-lost`).

@@ -161,6 +161,12 @@ class Connection:
     value_stats: dict[int, list] = dataclasses.field(default_factory=dict)
     # first notification/indication of a handle with no CCCD written: (frame, sent by the host)
     unsubscribed: list[tuple[Frame, bool]] = dataclasses.field(default_factory=list)
+    # flow.skipped-ready (b): the host's run of full ATT_MTU-3 chunks (count, last chunk, gaps),
+    # and a stall waiting for the run to resume (last chunk, first chunk after, pace, resumed)
+    chunk_run: int = 0
+    last_chunk: Frame | None = None
+    chunk_gaps: list[float] = dataclasses.field(default_factory=list)
+    stall_candidate: tuple | None = None
 
     def bearer(self, local_client: bool) -> Bearer:
         return self.bearers.setdefault(local_client, Bearer())
@@ -467,6 +473,8 @@ class Engine:
             self.on_att_value(conn, bearer, frame, pdu)
         elif opcode == ATT_CONFIRMATION and bearer.unconfirmed:
             bearer.unconfirmed.popleft()
+        if frame.sent and (opcode == ATT_WRITE_CMD or opcode == ATT_NOTIFICATION):
+            self.on_chunk(conn, frame, len(pdu) - 3)
         if opcode in (ATT_WRITE_REQ, ATT_WRITE_CMD):
             handle = struct.unpack_from("<H", pdu, 1)[0]
             value = pdu[3:]
@@ -485,6 +493,41 @@ class Engine:
                     self.add("gatt.subscription-no-notify-property", "warning", conn.handle, frame)
                 if not enabling:
                     self.end_subscription(conn, bearer, handle, frame)
+
+    def on_chunk(self, conn: Connection, frame: Frame, length: int) -> None:
+        """flow.skipped-ready (b): a bulk transfer (>= 16 Write Commands / notifications of exactly
+        ATT_MTU-3 from the host) that stops after a full chunk for >= STALL and >= 20x its pace with
+        every buffer free and nothing received, then goes on for >= 8 chunks at its pace."""
+        if length != conn.mtu - 3:
+            conn.chunk_run, conn.last_chunk, conn.chunk_gaps, conn.stall_candidate = 0, None, [], None
+            return
+        last = conn.last_chunk
+        if last is not None:
+            gap = frame.time - last.time
+            if gap >= STALL:
+                pace = sorted(conn.chunk_gaps)[len(conn.chunk_gaps) // 2] if conn.chunk_gaps else 0
+                free = sum(len(q) for q in self.in_flight.values()) - 1 == 0  # before this packet
+                heard = conn.last_rx is not None and conn.last_rx.time > last.time
+                if conn.chunk_run >= 16 and free and pace > 0 and gap >= 20 * pace and not heard:
+                    conn.stall_candidate = (last, frame, pace, 0)
+                else:
+                    conn.stall_candidate = None
+                conn.chunk_run, conn.chunk_gaps = 0, []
+            else:
+                conn.chunk_gaps = (conn.chunk_gaps + [gap])[-32:]
+                if conn.stall_candidate is not None:
+                    before, after, pace, resumed = conn.stall_candidate
+                    if gap <= 5 * max(pace, 0.001):
+                        resumed += 1
+                        if resumed >= 8:
+                            self.add("flow.skipped-ready", "warning", conn.handle, before, after)
+                            conn.stall_candidate = None
+                        else:
+                            conn.stall_candidate = (before, after, pace, resumed)
+                    else:
+                        conn.stall_candidate = None
+        conn.chunk_run += 1
+        conn.last_chunk = frame
 
     def on_att_request(self, conn: Connection, bearer: Bearer, frame: Frame, pdu: bytes) -> None:
         opcode = pdu[0]
