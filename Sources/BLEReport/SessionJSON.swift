@@ -4,14 +4,14 @@ import BLEAnalysis
 
 /// JSON for `timeline`, `gatt` and `adv`.
 public enum SessionJSON {
-    public static func timeline(_ model: SessionModel) -> String {
+    public static func timeline(_ model: SessionModel, only: Set<Int>? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.beginArray("connections")
-        for c in model.connections { connection(c, &w) }
+        for c in model.connections where only?.contains(c.index) ?? true { connection(c, &w) }
         w.endArray()
         w.beginArray("attempts")
-        for a in model.attempts {
+        for a in model.attempts where only == nil {
             w.beginObject()
             w.int("frame", a.frame)
             w.int("time", a.time)

@@ -5,10 +5,11 @@ import BLEAnalysis
 /// Text for `timeline`, `gatt` and `adv`: what a person reads in a terminal.
 public enum SessionText {
     /// One line per meaningful event per connection, then each value stream's count and rate.
-    public static func timeline(_ model: SessionModel) -> String {
+    /// - Parameter only: the connections to tell (by index); nil: all, with the failed attempts.
+    public static func timeline(_ model: SessionModel, only: Set<Int>? = nil) -> String {
         var s = ""
         if model.connections.isEmpty { s += "No connections in this capture.\n" }
-        for c in model.connections {
+        for c in model.connections where only?.contains(c.index) ?? true {
             s += header(c) + "\n"
             for e in mergedEvents(c) {
                 s += "  " + TimeFormat.time(e.time) + "  #" + String(e.frame).padding(6) + e.text + "\n"
@@ -16,7 +17,7 @@ public enum SessionText {
             if c.droppedTimelineEvents > 0 { s += "  … \(c.droppedTimelineEvents) more events not kept\n" }
             s += "\n"
         }
-        let failed = ReportText.failedAttempts(model)
+        let failed = only == nil ? ReportText.failedAttempts(model) : []
         for a in failed {
             s += "Attempt #\(a.frame) to \(a.peerAddress?.description ?? "filter accept list"): " + ReportText.describe(a.outcome)
                 + (a.endFrame.map { " (frame \($0))" } ?? "") + "\n"
@@ -29,10 +30,15 @@ public enum SessionText {
         if c.adapter != 0 { parts.append("hci\(c.adapter)") }
         parts.append(c.isLE ? "LE" : "BR/EDR")
         if c.role != .unknown { parts.append(c.role.rawValue) }
-        if let a = c.peerAddress { parts.append("peer " + a.description) }
+        if c.peerAddress != nil || c.peerName != nil { parts.append("peer " + c.peerLabel) }
         if let start = c.startTime {
-            let end = c.disconnectTime ?? c.lastDataTime ?? start
-            parts.append("lasted " + TimeFormat.duration(end - start) + (c.isOpen ? " (still open at the end)" : ""))
+            if c.isOpen {
+                // Open when the capture ended: it lasted at least until then.
+                let end = max(c.captureEnd, c.lastDataTime ?? start)
+                parts.append("open until the capture ended (\(TimeFormat.duration(end - start)))")
+            } else {
+                parts.append("lasted " + TimeFormat.duration((c.disconnectTime ?? start) - start))
+            }
         }
         return parts.joined(separator: ", ")
     }

@@ -45,6 +45,7 @@ public final class Analyzer {
     /// Ends the pass and returns the findings, ordered by severity then time.
     public func finish() -> [Finding] {
         air.finish(self)
+        for c in session.live.values { c.captureEnd = lastTimestamp }
         var findings = engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
         // Put the host's own log lines (PacketLogger syslog) next to the findings they precede.
         if syslog.hasLines {

@@ -124,6 +124,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     }
 
     public var isOpen: Bool { disconnectFrame == nil }
+    /// Time of the capture's last frame, set when the pass ends (an open connection lasted until then).
+    public internal(set) var captureEnd: Int64 = 0
     public var intervalMillis: Double { Double(intervalUnits) * 1.25 }
     public var supervisionTimeoutMillis: Int { Int(timeoutUnits) * 10 }
 

@@ -3,9 +3,15 @@ import BLEAnalysis
 import BLECapture
 import BLEProtocol
 
-/// Filters for `packets`: protocol layers (OR-ed), a connection and a time range (AND-ed).
+/// Filters for `packets`: protocol layers (OR-ed), frames, a connection and a time range (AND-ed).
 struct PacketFilterOptions: ParsableArguments {
-    @Option(name: .long, help: "Only frames of this connection: a handle (64, 0x0040) or a peer address (C0:FF:EE:00:00:01).")
+    @Option(name: .long, help: "Only this frame (repeatable): go from a finding to its evidence.")
+    var frame: [Int] = []
+    @Option(name: .long, help: "Only frames A-B (inclusive, 1-based), e.g. --frames 1200-1260.")
+    var frames: String?
+    @Option(name: .long, help: "With --frame/--frames: also this many frames before and after each selected one.")
+    var context: Int = 0
+    @Option(name: .long, help: "Only frames of this connection: its number in the report (3), a handle (0x0040, h64) or a peer address (C0:FF:EE:00:00:01).")
     var conn: String?
     @Flag(name: .long, help: "Frames carrying ATT.") var att = false
     @Flag(name: .long, help: "Frames carrying SMP.") var smp = false
@@ -14,23 +20,73 @@ struct PacketFilterOptions: ParsableArguments {
     @Option(name: .long, help: "Start this many seconds after the first frame.") var since: Double?
     @Option(name: .long, help: "Stop this many seconds after the first frame.") var until: Double?
 
-    var isActive: Bool { conn != nil || att || smp || adv || hci || since != nil || until != nil }
+    var isActive: Bool { conn != nil || att || smp || adv || hci || since != nil || until != nil || !frame.isEmpty || frames != nil }
 
-    /// The connection argument, parsed once.
+    /// The connection argument, parsed once: a plain number is the connection's number in the report
+    /// (`conn 3`), `0x…` or `h…` a handle, `AA:BB:…` the peer.
     func connectionFilter() throws -> ConnectionFilter? {
         guard let conn else { return nil }
         if let a = BDAddr(string: conn) { return .address(a) }
-        let digits = conn.lowercased().hasPrefix("0x") ? String(conn.dropFirst(2)) : conn
-        guard let h = UInt16(digits, radix: conn.lowercased().hasPrefix("0x") ? 16 : 10), h <= 0x0EFF else {
-            throw ValidationError("--conn takes a connection handle or a Bluetooth address, not \(conn)")
+        let lower = conn.lowercased()
+        if lower.hasPrefix("0x") || lower.hasPrefix("h") {
+            let digits = lower.hasPrefix("0x") ? String(lower.dropFirst(2)) : String(lower.dropFirst(lower.hasPrefix("handle:") ? 7 : 1))
+            guard let h = UInt16(digits, radix: lower.hasPrefix("0x") ? 16 : 10), h <= 0x0EFF else {
+                throw ValidationError("--conn \(conn): a handle is 0x0000–0x0EFF")
+            }
+            return .handle(h)
         }
-        return .handle(h)
+        guard let index = Int(conn), index >= 1 else {
+            throw ValidationError("--conn takes a connection number (3), a handle (0x0040, h64) or a Bluetooth address, not \(conn)")
+        }
+        return .index(index)
+    }
+
+    /// The frames selected by --frame/--frames, widened by --context, as sorted closed ranges; nil when
+    /// neither is given.
+    func frameRanges() throws -> [ClosedRange<Int>]? {
+        var ranges: [ClosedRange<Int>] = []
+        for n in frame {
+            guard n >= 1 else { throw ValidationError("--frame \(n): frames are numbered from 1") }
+            ranges.append(n ... n)
+        }
+        if let frames {
+            let parts = frames.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 1, a <= b else {
+                throw ValidationError("--frames takes A-B with 1 ≤ A ≤ B, not \(frames)")
+            }
+            ranges.append(a ... b)
+        }
+        guard !ranges.isEmpty else {
+            if context != 0 { throw ValidationError("--context goes with --frame or --frames") }
+            return nil
+        }
+        guard context >= 0 else { throw ValidationError("--context must be 0 or more") }
+        let widened = ranges.map { max(1, $0.lowerBound - context) ... $0.upperBound + context }.sorted { $0.lowerBound < $1.lowerBound }
+        var merged: [ClosedRange<Int>] = []
+        for r in widened {
+            if let last = merged.last, r.lowerBound <= last.upperBound + 1 {
+                merged[merged.count - 1] = last.lowerBound ... max(last.upperBound, r.upperBound)
+            } else {
+                merged.append(r)
+            }
+        }
+        return merged
+    }
+
+    /// Rejects filters that can never match, before reading.
+    func validate() throws {
+        if let since, let until, since > until {
+            throw ValidationError("--since \(since) is after --until \(until): the time range is empty")
+        }
+        if let since, since < 0 { throw ValidationError("--since must be 0 or more") }
     }
 }
 
 enum ConnectionFilter {
     case handle(UInt16)
     case address(BDAddr)
+    /// The connection's number in the report (1-based order of appearance).
+    case index(Int)
 }
 
 /// Decides, per frame, whether `packets` prints it.
@@ -41,14 +97,56 @@ struct PacketFilter {
     private(set) var active: Bool
     private var start: Int64?
 
+    /// Selected frames (--frame/--frames widened by --context), sorted.
+    let frameRanges: [ClosedRange<Int>]?
+    private var rangeIndex = 0
+    /// Frames that passed every filter (for the "nothing matched" error).
+    private(set) var matched = 0
+
     init(_ options: PacketFilterOptions) throws {
         self.options = options
+        try options.validate()
         connection = try options.connectionFilter()
+        frameRanges = try options.frameRanges()
         active = options.isActive
+    }
+
+    /// Why nothing was printed, when the filters matched no frame of a capture that has some: names
+    /// what does not exist (exit 2).
+    func emptyResultReason(frames total: Int, seconds: Double, session: SessionModel) -> String? {
+        guard active, matched == 0, total > 0 else { return nil }
+        if let ranges = frameRanges, let first = ranges.first, first.lowerBound > total {
+            return "the capture has \(total) frames; frame \(first.lowerBound) does not exist"
+        }
+        switch connection {
+        case let .index(i) where i > session.connections.count:
+            return "the capture has \(session.connections.count) connection\(session.connections.count == 1 ? "" : "s"); there is no connection \(i)"
+        case let .handle(h) where !session.connections.contains(where: { $0.handle == h }):
+            let handles = Set(session.connections.map(\.handle)).sorted().map { "0x" + String($0, radix: 16) }
+            return "no connection uses handle 0x\(String(h, radix: 16)) (handles in the capture: \(handles.isEmpty ? "none" : handles.joined(separator: ", ")))"
+        case let .address(a) where !session.connections.contains(where: { $0.peerAddress == a }) && !session.advertisers.all.contains(where: { $0.address == a }):
+            return "\(a) appears in no connection and no advertising report"
+        default:
+            break
+        }
+        if let since = options.since, since > seconds {
+            return "--since \(since) is past the end: the capture lasts \(String(format: "%.1f", seconds)) s"
+        }
+        return nil
     }
 
     mutating func accepts(_ frame: Frame, layers: [Layer], session: SessionModel) -> Bool {
         guard active else { return true }
+        let ok = decide(frame, layers: layers, session: session)
+        if ok { matched += 1 }
+        return ok
+    }
+
+    private mutating func decide(_ frame: Frame, layers: [Layer], session: SessionModel) -> Bool {
+        if let ranges = frameRanges {
+            while rangeIndex < ranges.count, ranges[rangeIndex].upperBound < frame.number { rangeIndex += 1 }
+            guard rangeIndex < ranges.count, ranges[rangeIndex].contains(frame.number) else { return false }
+        }
         if start == nil { start = frame.timestamp }
         let t = Double(frame.timestamp - (start ?? frame.timestamp)) / 1e6
         if let since = options.since, t < since { return false }
@@ -73,6 +171,14 @@ struct PacketFilter {
 
     private func matches(_ filter: ConnectionFilter, _ layers: [Layer], frame: Frame, session: SessionModel) -> Bool {
         switch filter {
+        case let .index(i):
+            // The connection exists once the pass reached its set-up (or first traffic): its handle
+            // between its start and its end.
+            guard i <= session.connections.count else { return false }
+            let c = session.connections[i - 1]
+            if let end = c.disconnectFrame, frame.number > end { return false }
+            if frame.number < (c.attemptFrame ?? c.completeFrame ?? 0) { return false }
+            return matches(.handle(c.handle), layers, frame: frame, session: session) && frame.adapter == c.adapter
         case let .handle(h):
             return layers.contains { Self.contains($0.fields) { name, value in
                 if name.hasSuffix("Handle"), !name.contains("Attribute"), !name.contains("Advertising"), !name.contains("Sync"),

@@ -70,5 +70,10 @@ struct Packets: ParsableCommand {
         }
         out.flush()
         for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+        let seconds = Double(max(0, (summary.lastTimestamp ?? 0) - (summary.firstTimestamp ?? 0))) / 1e6
+        if let reason = filter.emptyResultReason(frames: summary.frames, seconds: seconds, session: analyzer.session) {
+            Diagnostics.warn("\(capture.file): nothing to print: \(reason)")
+            throw ExitCode(ExitCodes.badInput)
+        }
     }
 }

@@ -25,11 +25,32 @@ struct Timeline: ParsableCommand {
         abstract: "One story per connection: connect, MTU, discovery, subscriptions, data, errors, disconnect.")
     @OptionGroup var capture: CaptureArgument
     @Flag(name: .long, help: "JSON instead of text.") var json = false
+    @Option(name: .long, help: "Only this connection: its number in the report (3), a handle (0x0040, h64) or a peer address.")
+    var conn: String?
 
     func run() throws {
+        var selector = PacketFilterOptions()
+        selector.conn = conn
+        let wanted = try selector.connectionFilter()
         let run = try AnalysisRun(capture)
+        let model = run.analyzer.session
+        var only: Set<Int>? = nil
+        if let wanted {
+            let picked = model.connections.filter { c in
+                switch wanted {
+                case let .index(i): c.index == i
+                case let .handle(h): c.handle == h
+                case let .address(a): c.peerAddress == a
+                }
+            }
+            guard !picked.isEmpty else {
+                Diagnostics.warn("\(capture.file): no connection \(conn ?? "") (the capture has \(model.connections.count))")
+                throw ExitCode(ExitCodes.badInput)
+            }
+            only = Set(picked.map(\.index))
+        }
         var out = Output()
-        out.write(json ? SessionJSON.timeline(run.analyzer.session) + "\n" : SessionText.timeline(run.analyzer.session))
+        out.write(json ? SessionJSON.timeline(model, only: only) + "\n" : SessionText.timeline(model, only: only))
         out.flush()
     }
 }
