@@ -7,15 +7,20 @@ import BLEAnalysis
 /// devices, connections, findings by severity), then one story per connection, then the findings
 /// grouped by rule with advice and evidence frames. Colour and width come from `TerminalStyle`.
 public enum ReportText {
+    /// - Parameter all: every instance of every finding; by default each rule shows its first
+    ///   `shownPerRule` instances and counts the rest (`bleanalyze FILE --all` prints them).
     public static func render(_ facts: CaptureFacts, model: SessionModel, findings: [Finding],
-                              style: TerminalStyle = .plain) -> String {
+                              style: TerminalStyle = .plain, all: Bool = false) -> String {
         var s = summary(facts, model: model, findings: findings, style: style)
-        if !model.connections.isEmpty || !failedAttempts(model).isEmpty {
-            s += style.paint("Connections", .bold) + "\n\n" + stories(model, style: style)
+        if !model.connections.isEmpty || !model.attempts.isEmpty {
+            s += style.paint("Connections", .bold) + "\n\n" + stories(model, style: style, all: all)
         }
         guard !findings.isEmpty else { return s + "No findings.\n" }
-        return s + style.paint("Findings", .bold) + "\n" + findingGroups(findings, style: style)
+        return s + style.paint("Findings", .bold) + "\n" + findingGroups(findings, style: style, all: all)
     }
+
+    /// Instances of one rule shown before "… N more" (without --all).
+    static let shownPerRule = 3
 
     /// The top block: what the capture is and what went wrong, in a few lines.
     static func summary(_ facts: CaptureFacts, model: SessionModel, findings: [Finding], style: TerminalStyle) -> String {
@@ -40,9 +45,15 @@ public enum ReportText {
         s += "  " + style.paint("Findings", .bold) + "     "
             + parts.map { count($0.0) > 0 ? style.paint($0.1, style.ink(for: $0.0)) : $0.1 }.joined(separator: ", ") + "\n"
         let pad = String(repeating: " ", count: 15)
-        for f in findings.filter({ $0.severity != .info }).prefix(5) {
+        // One line per rule with a problem: how many, and the first one's message.
+        var order: [String] = []
+        for f in findings where f.severity != .info && !order.contains(f.rule) { order.append(f.rule) }
+        for rule in order {
+            let group = findings.filter { $0.rule == rule && $0.severity != .info }
+            guard let f = group.first else { continue }
             let label = f.severity.rawValue.uppercased()
-            let text = wrap(label + " " + f.rule + ": " + Terminal.clean(f.message), indent: pad, width: style.width)
+            let times = group.count > 1 ? " (\(group.count)×, first:)" : ""
+            let text = wrap(label + " " + f.rule + times + " " + Terminal.clean(f.message), indent: pad, width: style.width)
             s += pad + style.paint(label, style.ink(for: f.severity)) + text.dropFirst(pad.count + label.count)
         }
         return s + "\n"
@@ -57,25 +68,46 @@ public enum ReportText {
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
     /// One block per connection: header, then one line per event (wrapped under its text).
-    static func stories(_ model: SessionModel, style: TerminalStyle) -> String {
+    static func stories(_ model: SessionModel, style: TerminalStyle, all: Bool = false) -> String {
         var s = ""
         for c in model.connections {
-            s += "  " + style.paint(Terminal.clean(SessionText.header(c)), .bold) + "\n"
-            for e in SessionText.mergedEvents(c) {
+            let header = wrap(Terminal.clean(SessionText.header(c)), indent: "  ", width: style.width)
+            s += style.paint(String(header.dropLast()), .bold) + "\n"
+            let events = SessionText.mergedEvents(c)
+            let shown = all ? events : keyEvents(events)
+            for e in shown {
                 let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
                 let text = wrap(Terminal.clean(e.text), indent: String(repeating: " ", count: head.count), width: style.width)
                 s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e.kind, style)
             }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
+            if shown.count < events.count {
+                s += style.paint("    … \(events.count - shown.count) more events (bleanalyze timeline FILE --conn \(c.index), or --all)", .grey) + "\n"
+            }
             s += "\n"
         }
-        for a in failedAttempts(model) {
-            let line = "  Attempt #\(a.frame) to \(a.peerAddress?.description ?? "filter accept list"): " + describe(a.outcome)
-                + (a.endFrame.map { " (frame \($0))" } ?? "")
-            s += style.paint(line, a.outcome == .pending ? .red : .yellow) + "\n"
-        }
-        return s + (failedAttempts(model).isEmpty ? "" : "\n")
+        let lines = background(model, all: all)
+        for (text, ink) in lines { s += style.paint(wrap(text, indent: "    ", width: style.width).dropLast().description, ink) + "\n" }
+        return s + (lines.isEmpty ? "" : "\n")
     }
+
+    /// The events a summary keeps (without --all): what went wrong, first; then the end and the
+    /// set-up (MTU, discovery) — at most `keptEvents`, in time order.
+    static func keyEvents(_ events: [TimelineEvent]) -> [TimelineEvent] {
+        func rank(_ e: TimelineEvent) -> Int? {
+            switch e.kind {
+            case .connectionFailed, .subscribeFailed, .attError: 0
+            case .security where e.text.contains("failed"): 0
+            case .disconnected: 1
+            case .mtu, .discovery: 2
+            default: nil   // the set-up is in the header (peer, role, duration); the rest in --all
+            }
+        }
+        let ranked = events.enumerated().compactMap { i, e in rank(e).map { (i, $0) } }
+        let kept = Set(ranked.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(keptEvents).map(\.0))
+        return events.enumerated().filter { kept.contains($0.offset) }.map(\.element)
+    }
+    static let keptEvents = 4
 
     static func paintEvent(_ text: String, _ kind: TimelineEvent.Kind, _ style: TerminalStyle) -> String {
         switch kind {
@@ -83,6 +115,52 @@ public enum ReportText {
         case .security where text.contains("failed"): style.paint(text, .red)
         case .disconnected where !text.contains("(0x13)") && !text.contains("(0x16)"): style.paint(text, .yellow)
         default: text
+        }
+    }
+
+    /// Connection attempts that did not connect, as a person wants them: the OS's background activity
+    /// (auto-connect through the filter accept list, BR/EDR pages) one line per kind with counts, and
+    /// the attempts to one LE device one line each (the first few without --all).
+    static func background(_ model: SessionModel, all: Bool) -> [(String, TerminalStyle.Ink)] {
+        var lines: [(String, TerminalStyle.Ink)] = []
+        let failed = failedAttempts(model)
+        let acceptList = model.attempts.filter { $0.isLE && $0.usesFilterAcceptList }
+        if !acceptList.isEmpty {
+            var outcomes: [String: Int] = [:]
+            for a in acceptList { outcomes[shortOutcome(a.outcome), default: 0] += 1 }
+            let parts = outcomes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }
+            lines.append(("  Background auto-connect (filter accept list): " + plural(acceptList.count, "attempt") + " — "
+                          + parts.joined(separator: ", ") + (acceptList.count > 1 ? "; first at frame \(acceptList[0].frame)" : ""), .grey))
+        }
+        let pages = model.attempts.filter { !$0.isLE }
+        if !pages.isEmpty {
+            var outcomes: [String: Int] = [:]
+            for a in pages { outcomes[shortOutcome(a.outcome), default: 0] += 1 }
+            let devices = Set(pages.compactMap(\.peerAddress)).count
+            let parts = outcomes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }
+            lines.append(("  BR/EDR pages (Create Connection): " + plural(pages.count, "page") + " to " + plural(devices, "device")
+                          + " — " + parts.joined(separator: ", "), .grey))
+        }
+        let direct = failed.filter { $0.isLE && !$0.usesFilterAcceptList }
+        let shown = all ? direct : Array(direct.prefix(5))
+        for a in shown {
+            let line = "  LE attempt at frame \(a.frame) to \(a.peerAddress?.description ?? "?"): " + describe(a.outcome)
+                + (a.endFrame.map { " (frame \($0))" } ?? "")
+            lines.append((line, a.outcome == .pending ? .red : .yellow))
+        }
+        if direct.count > shown.count {
+            lines.append(("  … \(direct.count - shown.count) more LE attempts that did not connect (--all lists them)", .grey))
+        }
+        return lines
+    }
+
+    static func shortOutcome(_ o: ConnectionAttempt.Outcome) -> String {
+        switch o {
+        case .pending: "still pending"
+        case .connected: "connected"
+        case let .failed(status): "failed (\(status.name))"
+        case .cancelled: "cancelled by the host"
+        case .superseded: "replaced"
         }
     }
 
@@ -101,27 +179,44 @@ public enum ReportText {
     }
 
     /// Findings grouped by rule (in the order the rules first appear), each with the rule's advice.
-    static func findingGroups(_ findings: [Finding], style: TerminalStyle) -> String {
+    static func findingGroups(_ findings: [Finding], style: TerminalStyle, all: Bool = false) -> String {
         var s = ""
         let infos = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0) })
         var order: [String] = []
         for f in findings where !order.contains(f.rule) { order.append(f.rule) }
+        if !all {
+            // Information, one line for all its rules: the facts are in --all, the JSON and the HTML.
+            let infoOnly = order.filter { id in findings.allSatisfy { $0.rule != id || $0.severity == .info } }
+            order.removeAll { infoOnly.contains($0) }
+            if !infoOnly.isEmpty {
+                let counts = infoOnly.map { id in "\(id) ×\(findings.filter { $0.rule == id }.count)" }.joined(separator: ", ")
+                s += "\n" + wrap("  Information: " + counts + " (--all prints them)", indent: "    ", width: style.width)
+            }
+        }
         for id in order {
             let group = findings.filter { $0.rule == id }
             let worst = group.map(\.severity).max() ?? .info
             s += "\n  " + style.paint(worst.rawValue.uppercased(), style.ink(for: worst)) + "  "
                 + style.paint("\(id) — \(infos[id]?.title ?? "")", .bold) + "\n"
-            for f in group {
+            let shown = all ? group : Array(group.prefix(shownPerRule))
+            for f in shown {
                 var line = "    \(f.severity == worst ? "" : "(\(f.severity.rawValue)) ")"
                 line += TimeFormat.time(f.time)
                 if let i = f.connectionIndex { line += "  conn \(i)" + (f.connection.map { " (handle \($0))" } ?? "") }
-                line += "  frames " + f.frames.map { "#\($0)" }.joined(separator: ", ")
-                s += style.paint(wrap(line, indent: "", width: style.width).dropLast().description, .grey) + "\n"
+                let listed = f.frames.prefix(8).map { "#\($0)" }.joined(separator: ", ")
+                line += "  frames " + listed + (f.frames.count > 8 ? ", … (\(f.frames.count) in all)" : "")
+                s += style.paint(wrap("    " + line, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 s += wrap(Terminal.clean(f.message), indent: "      ", width: style.width)
                 if f.severity != .info, f.actor != .none {
                     s += style.paint(wrap("who acts: " + f.actor.phrase, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 }
                 for line in f.logContext { s += wrap("log: " + Terminal.clean(line), indent: "      ", width: style.width) }
+            }
+            if group.count > shown.count {
+                let rest = group.dropFirst(shown.count)
+                let frames = rest.prefix(12).compactMap { $0.frames.first }.map { "#\($0)" }.joined(separator: ", ")
+                s += style.paint(wrap("… \(rest.count) more (frames \(frames)\(rest.count > 12 ? ", …" : "")); --all prints them",
+                                      indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
             }
             if let explanation = infos[id]?.explanation {
                 let text = wrap(explanation, indent: "    What to do: ", width: style.width)

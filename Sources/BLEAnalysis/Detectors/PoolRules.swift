@@ -196,7 +196,7 @@ final class RepeatedPageTimeouts: Detector {
         let total = all.count
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: first.time,
                                 frames: [first.endFrame ?? first.frame, first.frame] + all.dropFirst().prefix(48).compactMap(\.endFrame),
-                                message: "\(total) pages failed with Page Timeout (0x04) over \(Format.seconds((last.endTime ?? last.time) - first.time)): \(counts)"))
+                                message: "\(total) pages failed with Page Timeout (0x04) over \(Format.duration((last.endTime ?? last.time) - first.time)): \(counts)"))
     }
 }
 

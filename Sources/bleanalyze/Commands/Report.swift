@@ -74,6 +74,8 @@ struct Report: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also write the self-contained HTML report to PATH.", valueName: "PATH")) var html: String?
     @Option(name: .long, help: "Colour in the text report: auto (a terminal without NO_COLOR), always or never.") var color: String = "auto"
     @Option(name: .long, help: "Frames decoded on each side of an evidence frame in the HTML report.") var around: Int = 3
+    @Flag(name: .long, help: "Text report: every instance of every finding and every attempt (default: the first few, counted).")
+    var all = false
 
     enum Format { case text, json, html }
 
@@ -118,7 +120,7 @@ struct Report: ParsableCommand {
                 case "never": style = TerminalStyle(colour: false, width: output == nil ? TerminalStyle.detect().width : TerminalStyle.defaultWidth)
                 default: style = output == nil ? TerminalStyle.detect() : .plain
                 }
-                text = ReportText.render(run.facts, model: model, findings: run.findings, style: style)
+                text = ReportText.render(run.facts, model: model, findings: run.findings, style: style, all: all)
             }
             if let output { try write(text, to: output) } else {
                 var out = Output()
