@@ -82,7 +82,8 @@ public enum ReportText {
             }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {
-                s += style.paint("    … \(events.count - shown.count) more events (bleanalyze timeline FILE --conn \(c.index), or --all)", .grey) + "\n"
+                let more = events.count - shown.count
+                s += style.paint("    … \(more) more event\(more == 1 ? "" : "s") (bleanalyze timeline FILE --conn \(c.index), or --all)", .grey) + "\n"
             }
             s += "\n"
         }
@@ -104,10 +105,17 @@ public enum ReportText {
             }
         }
         let ranked = events.enumerated().compactMap { i, e in rank(e).map { (i, $0) } }
-        let kept = Set(ranked.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(keptEvents).map(\.0))
+        var kept = Set(ranked.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(keptEvents).map(\.0))
+        // A story with little to say about set-up and failures shows what the app did (writes,
+        // reads, subscriptions, values), up to `minimumEvents` lines.
+        if kept.count < minimumEvents {
+            let appKinds: Set<TimelineEvent.Kind> = [.write, .read, .subscribe, .notifications, .indications]
+            for (i, e) in events.enumerated() where kept.count < minimumEvents && appKinds.contains(e.kind) { kept.insert(i) }
+        }
         return events.enumerated().filter { kept.contains($0.offset) }.map(\.element)
     }
     static let keptEvents = 4
+    static let minimumEvents = 2
 
     static func paintEvent(_ text: String, _ kind: TimelineEvent.Kind, _ style: TerminalStyle) -> String {
         switch kind {
