@@ -32,7 +32,7 @@ release: deps
 	$(SWIFT) build -c release
 
 # Install like a tool: a release binary with the Swift runtime (stdlib, Foundation) linked in, so it
-# runs on a machine without Swift; libpcap, libarchive, zlib and libbluetooth stay shared (Debian:
+# runs on a machine without Swift (installed stripped: 63 MB instead of 88); libpcap, libarchive, zlib and libbluetooth stay shared (Debian:
 # libpcap0.8 libarchive13 zlib1g libbluetooth3). Built in its own directory so it never trades places
 # with `make release`. `make static && sudo make install` builds as you and copies as root;
 # `make install PREFIX=$$HOME/.local` needs no root. DESTDIR stages a package.
@@ -48,7 +48,7 @@ $(STATIC_BIN): Package.swift $(shell find Sources -type f 2>/dev/null)
 
 install: $(STATIC_BIN)
 	install -d $(BINDIR)
-	install -m 755 $(STATIC_BIN) $(BINDIR)/bleanalyze
+	install -s -m 755 $(STATIC_BIN) $(BINDIR)/bleanalyze
 
 uninstall:
 	rm -f $(BINDIR)/bleanalyze

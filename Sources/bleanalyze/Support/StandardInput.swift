@@ -34,7 +34,7 @@ enum StandardInput {
 
     private static func spool() throws(CaptureError) -> String {
         if isatty(STDIN_FILENO) != 0 {
-            throw CaptureError(path: name, reason: "standard input is a terminal: pipe a capture in (bleanalyze info - < btsnoop_hci.log)")
+            throw CaptureError(path: name, reason: "a terminal, not a capture: pipe one in (bleanalyze info - < btsnoop_hci.log)")
         }
         #if os(Linux)
         // `bleanalyze - < file`: a regular file at its start is re-opened through /proc, no copy.
