@@ -87,7 +87,7 @@ assigned-numbers: venv
 	$(VENV)/bin/python scripts/gen_assigned_numbers.py
 
 clean:
-	rm -rf .build
+	rm -rf .build $(STATIC_BUILD)
 
 # Performance: bleanalyze vs btmon -r / btmon -a / tshark on one generated capture of BENCH_FRAMES
 # frames (default 10,000,000, cached in .bench/); prints wall time, frames/s, MB/s, peak RSS, ratios

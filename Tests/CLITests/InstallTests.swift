@@ -13,17 +13,9 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: staticBinary), "no static release build: `make static` (minutes) enables this test"),
           .enabled(if: Tool.available("ldd", ["--version"]) && Tool.available("make", ["--version"]), "needs ldd and make (Linux)"))
     func installedBinaryRunsWithoutSwift() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [Repo.root.appendingPathComponent("scripts/install-check.sh").path]
-        p.currentDirectoryURL = Repo.root
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        let (status, text) = try Tool.outcome(URL(fileURLWithPath: "/bin/bash"),
+                                              [Repo.root.appendingPathComponent("scripts/install-check.sh").path], in: Repo.root)
+        #expect(status == 0, "\(text)")
         #expect(text.contains("install-check: OK"), "\(text)")
         #expect(text.contains("libpcap"), "libpcap stays a shared library: \(text)")
     }

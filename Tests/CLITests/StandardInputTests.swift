@@ -1,3 +1,4 @@
+import BLECapture
 import TestSupport
 import Foundation
 import Testing
@@ -39,6 +40,23 @@ import Testing
         #expect(j["compressed"] as? Bool == true)
         #expect(j["frames"] as? Int == plain["frames"] as? Int)
         #expect(j["file"] as? String == Self.name)
+    }
+
+    /// An Android bugreport zip (written here with libarchive) on standard input: the HCI log inside
+    /// is found and analyzed, as for the zip on disk.
+    @Test func bugreportZipOnStandardInput() throws {
+        let log = CLI.capture("healthy.btsnoop")
+        var zip = FieldLogArchiveWriter(format: .zip)
+        zip.add("bugreport-sdk_gphone64-UE1A-2024-01-01-10-00-00.txt", text: "== dumpstate ==\n")
+        zip.add("FS/data/misc/bluetooth/logs/btsnoop_hci.log", try Array(Data(contentsOf: URL(fileURLWithPath: log))))
+        let path = try CLI.temporaryFile("bugreport-stdin.zip", [])
+        try zip.write(to: path)
+        let r = try CLI.run(["info", "-", "--json"], stdin: .pipe(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(r.status == 0, "\(r.stderr)")
+        let plain = try CLI.json(try CLI.run(["info", log, "--json"]).stdout)
+        #expect(try CLI.json(r.stdout)["frames"] as? Int == plain["frames"] as? Int)
+        let text = try CLI.run(["info", "-"], stdin: .pipe(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(text.stdout.contains("FS/data/misc/bluetooth/logs/btsnoop_hci.log"), "\(text.stdout)")
     }
 
     /// A 2.1 MB pcapng (more than one 1 MiB copy buffer, read through libpcap from the copy) from a
