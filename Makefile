@@ -32,9 +32,9 @@ release: deps
 	$(SWIFT) build -c release
 
 # Install like a tool: a release binary with the Swift runtime (stdlib, Foundation) linked in, so it
-# runs on a machine without Swift (installed stripped: 63 MB instead of 88); libpcap, libarchive, zlib and libbluetooth stay shared (Debian:
-# libpcap0.8 libarchive13 zlib1g libbluetooth3). Built in its own directory so it never trades places
-# with `make release`. `make static && sudo make install` builds as you and copies as root;
+# runs on a machine without Swift (installed stripped: 63 MB instead of 88); libpcap, libarchive,
+# zlib and libbluetooth stay shared (Debian: libpcap0.8 libarchive13 zlib1g libbluetooth3). Built in
+# its own directory so it never trades places with `make release`. `make static && sudo make install` builds as you and copies as root;
 # `make install PREFIX=$$HOME/.local` needs no root. DESTDIR stages a package.
 PREFIX       ?= /usr/local
 BINDIR        = $(DESTDIR)$(PREFIX)/bin
