@@ -1136,6 +1136,12 @@ def expect_mid_connection_start(cap: Capture) -> Expected:
     check(len(att_value(write)) == 244 and write.pb_flag == 0b00, "one 244-byte Write Command")
     check(len(write.body) - 4 == 4 + len(write.att), "write fragmented")
     largest = max(len(f.att) for f in cap.att())
+    # The premise of the scenario: each wrong MTU guess has a false alarm to make.
+    check(len(att_value(write)) > 23 - 3, "the write fits the default ATT_MTU: proves nothing")
+    check(
+        all(len(att_value(f)) == largest - 3 for f in notifications),
+        "the notifications do not fill the lower bound: proves nothing",
+    )
     return clean(
         cap,
         "The capture begins after the connection set-up (first frame: Notification "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 from pathlib import Path
 
 from bumble import att, core, gatt_client, hci, l2cap
@@ -120,6 +121,18 @@ def create_connection_command(address: hci.Address) -> hci.HCI_LE_Create_Connect
     )
 
 
+async def expect_failure(
+    attempt: Awaitable[object], error: type[Exception], code: int, what: str
+) -> None:
+    """Await a connection attempt that must fail with ``error`` carrying ``code``."""
+    try:
+        await attempt
+    except error as failure:
+        expect(getattr(failure, "error_code", None) == code, f"{what} failed with {failure}")
+    else:
+        raise ScenarioError(f"{what} unexpectedly succeeded")
+
+
 async def wait_disconnected(link: Link) -> None:
     if link.central.handle in link.central.device.connections:
         done = asyncio.get_running_loop().create_future()
@@ -193,15 +206,12 @@ async def pool_full(out_dir: Path) -> None:
             await tb.advertise_legacy(device)
         first = await tb.connect(tb.peripherals[0])
         second = await tb.connect(tb.peripherals[1])
-        try:
-            await tb.central.connect(tb.peripherals[2].random_address)
-        except hci.HCI_Error as error:
-            expect(
-                error.error_code == hci.HCI_ErrorCode.CONNECTION_LIMIT_EXCEEDED_ERROR,
-                f"unexpected failure {error}",
-            )
-        else:
-            raise ScenarioError("third connection unexpectedly succeeded")
+        await expect_failure(
+            tb.central.connect(tb.peripherals[2].random_address),
+            hci.HCI_Error,
+            hci.HCI_ErrorCode.CONNECTION_LIMIT_EXCEEDED_ERROR,
+            "third connection",
+        )
         await tb.disconnect(second)
         await tb.disconnect(first)
 
@@ -236,15 +246,12 @@ async def rejected_attempt(out_dir: Path) -> None:
         expect(status == hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR, f"second create: {status!r}")
         expect(not pending.done(), "the pending attempt ended with the rejection")
         await tb.central.cancel_connection()
-        try:
-            await asyncio.wait_for(pending, STEP_TIMEOUT)
-        except core.ConnectionError as error:
-            expect(
-                error.error_code == hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR,
-                f"cancelled attempt ended with {error}",
-            )
-        else:
-            raise ScenarioError("connected to an absent device")
+        await expect_failure(
+            asyncio.wait_for(pending, STEP_TIMEOUT),
+            core.ConnectionError,
+            hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR,
+            "the cancelled attempt to an absent device",
+        )
         link = await tb.connect()
         await tb.disconnect(link)
 
