@@ -73,10 +73,10 @@ enum HTMLAssets {
     .connecting{fill:url(#hatch)}.credits{fill:#f0a04b}.credits-full{fill:var(--err)}
     .scanning{fill:#bfe0ef}.advertising{fill:#d9c8f0}.advtick{stroke:#3b8db5;stroke-width:1}.radiolabel{font-size:10px;fill:#355}
     .attempt-ok{fill:#c8d5e2}.attempt-failed,.attempt-pending{fill:#f6c4c4;stroke:var(--err)}.attempt-cancelled{fill:#dde3e8}.attempt-superseded{fill:#f5dcb8}
-    text.xmark{font-size:13px;font-weight:700;fill:var(--err)}.faillabel{font-size:11px;font-weight:600;fill:var(--err)}
+    .xmark{stroke:var(--err);stroke-width:2;fill:none}.faillabel{font-size:11px;font-weight:600;fill:var(--err)}
     .mark{stroke:#fff;stroke-width:1.5}.m-mtu{fill:#8250df}.m-discovery{fill:#0969da}.m-ok{fill:var(--ok)}.m-bad{fill:var(--err)}
     .m-end{fill:#57606a}.m-data{fill:#2da44e}.m-minor{fill:#9aa5b1}
-    .marklabel{font-size:11px;fill:#444}.bang{font-size:11px;font-weight:800;fill:#fff;pointer-events:none}text.m-bad{fill:var(--err);font-weight:600}text.m-mtu{fill:#8250df}text.m-discovery{fill:#0969da}text.m-ok{fill:var(--ok)}
+    .marklabel{font-size:11px;fill:#444}.bang{fill:#fff;pointer-events:none}.barlabel{font-size:11px;fill:#24476b;pointer-events:none}text.m-bad{fill:var(--err);font-weight:600}text.m-mtu{fill:#8250df}text.m-discovery{fill:#0969da}text.m-ok{fill:var(--ok)}
     .band{stroke-width:1}.band-error{fill:var(--err);fill-opacity:.14;stroke:var(--err)}.band-warning{fill:#e08a00;fill-opacity:.16;stroke:#d08000}
     .flag{stroke-width:1.5}.flag-error{fill:var(--err);stroke:var(--err)}.flag-warning{fill:#d08000;stroke:#d08000}.flag-info{fill:var(--info)}
     .flaglabel{font-size:12px;font-weight:700}text.flag-error{fill:var(--err)}text.flag-warning{fill:var(--warn)}

@@ -29,8 +29,8 @@ public enum HTMLReport {
         s += "Click a flag for the finding, a dot for its frame.</span></div>\n"
         let timeline = TimelineSVG(model: model, findings: findings, extras: extras, start: start, end: end)
         s += "<div class=\"timeline-wrap\">" + timeline.render() + "</div>\n"
-        if model.connections.count > TimelineSVG.maxLanes {
-            s += "<p class=\"hint\">\(model.connections.count - TimelineSVG.maxLanes) more connections are not drawn; they are listed under Connections.</p>\n"
+        if timeline.hiddenConnections > 0 {
+            s += "<p class=\"hint\">\(timeline.hiddenConnections) more connections (to peers after the first \(TimelineSVG.maxLanes)) are not drawn; they are listed under Connections.</p>\n"
         }
         s += HTMLAssets.timelineLegend + "</section>\n"
         s += "<section id=\"findings\"><h2>Findings</h2>\n" + FindingsHTML(findings: findings, extras: extras, captureStart: start).render() + "</section>\n"
