@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for page in "$@"; do
   { sed 's#</body></html>##' "$page"; printf '<script>'; cat "$here/measure-labels.js"; printf '</script>\n</body></html>\n'; } > "$tmp/page.html"
-  "$CHROMIUM" --headless --disable-gpu --no-sandbox --user-data-dir="$tmp/profile" --window-size=1400,1000 \
+  "$CHROMIUM" --headless --disable-gpu --no-sandbox --user-data-dir="$tmp/profile" --window-size=1400,1000 --hide-scrollbars \
     --virtual-time-budget=2000 --dump-dom "file://$tmp/page.html" 2>/dev/null > "$tmp/dom.html" || true
   counts=$(grep -o 'id="label-check"[^>]*' "$tmp/dom.html" | sed 's/id="label-check" //')
   echo "$(basename "$page"): ${counts:-no result}"

@@ -143,13 +143,13 @@ struct TimelineSVG {
     /// The lane's name left of the plot, each line cut to the space there, as many lines as fit.
     func laneTitle(_ g: LaneGeometry, title: String, lines: [String], href: String?) -> String {
         let y0 = g.y0
-        let lines = lines.prefix(max(0, Int((g.height - 26) / 13)))
+        let lines = lines.prefix(max(0, Int((g.height - 39) / 14) + 1))
         let room = Self.left - 16
         var s = href.map { "<a href=\"\(HTML.escape($0))\">" } ?? ""
         s += "<text x=\"10\" y=\"\(HTML.num(y0 + 20))\" class=\"lanetitle\">\(HTML.escape(Self.fit(title, LabelFont(size: 13, bold: true), room)))"
         s += "<title>\(HTML.escape(title))</title></text>"
         for (i, l) in lines.enumerated() {
-            s += "<text x=\"10\" y=\"\(HTML.num(y0 + 35 + Double(i) * 13))\" class=\"lanesub\">\(HTML.escape(Self.fit(l, LabelFont(size: 11, bold: false), room)))</text>"
+            s += "<text x=\"10\" y=\"\(HTML.num(y0 + 35 + Double(i) * 14))\" class=\"lanesub\">\(HTML.escape(Self.fit(l, LabelFont(size: 11, bold: false), room)))</text>"
         }
         return s + (href == nil ? "" : "</a>") + "\n"
     }

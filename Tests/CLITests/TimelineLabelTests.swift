@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// The timeline's labels as a person sees them: each report is loaded in headless Chromium with
+/// scripts/reports/measure-labels.js appended, which measures every `<text>` of `svg#timeline`
+/// (getBoundingClientRect) and writes into the DOM how many pairs overlap and how many are cut off
+/// by the svg or the plot's clip path. Before the labels were placed, pongbot's page had 591
+/// overlapping pairs; every page must have none.
+@Suite struct TimelineLabelTests {
+    static var corpusAndBrowser: Bool { HTMLReportTests.chromium != nil && CLI.sharedReal != nil }
+    static var browser: Bool { HTMLReportTests.chromium != nil }
+
+    struct Measure {
+        var texts = -1, overlaps = -1, clipped = -1
+        var details = ""
+    }
+
+    @Test(.enabled(if: corpusAndBrowser, "needs chromium and ../shared/captures/real"))
+    func realCapturesHaveNoOverlappingOrCutLabels() throws {
+        let captures = (try CLI.allCaptures()).filter { $0.hasPrefix(CLI.sharedReal!.path) }
+        try check(captures, name: "real")
+    }
+
+    @Test(.enabled(if: browser, "needs chromium"))
+    func projectCapturesHaveNoOverlappingOrCutLabels() throws {
+        try check(try HTMLReportTests.reportCaptures().map(CLI.capture), name: "own")
+    }
+
+    func check(_ captures: [String], name: String) throws {
+        let dir = try HTMLReportTests.temporaryDirectory("labels-\(name)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = try String(contentsOf: CLI.repoRoot.appendingPathComponent("scripts/reports/measure-labels.js"), encoding: .utf8)
+        var pages: [URL] = []
+        for capture in captures {
+            let page = dir.appendingPathComponent(URL(fileURLWithPath: capture).lastPathComponent + ".html")
+            let r = try CLI.run(["report", capture, "-o", page.path])
+            #expect(r.status == 0, "\(capture): \(r.stderr)")
+            var html = try String(contentsOf: page, encoding: .utf8)
+            #expect(html.contains("<svg id=\"timeline\""), "\(capture): the timeline is one inline svg#timeline")
+            html = html.replacingOccurrences(of: "</body></html>", with: "<script>\(script)</script>\n</body></html>")
+            try html.write(to: page, atomically: true, encoding: .utf8)
+            pages.append(page)
+        }
+        let chromium = try #require(HTMLReportTests.chromium)
+        let results = BrowserResults(count: pages.count)
+        let jobs = pages
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            for i in stride(from: worker, to: jobs.count, by: 2) {
+                results.set(i, Self.dumpDOM(chromium, jobs[i], profile: dir.appendingPathComponent("profile-\(worker)").path))
+            }
+        }
+        var total = 0
+        for (i, capture) in captures.enumerated() {
+            let m = Self.measure(results.get(i))
+            let file = URL(fileURLWithPath: capture).lastPathComponent
+            #expect(m.texts > 0, "\(file): the measuring script did not run (no label counted)")
+            #expect(m.overlaps == 0, "\(file): \(m.overlaps) pairs of timeline labels overlap\n\(m.details)")
+            #expect(m.clipped == 0, "\(file): \(m.clipped) timeline labels are cut off\n\(m.details)")
+            total += max(m.texts, 0)
+        }
+        print("timeline labels measured in Chromium: \(total) on \(captures.count) pages")
+    }
+
+    /// The page's DOM after its scripts ran, in a desktop-sized window (the page as a person reads it).
+    static func dumpDOM(_ chromium: String, _ page: URL, profile: String) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: chromium)
+        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--window-size=1400,1000",
+                       "--hide-scrollbars", "--virtual-time-budget=2000", "--dump-dom", page.absoluteString]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return "" }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Reads `<pre id="label-check" data-texts=… data-overlaps=… data-clipped=…>details</pre>`.
+    static func measure(_ dom: String) -> Measure {
+        guard let start = dom.range(of: "<pre id=\"label-check\"") else { return Measure() }
+        let rest = dom[start.upperBound...]
+        let tagEnd = rest.firstIndex(of: ">") ?? rest.endIndex
+        let tag = rest[..<tagEnd]
+        func attribute(_ name: String) -> Int {
+            guard let r = tag.range(of: "\(name)=\"") else { return -1 }
+            return Int(tag[r.upperBound...].prefix { $0 != "\"" }) ?? -1
+        }
+        let body = rest[tagEnd...].dropFirst().prefix { $0 != "<" }
+        return Measure(texts: attribute("data-texts"), overlaps: attribute("data-overlaps"), clipped: attribute("data-clipped"),
+                       details: body.replacingOccurrences(of: "&quot;", with: "\""))
+    }
+}
