@@ -4,15 +4,16 @@ import BLEAnalysis
 /// The findings, grouped by rule (most severe rule first): a head row per rule with its count,
 /// the connections it concerns and the rule's advice, then one row per finding (when, connection,
 /// message, links to the decoded evidence frames; MTU findings get a picture of the value against
-/// the MTU). Rules with many findings start folded; a filter box and severity switches narrow
+/// the MTU). Rules with many findings start folded (`folded`); a filter box and severity switches narrow
 /// the table (script in `HTMLAssets.findingsScript`).
 struct FindingsHTML {
     let findings: [Finding]
     let extras: ReportExtras
     let captureStart: Int64
 
-    /// A rule with more findings than this starts folded (its head row says how many).
-    static let foldAbove = 5
+    /// A rule with more findings than this starts folded (its head row says how many): facts
+    /// (info) above 5, problems above 20.
+    static func folded(_ count: Int, _ severity: Severity) -> Bool { count > (severity >= .warning ? 20 : 5) }
 
     func render() -> String {
         guard !findings.isEmpty else { return "<p class=\"none\">No findings: nothing the rules look for happened in this capture.</p>\n" }
@@ -38,7 +39,7 @@ struct FindingsHTML {
         for rule in order {
             let items = byRule[rule] ?? []
             let sev = items.map(\.finding.severity).max() ?? .info
-            let folded = items.count > Self.foldAbove
+            let folded = Self.folded(items.count, sev)
             s += "<tbody class=\"rule-group\(folded ? " folded" : "")\" id=\"rule-\(HTML.escape(rule))\" data-severity=\"\(sev.rawValue)\">\n"
             s += "<tr class=\"rule-head sev-\(sev.rawValue)\"><td colspan=\"6\"><button type=\"button\" class=\"fold-toggle\" aria-expanded=\"\(!folded)\">"
             s += "<span class=\"chevron\"></span><span class=\"badge badge-\(sev.rawValue)\">\(items.count)</span> "
