@@ -103,7 +103,7 @@ enum HTMLAssets {
     .marklabel{font-size:11px;fill:#444}.bang{fill:#fff;pointer-events:none}.barlabel{font-size:11px;fill:#24476b;pointer-events:none}text.m-bad{fill:var(--err);font-weight:600}text.m-mtu{fill:#8250df}text.m-discovery{fill:#0969da}text.m-ok{fill:var(--ok)}
     .band{stroke-width:1}.band-error{fill:var(--err);fill-opacity:.14;stroke:var(--err)}.band-warning{fill:#e08a00;fill-opacity:.16;stroke:#d08000}
     .flag{stroke-width:1.5}.flag-error{fill:var(--err);stroke:var(--err)}.flag-warning{fill:#d08000;stroke:#d08000}.flag-info{fill:var(--info)}
-    .flaglabel{font-size:12px;font-weight:700}text.flag-error{fill:var(--err)}text.flag-warning{fill:var(--warn)}
+    .flaglabel{font-size:12px;font-weight:700}text.flaglabel{stroke:none}text.flag-error{fill:var(--err)}text.flag-warning{fill:var(--warn)}
     .panel{fill:#fbfcfd;stroke:#e1e6eb}.capacity{stroke:var(--err);stroke-dasharray:5 3}.caplabel{font-size:10px;fill:var(--mute)}
     .credits-area{fill:#f0a04b;fill-opacity:.85}.pool-line{fill:none;stroke:#6e7781;stroke-dasharray:2 2}
     .rate-tx,.rate-rx,.rate-values,.rate-writes{fill:none;stroke-width:1.5}.rate-tx{stroke:#0969da}.rate-rx{stroke:#1b9aaa}.rate-values{stroke:#2da44e}.rate-writes{stroke:#bc4c00}

@@ -307,8 +307,7 @@ struct TimelineSVG {
     static func markerStyle(_ e: TimelineEvent) -> (String?, String?) {
         switch e.kind {
         case .mtu:
-            let mtu = e.text.split(separator: " ").last.map(String.init) ?? ""
-            return ("m-mtu", e.text.contains("ATT_MTU") ? "MTU " + mtu : "MTU")
+            return ("m-mtu", e.fields.mtu.map { "MTU \($0)" } ?? "MTU")
         case .discovery: return ("m-discovery", "discovery")
         case .subscribe: return ("m-ok", "subscribed")
         case .subscribeFailed: return ("m-bad", "subscribe failed")
@@ -318,14 +317,34 @@ struct TimelineSVG {
             if e.text.contains("failed") { return ("m-bad", "security failed") }
             return ("m-ok", e.text.hasPrefix("encryption on") ? "encrypted" : nil)
         case .disconnected:
-            let bad = ["(0x08)", "(0x3e)", "(0x22)", "(0x3d)"].contains { e.text.lowercased().contains($0) }
-            let reason = e.text.split(separator: ":").dropFirst().first.map { String($0.split(separator: "(").first ?? "") } ?? ""
-            return (bad ? "m-bad" : "m-end", "✕" + reason.trimmingCharacters())
+            let reason = e.fields.reason
+            let bad = reason.map { [0x08, 0x3E, 0x22, 0x3D].contains($0) } ?? false
+            return (bad ? "m-bad" : "m-end", "✕ " + (reason.map(Self.shortReason) ?? "disconnected"))
         case .notifications, .indications:
             return ("m-data", e.text.hasPrefix("first") ? (e.kind == .notifications ? "notifications" : "indications") : nil)
         case .read, .write: return ("m-data", nil)
         case .parameters, .dataLength, .phy, .signaling: return ("m-minor", nil)
         case .connected, .attempt: return (nil, nil)
+        }
+    }
+
+    /// A disconnect reason in a few words for the timeline (the story and the tooltip carry the
+    /// full name); Core v5.4 Vol 1 Part F 1.3 (error codes).
+    static func shortReason(_ code: UInt8) -> String {
+        switch code {
+        case 0x05: "authentication failure"
+        case 0x08: "supervision timeout"
+        case 0x13: "peer ended"
+        case 0x14: "peer ended (low resources)"
+        case 0x15: "peer ended (power off)"
+        case 0x16: "host ended"
+        case 0x1F: "unspecified error"
+        case 0x22: "LL response timeout"
+        case 0x28: "instant passed"
+        case 0x3B: "parameters unacceptable"
+        case 0x3D: "MIC failure"
+        case 0x3E: "failed to establish"
+        default: HCIStatus(rawValue: code).name
         }
     }
 
