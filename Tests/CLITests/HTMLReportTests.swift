@@ -219,11 +219,12 @@ import Testing
         }
     }
 
-    static func dumpDOM(_ chromium: String, _ page: URL, profile: String) -> String {
+    /// The page's DOM after its scripts ran; `window` ("1400,1000") sets the viewport's size.
+    static func dumpDOM(_ chromium: String, _ page: URL, profile: String, window: String? = nil) -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--virtual-time-budget=2000",
-                       "--dump-dom", page.absoluteString]
+        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--virtual-time-budget=2000"]
+            + (window.map { ["--window-size=\($0)", "--hide-scrollbars"] } ?? []) + ["--dump-dom", page.absoluteString]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

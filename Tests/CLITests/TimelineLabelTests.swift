@@ -47,7 +47,9 @@ import Testing
         let jobs = pages
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             for i in stride(from: worker, to: jobs.count, by: 2) {
-                results.set(i, Self.dumpDOM(chromium, jobs[i], profile: dir.appendingPathComponent("profile-\(worker)").path))
+                // A desktop-sized window: the page as a person reads it.
+                results.set(i, HTMLReportTests.dumpDOM(chromium, jobs[i], profile: dir.appendingPathComponent("profile-\(worker)").path,
+                                                       window: "1400,1000"))
             }
         }
         var total = 0
@@ -60,21 +62,6 @@ import Testing
             total += max(m.texts, 0)
         }
         print("timeline labels measured in Chromium: \(total) on \(captures.count) pages")
-    }
-
-    /// The page's DOM after its scripts ran, in a desktop-sized window (the page as a person reads it).
-    static func dumpDOM(_ chromium: String, _ page: URL, profile: String) -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--window-size=1400,1000",
-                       "--hide-scrollbars", "--virtual-time-budget=2000", "--dump-dom", page.absoluteString]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return "" }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// Reads `<pre id="label-check" data-texts=… data-overlaps=… data-clipped=…>details</pre>`.
