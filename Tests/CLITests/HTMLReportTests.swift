@@ -91,6 +91,12 @@ import Testing
         #expect(a.contains("<pre id=\"f63\" class=\"frame evidence\">"))
         #expect(a.contains("Number of Completed Packets"))
         #expect(a.contains("Host stalled after credits came back"))
+        // Findings grouped by rule: one head row per rule, with its count; the filter box.
+        let json = try CLI.json(try CLI.run([CLI.capture("flow_stall.btsnoop"), "--json"]).stdout)
+        let rules = (json["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+        #expect(a.components(separatedBy: "<tr class=\"rule-head").count - 1 == Set(rules).count)
+        #expect(a.components(separatedBy: "<tr id=\"finding-").count - 1 == rules.count)
+        #expect(a.contains("id=\"finding-filter\""))
         // The MTU picture: the value byte by byte against the limit.
         let mtu = try Self.html("captures/mtu_truncated_read.btsnoop")
         #expect(mtu.contains("class=\"mtu-limit\""))

@@ -6,7 +6,7 @@ import Testing
 /// scripts/reports/measure-labels.js appended, which measures every `<text>` of `svg#timeline`
 /// (getBoundingClientRect) and writes into the DOM how many pairs overlap and how many are cut off
 /// by the svg or the plot's clip path. Before the labels were placed, pongbot's page had 591
-/// overlapping pairs; every page must have none.
+/// overlapping pairs; every page must have none. Each finding's key frame must be decoded in the page.
 @Suite struct TimelineLabelTests {
     static var corpusAndBrowser: Bool { HTMLReportTests.chromium != nil && CLI.sharedReal != nil }
     static var browser: Bool { HTMLReportTests.chromium != nil }
@@ -38,6 +38,11 @@ import Testing
             #expect(r.status == 0, "\(capture): \(r.stderr)")
             var html = try String(contentsOf: page, encoding: .utf8)
             #expect(html.contains("<svg id=\"timeline\""), "\(capture): the timeline is one inline svg#timeline")
+            // Each finding links to its decoded evidence: its key frame is a link into the page.
+            for row in html.components(separatedBy: "<tr id=\"finding-").dropFirst() {
+                let cells = row.components(separatedBy: "</tr>")[0]
+                #expect(!cells.contains("class=\"frames\"><span"), "\(capture): finding \(cells.prefix { $0 != "\"" }) has no decoded evidence")
+            }
             html = html.replacingOccurrences(of: "</body></html>", with: "<script>\(script)</script>\n</body></html>")
             try html.write(to: page, atomically: true, encoding: .utf8)
             pages.append(page)
