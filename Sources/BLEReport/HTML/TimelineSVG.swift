@@ -329,15 +329,16 @@ struct TimelineSVG {
     }
 
     /// A disconnect reason in a few words for the timeline (the story and the tooltip carry the
-    /// full name); Core v5.4 Vol 1 Part F 1.3 (error codes).
+    /// full name and who initiated it; 0x13 is also what a host sends in its own Disconnect, so the
+    /// words follow the code, not a guess at the side); Core v5.4 Vol 1 Part F 1.3 (error codes).
     static func shortReason(_ code: UInt8) -> String {
         switch code {
         case 0x05: "authentication failure"
         case 0x08: "supervision timeout"
-        case 0x13: "peer ended"
-        case 0x14: "peer ended (low resources)"
-        case 0x15: "peer ended (power off)"
-        case 0x16: "host ended"
+        case 0x13: "remote user terminated"
+        case 0x14: "remote: low resources"
+        case 0x15: "remote: power off"
+        case 0x16: "local host terminated"
         case 0x1F: "unspecified error"
         case 0x22: "LL response timeout"
         case 0x28: "instant passed"
