@@ -1,5 +1,7 @@
+import BLECapture
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 /// The timeline's labels as a person sees them: each report is loaded in headless Chromium with
@@ -25,6 +27,48 @@ import Testing
     @Test(.enabled(if: browser, "needs chromium"))
     func projectCapturesHaveNoOverlappingOrCutLabels() throws {
         try check(try HTMLReportTests.reportCaptures().map(CLI.capture), name: "own")
+    }
+
+    /// However many events: 90 connections to 90 peers (the timeline draws 60 lanes) and 400 failed
+    /// connection attempts, all within 2 s, every connection ending with a disconnect reason — far
+    /// denser than any real log. Built with the capture writer from HCI packets
+    /// (Core v5.4 Vol 4 Part E 7.8.12 LE Create Connection, 7.7.15 Command Status,
+    /// 7.7.65.1 LE Connection Complete, 7.7.5 Disconnection Complete).
+    @Test(.enabled(if: browser, "needs chromium"))
+    func denseSyntheticCaptureHasNoOverlappingOrCutLabels() throws {
+        var w = BTSnoopWriter()
+        var rng = SplitMix64(seed: 15)
+        let t0: Int64 = 1_700_000_000_000_000
+        func event(_ t: Int64, _ payload: [UInt8]) { w.append(RecordToWrite(timestamp: t, direction: .received, kind: .event, payload: payload)) }
+        func create(_ t: Int64, _ peer: UInt8) {
+            let params: [UInt8] = [0x60, 0, 0x30, 0, 0, 0, peer, 0x22, 0x33, 0x44, 0x55, 0xC6, 0, 0x18, 0, 0x28, 0, 0, 0, 0xF4, 0x01, 0, 0, 0, 0]
+            w.append(RecordToWrite(timestamp: t, direction: .sent, kind: .command, payload: [0x0D, 0x20, UInt8(params.count)] + params))
+            event(t + 300, [0x0F, 4, 0x00, 1, 0x0D, 0x20])
+        }
+        func complete(_ t: Int64, status: UInt8, handle: UInt16, peer: UInt8) {
+            event(t, [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0, 0, peer, 0x22, 0x33, 0x44, 0x55, 0xC6,
+                      0x18, 0, 0, 0, 0xF4, 0x01, 0])
+        }
+        var times: [(Int64, Int)] = []
+        for i in 0 ..< 490 { times.append((Int64(rng.next() % 2_000_000), i)) }
+        var disconnects: [(Int64, UInt16, UInt8)] = []
+        for (t, i) in times.sorted(by: { $0.0 < $1.0 }) {
+            let peer = UInt8(i % 250)
+            create(t0 + t, peer)
+            if i < 90 {
+                let handle = UInt16(0x40 + i)
+                complete(t0 + t + 2_000, status: 0, handle: handle, peer: peer)
+                let reasons: [UInt8] = [0x08, 0x13, 0x16, 0x3E, 0x22]
+                disconnects.append((t0 + t + 5_000 + Int64(rng.next() % 300_000), handle, reasons[i % reasons.count]))
+            } else {
+                complete(t0 + t + 2_000, status: 0x3E, handle: 0, peer: peer)
+            }
+        }
+        for (t, h, r) in disconnects.sorted(by: { $0.0 < $1.0 }) { event(t, [0x05, 4, 0, UInt8(h & 0xFF), UInt8(h >> 8), r]) }
+        let capture = try CLI.temporaryFile("dense.btsnoop", w.bytes)
+        let connections = try CLI.json(try CLI.run([capture, "--json"]).stdout)["connections"] as? [Any] ?? []
+        #expect(connections.count == 90, "the capture holds what it was built with")
+        try check([capture], name: "dense")
     }
 
     func check(_ captures: [String], name: String) throws {

@@ -352,11 +352,14 @@ struct TimelineSVG {
     // MARK: Findings
 
     /// Findings (numbered as in the table) on lane `lane` (nil: the radio lane, for findings of no
-    /// drawn connection), most severe first.
+    /// connection; those of connections not drawn are only in the table), most severe first.
     func findings(on lane: Int?) -> [(number: Int, finding: Finding)] {
         var laneOf: [Int: Int] = [:]
         for (i, l) in lanes.enumerated() { for c in l.connections { laneOf[c.index] = i } }
-        return findings.enumerated().filter { $0.element.connectionIndex.flatMap { laneOf[$0] } == lane }
+        return findings.enumerated().filter { f in
+            guard let c = f.element.connectionIndex else { return lane == nil }
+            return lane != nil && laneOf[c] == lane
+        }
             .sorted { ($0.element.severity, -$0.offset) > ($1.element.severity, -$1.offset) }
             .map { ($0.offset + 1, $0.element) }
     }
