@@ -146,8 +146,9 @@ struct TimelineSVG {
         let lines = lines.prefix(max(0, Int((g.height - 39) / 14) + 1))
         let room = Self.left - 16
         var s = href.map { "<a href=\"\(HTML.escape($0))\">" } ?? ""
-        s += "<text x=\"10\" y=\"\(HTML.num(y0 + 20))\" class=\"lanetitle\">\(HTML.escape(Self.fit(title, LabelFont(size: 13, bold: true), room)))"
-        s += "<title>\(HTML.escape(title))</title></text>"
+        // The full name in a tooltip beside the text (a <title> inside <text> would join its textContent).
+        s += "<g><title>\(HTML.escape(title))</title>"
+        s += "<text x=\"10\" y=\"\(HTML.num(y0 + 20))\" class=\"lanetitle\">\(HTML.escape(Self.fit(title, LabelFont(size: 13, bold: true), room)))</text></g>"
         for (i, l) in lines.enumerated() {
             s += "<text x=\"10\" y=\"\(HTML.num(y0 + 35 + Double(i) * 14))\" class=\"lanesub\">\(HTML.escape(Self.fit(l, LabelFont(size: 11, bold: false), room)))</text>"
         }
