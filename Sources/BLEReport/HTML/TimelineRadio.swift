@@ -79,7 +79,7 @@ extension TimelineSVG {
                 guard let outcome = run.outcome else { continue }
                 let text = outcome + (run.attempts.count > 1 ? " ×\(run.attempts.count)" : "")
                 let spots = (0 ..< g.rows).flatMap { r in
-                    [LabelSpot(x: run.x1 + 5, y: g.row(r)), LabelSpot(x: run.x1 - 5, y: g.row(r), anchorEnd: true)]
+                    [LabelSpot(x: run.x1 + 5, y: g.row(r)), LabelSpot(x: min(run.x1 - 5, labels.bounds.x1), y: g.row(r), anchorEnd: true)]
                 }
                 if let spot = labels.place(text, .markBold, spots) {
                     out.label(text, spot, cls: "faillabel")

@@ -209,7 +209,8 @@ struct TimelineSVG {
             for m in groups.enumerated().sorted(by: { (rank[$0.1.cls] ?? 4, $0.0) < (rank[$1.1.cls] ?? 4, $1.0) }).map(\.1) {
                 guard let text = m.label else { continue }
                 let spots = (0 ..< g.rows).flatMap { r in
-                    [LabelSpot(x: max(m.x - 4, Self.left + 1), y: g.row(r)), LabelSpot(x: m.x + 4, y: g.row(r), anchorEnd: true)]
+                    // Kept inside the plot: a mark at its very edge (the capture's last frame) still gets its label.
+                    [LabelSpot(x: max(m.x - 4, labels.bounds.x0), y: g.row(r)), LabelSpot(x: min(m.x + 4, labels.bounds.x1), y: g.row(r), anchorEnd: true)]
                 }
                 if let spot = labels.place(text, m.cls == "m-bad" ? .markBold : .mark, spots) {
                     out.label(text, spot, cls: "marklabel \(m.cls)")
