@@ -101,6 +101,12 @@ public final class ReplayEngine {
     private func reach(_ i: Int) {
         guard state[i] == .waiting else { return }   // matched early
         let view = views[i]
+        if view.category == .advertising, let only = options.advertisers,
+           !Sighting.reports(in: view.unit).contains(where: { only.contains($0.address) }) {
+            state[i] = .skipped
+            notCompared += view.unit.packets.count
+            return
+        }
         if view.category == .advertising, scanStopped { inFlightReports.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {

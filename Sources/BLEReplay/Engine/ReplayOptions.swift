@@ -20,6 +20,10 @@ public struct ReplayOptions: Sendable {
     /// How far ahead (in units) a live packet may match an expectation not reached yet (a
     /// notification that comes before the host packet recorded ahead of it).
     public var lookahead = 256
+    /// When set, only advertising reports from these (recorded) advertisers are expected; the
+    /// others are not compared. `replay --peer` sets it to the twin's device: the rest of the
+    /// recorded radio neighbourhood is not there to advertise.
+    public var advertisers: Set<BDAddr>?
 
     public init() {}
 
