@@ -6,6 +6,7 @@ import TestSupport
 /// The shared real captures the twin tests use.
 enum TwinCaptures {
     static let horizon = (Repo.sharedReal?.appendingPathComponent("android_horizon_treadmill_notify.btsnoop").path) ?? "/nonexistent"
+    static let pongbot = (Repo.sharedReal?.appendingPathComponent("android_pongbot_prepwrite_indicate.btsnoop").path) ?? "/nonexistent"
 }
 
 /// `bleanalyze peer` (a device twin made from a real Android capture) on RootCanal, checked by a
@@ -63,6 +64,21 @@ struct TwinTests {
             "--notifications", "\(recorded.count)",
         ])
 
+        try Self.expectTable(result, services: services, characteristics: characteristics, descriptors: descriptors)
+        #expect((result["writes"] as? [String: String])?.values.allSatisfy { $0 == "ok" } == true, "\(result["writes"] ?? "")")
+
+        let notified = (result["notifications"] as? [[Any]] ?? []).map { "\($0[0] as? Int ?? -1)=\($0[1] as? String ?? "")" }
+        #expect(notified == recorded.map { "\($0.handle)=\($0.value)" }, "notifications differ from the recorded ones")
+
+        // The central left after doing a fraction of what the phone did: the twin ends, exit 1.
+        let status = try await twin.wait(timeout: 20)
+        #expect(status == 1, "\(twin.stdout.suffix(1500))")
+        #expect(twin.stdout.contains("not done again by the live central"))
+    }
+
+    /// The central's GATT table equals tshark's.
+    static func expectTable(_ result: [String: Any], services: Set<TsharkATT.Service>, characteristics: Set<TsharkATT.Characteristic>,
+                            descriptors: Set<TsharkATT.Descriptor>) throws {
         let liveServices = Set((result["services"] as? [[String: Any]] ?? []).map {
             TsharkATT.Service(handle: $0["handle"] as? Int ?? -1, end: $0["end"] as? Int ?? -1, uuid: TsharkATT.uuid($0["uuid"] as? String ?? ""))
         })
@@ -76,15 +92,38 @@ struct TwinTests {
         #expect(liveCharacteristics == characteristics,
                 "missing \(characteristics.subtracting(liveCharacteristics)), extra \(liveCharacteristics.subtracting(characteristics))")
         #expect(liveDescriptors == descriptors, "missing \(descriptors.subtracting(liveDescriptors)), extra \(liveDescriptors.subtracting(descriptors))")
-        #expect((result["writes"] as? [String: String])?.values.allSatisfy { $0 == "ok" } == true, "\(result["writes"] ?? "")")
+    }
 
-        let notified = (result["notifications"] as? [[Any]] ?? []).map { "\($0[0] as? Int ?? -1)=\($0[1] as? String ?? "")" }
-        #expect(notified == recorded.map { "\($0.handle)=\($0.value)" }, "notifications differ from the recorded ones")
+    /// The pongbot (a public address, MTU 115, indications, prepared writes) among four devices of a
+    /// long phone log: picked with --device, it advertises as a random static address and says so,
+    /// serves the table tshark decodes from that connection (at the central's MTU 23, not the
+    /// recorded 115), and indicates as recorded after the recorded CCCD write.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: TwinCaptures.pongbot)))
+    func pongbotTwinChosenByDeviceServesItsTableAndIndicates() async throws {
+        let file = TwinCaptures.pongbot
+        // tshark's GATT context goes wrong once the handle is reused by later connections: the first one.
+        let link = TsharkATT.firstConnection(file, to: "74:b8:39:df:ce:4a", handle: "0x0041")
+        let services = TsharkATT.services(file, direction: "0x01", and: link)
+        let characteristics = TsharkATT.characteristics(file, direction: "0x01", and: link)
+        let descriptors = TsharkATT.descriptors(file, direction: "0x01", valueHandles: Set(characteristics.map(\.value)), and: link)
+        try #require(services.count >= 2 && characteristics.count >= 3)
+        let pdus = TsharkATT.valuePDUs(file, and: link)
+        let cccd = try #require(pdus.first { $0.sent && $0.opcode == 0x12 && $0.value == "0200" })
+        let next = pdus.first { $0.sent && $0.frame > cccd.frame }?.frame ?? Int.max
+        let indications = pdus.filter { !$0.sent && $0.opcode == 0x1d && $0.frame > cccd.frame && $0.frame < next }
+        try #require(!indications.isEmpty)
 
-        // The central left after doing a fraction of what the phone did: the twin ends, exit 1.
-        let status = try await twin.wait(timeout: 20)
-        #expect(status == 1, "\(twin.stdout.suffix(1500))")
-        #expect(twin.stdout.contains("not done again by the live central"))
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await Self.startTwin(file, on: rootCanal, extra: ["--device", "74:B8:39:DF:CE:4A"])
+        #expect(address == "F4:B8:39:DF:CE:4A", "public 74:B8:… becomes random static F4:B8:…")
+        let result = try await Self.central(rootCanal, address: address, arguments: [
+            "--write", String(format: "0x%04x=%@", cccd.handle, cccd.value), "--notifications", "\(indications.count)",
+        ])
+        try Self.expectTable(result, services: services, characteristics: characteristics, descriptors: descriptors)
+        let indicated = (result["notifications"] as? [[Any]] ?? []).map { "\($0[0] as? Int ?? -1)=\($0[1] as? String ?? "")" }
+        #expect(indicated == indications.map { "\($0.handle)=\($0.value)" })
+        _ = try await twin.wait(timeout: 20)
+        #expect(twin.stdout.contains("the recorded public address 74:B8:39:DF:CE:4A cannot be taken"), "\(twin.stdout.prefix(500))")
     }
 
     @Test func hermeticReplayOfTheAndroidCaptureAgainstItsTwinHasNoATTDivergence() async throws {
