@@ -57,6 +57,7 @@ public final class ReplayEngine {
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
         self.stepOf = script.steps
         maps.addresses = options.addressMap
+        maps.addressTypes = options.addressTypes
     }
 
     /// Runs the whole recording. Never throws: a transport failure ends the run and is in the outcome.

@@ -17,6 +17,9 @@ public struct ReplayOptions: Sendable {
     public var rules = RuleSet()
     /// `--map-address OLD=NEW`: recorded peer address → live.
     public var addressMap: [BDAddr: BDAddr] = [:]
+    /// Recorded peer address → the live peer's address type (`replay --peer` with a twin that
+    /// could not take a recorded public address).
+    public var addressTypes: [BDAddr: UInt8] = [:]
     /// How far ahead (in units) a live packet may match an expectation not reached yet (a
     /// notification that comes before the host packet recorded ahead of it).
     public var lookahead = 256

@@ -55,6 +55,7 @@ public final class PeerEngine {
 
     /// The address the twin advertises with (after `run` set the controller up).
     public var advertisedAddress: BDAddr? { address }
+    public var advertisedAddressType: LEAddressType? { addressType }
 
     public func run() -> ReplayOutcome {
         let start = Clock.now()

@@ -52,6 +52,9 @@ struct Replay: ParsableCommand {
         defer { transport.close() }
         let twin = try peer.map { try startTwin($0, options: options) }
         if let twin, let live = twin.address, let recorded = twin.recorded, live != recorded { options.addressMap[recorded] = live }
+        if let twin, let recorded = twin.recorded, let type = twin.thread.addressType, type != twin.recordedType {
+            options.addressTypes[recorded] = type.rawValue
+        }
         if let twin, let recorded = twin.recorded {
             options.advertisers = [recorded]
             Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
@@ -66,7 +69,7 @@ struct Replay: ParsableCommand {
 
 extension Replay {
     /// Starts the twin of the recording on `uri` and waits until it advertises (exit 2 if it cannot).
-    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?) {
+    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?, recordedType: LEAddressType) {
         let twin = try PeerRun.load(file, device: device)
         let transport: HCITransport
         do { transport = try Transports.open(try TransportURI(uri), timeout: connectTimeout) } catch {
@@ -81,7 +84,7 @@ extension Replay {
             ReplayOutput.fail(TransportError(.open, "--peer \(uri): \(message)"), file: file, peer: uri, run: session)
         }
         Diagnostics.message("twin on \(uri): \(line)")
-        return (thread, thread.address, twin.device)
+        return (thread, thread.address, twin.device, twin.deviceType)
     }
 }
 

@@ -44,4 +44,5 @@ final class TwinThread: @unchecked Sendable {   // safe: the engine is touched b
     }
 
     var address: BDAddr? { engine.advertisedAddress }
+    var addressType: LEAddressType? { engine.advertisedAddressType }
 }
