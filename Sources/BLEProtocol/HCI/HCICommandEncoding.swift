@@ -40,8 +40,8 @@ public enum HCICommandEncoding {
         return w.bytes
     }
 
-    /// The width in bytes a spec occupies, when fixed.
-    static func width(_ spec: FieldSpec) -> Int? {
+    /// The width in bytes a spec occupies, when fixed (nil: the caller gives the wire bytes).
+    public static func width(_ spec: FieldSpec) -> Int? {
         switch spec {
         case let .uint(n), let .hex(n), let .signed(n, _), let .scaled(n, _, _), let .named(n, _), let .flags(n, _), let .bytes(n), let .secret(n), let .text(n):
             return n

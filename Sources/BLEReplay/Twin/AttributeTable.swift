@@ -20,6 +20,21 @@ public struct AttributeTable: Sendable {
 
     /// In handle order.
     public private(set) var attributes: [Attribute] = []
+    /// Which handle the device names in its Attribute Not Found answers to discovery. Core v5.4
+    /// Vol 3 Part F 3.4.1.1 says the request's starting handle; some devices name the ending one or
+    /// the one after it (a Mi Band 2), and the twin answers as the device did. Learned from the
+    /// recording (`TwinStory.notFoundHandle`).
+    public enum NotFoundHandle: Sendable, CaseIterable {
+        case start, end, afterEnd
+        public func handle(start: UInt16, end: UInt16) -> UInt16 {
+            switch self {
+            case .start: return start
+            case .end: return end
+            case .afterEnd: return end == 0xFFFF ? end : end + 1
+            }
+        }
+    }
+    public var notFoundHandle = NotFoundHandle.start
 
     public init(_ db: GATTDatabase?) {
         guard let db else { return }
@@ -74,7 +89,7 @@ public struct AttributeTable: Sendable {
         let start = UInt16(b[1]) | UInt16(b[2]) << 8, end = UInt16(b[3]) | UInt16(b[4]) << 8
         // 3.4.3.1 and the others: start 0 or start > end is Invalid Handle.
         if start == 0 || start > end { return ATTEncoding.errorResponse(request: op, handle: start, .invalidHandle) }
-        let notFound = ATTEncoding.errorResponse(request: op, handle: start, .attributeNotFound)
+        let notFound = ATTEncoding.errorResponse(request: op, handle: notFoundHandle.handle(start: start, end: end), .attributeNotFound)
         switch op {
         case .findInformationRequest:
             let found = Array(inRange(start, end))

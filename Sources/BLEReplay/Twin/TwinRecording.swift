@@ -74,7 +74,7 @@ public struct TwinRecording: Sendable {
             throw .input("\(path): the recording's host was the peripheral of its connection to \(address): peer plays the remote device of a central's capture")
         }
         let db = chosen.peerGATT ?? analyzer.session.databases[address.description]
-        let table = AttributeTable(db)
+        var table = AttributeTable(db)
         if table.isEmpty { notes.append("no GATT discovery of \(address) in the recording: the twin serves an empty database") }
 
         let from = chosen.completeFrame ?? 0, to = chosen.disconnectFrame ?? Int.max
@@ -83,6 +83,9 @@ public struct TwinRecording: Sendable {
             return h == chosen.handle && u.frame >= from && u.frame <= to
         }
         let story = TwinStory(units: units, centralIsHost: true)
+
+        table.notFoundHandle = story.notFoundHandle
+        if table.notFoundHandle != .start { notes.append("the device names the \(table.notFoundHandle == .end ? "ending handle" : "handle after the range") in its Attribute Not Found answers, not the starting one: the twin does too") }
 
         var advertising = Self.advertising(of: address, in: script, before: from)
         if let a = analyzer.session.advertisers.all.first(where: { $0.address == address }) {

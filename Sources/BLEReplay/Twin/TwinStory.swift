@@ -92,6 +92,21 @@ public struct TwinStory: Sendable {
         return answer
     }
 
+    /// Which handle the device's Attribute Not Found answers to discovery requests name: the
+    /// convention most of them follow (the starting handle on a tie or when none was recorded).
+    public var notFoundHandle: AttributeTable.NotFoundHandle {
+        var counts: [AttributeTable.NotFoundHandle: Int] = [:]
+        for s in steps {
+            let p = s.pdu
+            guard p.count >= 9, p[2] == 4, p[3] == 0, [0x04, 0x06, 0x08, 0x10].contains(p[4]),
+                  let a = s.answer.first?.pdu, a.count >= 9, a[4] == ATTOpcode.errorResponse.rawValue, a[8] == ATTErrorCode.attributeNotFound.rawValue else { continue }
+            let start = UInt16(p[5]) | UInt16(p[6]) << 8, end = UInt16(p[7]) | UInt16(p[8]) << 8
+            let handle = UInt16(a[6]) | UInt16(a[7]) << 8
+            for rule in AttributeTable.NotFoundHandle.allCases where rule.handle(start: start, end: end) == handle { counts[rule, default: 0] += 1 }
+        }
+        return AttributeTable.NotFoundHandle.allCases.max { counts[$0, default: 0] < counts[$1, default: 0] || (counts[$0, default: 0] == counts[$1, default: 0] && $0 == .start) } ?? .start
+    }
+
     /// The first step at or after `from` whose central PDU is `pdu`.
     public func match(_ pdu: [UInt8], from: Int) -> Int? {
         guard from < steps.count else { return nil }
