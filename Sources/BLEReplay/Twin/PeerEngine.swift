@@ -41,13 +41,11 @@ public final class PeerEngine {
     var prepared: [(handle: UInt16, offset: UInt16, part: [UInt8])] = []
     private var disconnected = false
     private var timedOut = false
-    private let pacer: ReplayOptions
 
     public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
         self.twin = twin
         self.transport = transport
         self.options = options
-        self.pacer = options
         self.capture = capture
         self.limit = limit
         self.matched = Array(repeating: false, count: twin.story.steps.count)
@@ -169,7 +167,7 @@ public final class PeerEngine {
     func schedule(_ pdus: [(pdu: [UInt8], timestamp: Int64)], reference: Int64) {
         let now = Clock.now()
         for p in pdus {
-            let due = pacer.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(pacer.speed, 0.001) : now
+            let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
             outbox.append((due, p.pdu))
         }
     }
