@@ -35,6 +35,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let leSetEventMask = HCIOpcode(rawValue: 0x2001)
     public static let leSetRandomAddress = HCIOpcode(rawValue: 0x2005)
     public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)
+    public static let leLongTermKeyRequestReply = HCIOpcode(rawValue: 0x201A)
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(rawValue: 0x201B)
     public static let leSetAdvertisingSetRandomAddress = HCIOpcode(rawValue: 0x2035)
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)

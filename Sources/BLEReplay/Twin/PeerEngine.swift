@@ -40,6 +40,10 @@ public final class PeerEngine {
     /// Prepared writes queued (Core v5.4 Vol 3 Part F 3.4.6).
     var prepared: [(handle: UInt16, offset: UInt16, part: [UInt8])] = []
     private var disconnected = false
+    /// The link is encrypted; SMP key distribution (codes 0x06–0x0A) waits for it (Core v5.4 Vol 3
+    /// Part H 3.6.1: keys are distributed over the encrypted link).
+    private var encrypted = false
+    private var held: [(pdu: [UInt8], timestamp: Int64)] = []
     private var timedOut = false
 
     public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
@@ -114,10 +118,15 @@ public final class PeerEngine {
                p.count >= 5, p[1] == 0, liveHandle == nil {
                 liveHandle = (UInt16(p[2]) | UInt16(p[3]) << 8) & 0x0FFF
                 schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
-            } else if sub == LESubevent.longTermKeyRequest, p.count >= 3 {
-                notes.append("the central asked to encrypt the link: encryption is not reproduced (LE Long Term Key Request Negative Reply)")
-                try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestNegativeReply,
-                                                                                 ["Handle": .int(UInt64(UInt16(p[1]) | UInt16(p[2]) << 8))])) ?? []))
+            } else if sub == LESubevent.longTermKeyRequest, p.count >= 13 {
+                try longTermKeyRequest(handle: UInt16(p[1]) | UInt16(p[2]) << 8, random: Array(p[3 ..< 11]), ediv: UInt16(p[11]) | UInt16(p[12]) << 8)
+            }
+        case HCIEventCode.encryptionChange where p.count >= 4, HCIEventCode.encryptionChangeV2 where p.count >= 4:
+            if p[0] == 0, p[3] != 0, !encrypted {
+                encrypted = true
+                let release = held
+                held.removeAll()
+                schedule(release, reference: release.first?.timestamp ?? 0)
             }
         case HCIEventCode.disconnectionComplete where p.count >= 4:
             if (UInt16(p[1]) | UInt16(p[2]) << 8) & 0x0FFF == liveHandle { disconnected = true }
@@ -144,7 +153,7 @@ public final class PeerEngine {
             let client = Int(payload[1]) | Int(payload[2]) << 8
             liveMTU = max(ATT.defaultLEMTU, min(client, Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
         }
-        if channel != L2CAP.ChannelID.smp.rawValue, let k = twin.story.match(pdu, from: next) {
+        if let k = twin.story.match(pdu, from: next) {
             matched[k] = true
             next = k + 1
             position = k
@@ -167,6 +176,7 @@ public final class PeerEngine {
     func schedule(_ pdus: [(pdu: [UInt8], timestamp: Int64)], reference: Int64) {
         let now = Clock.now()
         for p in pdus {
+            if !encrypted, p.pdu.count > 4, p.pdu[2] == 6, p.pdu[3] == 0, (0x06 ... 0x0A).contains(p.pdu[4]) { held.append(p); continue }
             let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
             outbox.append((due, p.pdu))
         }
@@ -180,6 +190,20 @@ public final class PeerEngine {
             guard inFlight + packets.count <= max(aclCredits, packets.count) || inFlight == 0 else { return }
             outbox.removeFirst()
             for p in packets { try transmit(H4Packet(.acl, p)); inFlight += 1 }
+        }
+    }
+
+    /// The controller asks for the key of the link (Core v5.4 Vol 4 Part E 7.7.65.5): the one the
+    /// recording's central started encryption with for this random and EDIV (the STK of a legacy
+    /// pairing replayed as recorded, or a bonded LTK); none recorded: Negative Reply.
+    private func longTermKeyRequest(handle: UInt16, random: [UInt8], ediv: UInt16) throws(TransportError) {
+        let h = HCICommandEncoding.Value.int(UInt64(handle & 0x0FFF))
+        if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
+            notes.append("encryption: answered with the key the recording's central used (LE Enable Encryption #\(k.frame))")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(k.key)])) ?? []))
+        } else {
+            notes.append("the central asked to encrypt the link with a key the recording does not have: LE Long Term Key Request Negative Reply")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestNegativeReply, ["Handle": h])) ?? []))
         }
     }
 

@@ -18,6 +18,15 @@ public struct TwinRecording: Sendable {
         public var intervalMicros: Int64?
     }
 
+    /// A key the recording's central started encryption with (LE Enable Encryption, Core v5.4 Vol 4
+    /// Part E 7.8.24): the twin answers its controller's LE Long Term Key Request with it.
+    public struct RecordedKey: Sendable {
+        public var random: [UInt8]
+        public var ediv: UInt16
+        public var key: [UInt8]
+        public var frame: Int
+    }
+
     public var path: String
     public var device: BDAddr
     public var deviceType: LEAddressType
@@ -27,6 +36,7 @@ public struct TwinRecording: Sendable {
     public var advertising: Advertising?
     public var table: AttributeTable
     public var story: TwinStory
+    public var keys: [RecordedKey] = []
     /// What was chosen and why, for stderr.
     public var notes: [String]
 
@@ -91,8 +101,14 @@ public struct TwinRecording: Sendable {
         if let a = analyzer.session.advertisers.all.first(where: { $0.address == address }) {
             advertising?.intervalMicros = a.intervalEstimate
         }
+        // LE Enable Encryption: handle (2), random (8), EDIV (2), LTK (16) — on this connection.
+        let keys: [RecordedKey] = script.units.compactMap { u in
+            guard case let .command(b) = u.content, b.count >= 31, UInt16(b[0]) | UInt16(b[1]) << 8 == HCIOpcode.leEnableEncryption.rawValue,
+                  (UInt16(b[3]) | UInt16(b[4]) << 8) & 0x0FFF == chosen.handle, u.frame >= from, u.frame <= to else { return nil }
+            return RecordedKey(random: Array(b[5 ..< 13]), ediv: UInt16(b[13]) | UInt16(b[14]) << 8, key: Array(b[15 ..< 31]), frame: u.frame)
+        }
         return TwinRecording(path: path, device: address, deviceType: chosen.peerAddressType ?? .publicDevice, handle: chosen.handle,
-                             firstFrame: from, advertising: advertising, table: table, story: story, notes: notes)
+                             firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)
     }
 
     /// The last advertising and scan response data `address` sent before `frame` (any, if none before).
