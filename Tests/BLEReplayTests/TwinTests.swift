@@ -7,6 +7,7 @@ import TestSupport
 enum TwinCaptures {
     static let horizon = (Repo.sharedReal?.appendingPathComponent("android_horizon_treadmill_notify.btsnoop").path) ?? "/nonexistent"
     static let pongbot = (Repo.sharedReal?.appendingPathComponent("android_pongbot_prepwrite_indicate.btsnoop").path) ?? "/nonexistent"
+    static let miband = (Repo.sharedReal?.appendingPathComponent("android_miband2_legacy_pairing_gatt.btsnoop").path) ?? "/nonexistent"
 }
 
 /// `bleanalyze peer` (a device twin made from a real Android capture) on RootCanal, checked by a
@@ -124,6 +125,24 @@ struct TwinTests {
         #expect(indicated == indications.map { "\($0.handle)=\($0.value)" })
         _ = try await twin.wait(timeout: 20)
         #expect(twin.stdout.contains("the recorded public address 74:B8:39:DF:CE:4A cannot be taken"), "\(twin.stdout.prefix(500))")
+    }
+
+    /// The Mi Band 2 paired with LE legacy pairing in its log (tshark: its Pairing Response has no
+    /// Secure Connections flag): a Bumble central asking for Just Works pairs with its twin, which
+    /// computes the confirm values (c1) and the STK (s1), and distributes the band's recorded keys.
+    /// Bumble checks the twin's confirm against its random: a wrong c1 fails the pairing.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: TwinCaptures.miband)))
+    func bumbleCentralPairsWithALegacyPairingTwin() async throws {
+        let flags = TsharkATT.rows(TwinCaptures.miband, "btsmp.opcode == 0x02", ["btsmp.sc_flag"])
+        try #require(flags.first?.first.map { $0 == "0" || $0 == "False" } == true, "the recorded Pairing Response is legacy")
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await Self.startTwin(TwinCaptures.miband, on: rootCanal)
+        let result = try await Self.central(rootCanal, address: address, arguments: ["--pair"])
+        #expect(result["paired"] as? String == "ok", "\(result["paired"] ?? "")")
+        #expect(result["encrypted"] as? Bool == true)
+        _ = try await twin.wait(timeout: 20)
+        #expect(twin.stdout.contains("pairing: legacy Just Works"), "\(twin.stdout.prefix(800))")
+        #expect(twin.stdout.contains("encryption: with the STK of the central's legacy pairing"))
     }
 
     @Test func hermeticReplayOfTheAndroidCaptureAgainstItsTwinHasNoATTDivergence() async throws {

@@ -4,11 +4,11 @@
         --address FA:E4:E3:24:20:09 [--read HANDLE]... [--write HANDLE=HEX]... [--notifications N]
 
 Power on, connect to ADDRESS (random unless it ends with /P), discover every service, every
-characteristic and every descriptor with Bumble's own GATT client, read the handles given with
+characteristic and every descriptor with Bumble's own GATT client, pair with ``--pair`` (Just Works), read the handles given with
 ``--read``, write (with response) the values given with ``--write`` in order, then wait for N
 notifications or indications (any handle), and disconnect.  Prints ``RESULT {json}``:
 services (handle, end, uuid), characteristics (value handle, properties, uuid),
-descriptors (handle, uuid), reads (handle -> hex or error:0xNN), notifications ([handle, hex]).
+descriptors (handle, uuid), paired and encrypted (with --pair), reads (handle -> hex or error:0xNN), notifications ([handle, hex]).
 The Swift tests compare these with what tshark decodes from the capture the twin was made of.
 """
 
@@ -21,6 +21,7 @@ import json
 from bumble import hci
 from bumble.att import ATT_Error
 from bumble.device import Device
+from bumble.pairing import PairingConfig, PairingDelegate
 from bumble.transport import open_transport
 
 import replay_common as rc
@@ -37,6 +38,9 @@ def uuid_text(uuid) -> str:
 async def run(args) -> dict:
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("bleanalyze-twin-central", hci.Address(rc.CENTRAL_ADDRESS), transport.source, transport.sink)
+        # Just Works: no input, no output, no MITM (the only pairing a twin can answer).
+        device.pairing_config_factory = lambda connection: PairingConfig(
+            sc=True, mitm=False, bonding=True, delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
         await asyncio.wait_for(device.power_on(), rc.STEP_TIMEOUT)
         address = hci.Address(args.address[:-2], hci.Address.PUBLIC_DEVICE_ADDRESS) if args.address.endswith("/P") else hci.Address(args.address)
         connection = await asyncio.wait_for(device.connect(address), args.connect_timeout)
@@ -65,6 +69,13 @@ async def run(args) -> dict:
                                                   "properties": int(c.properties), "uuid": uuid_text(c.uuid)})
                 for d in await asyncio.wait_for(client.discover_descriptors(c), rc.STEP_TIMEOUT):
                     result["descriptors"].append({"handle": d.handle, "uuid": uuid_text(d.type)})
+        if args.pair:
+            try:
+                await asyncio.wait_for(connection.pair(), rc.STEP_TIMEOUT)
+                result["paired"] = "ok"
+            except Exception as error:  # the twin's refusal is a result, not a crash
+                result["paired"] = f"error:{error}"
+            result["encrypted"] = bool(connection.is_encrypted)
         for handle in args.read:
             try:
                 value = await asyncio.wait_for(client.read_value(int(handle, 0)), rc.STEP_TIMEOUT)
@@ -95,6 +106,7 @@ def main() -> None:
     parser.add_argument("--read", action="append", default=[], help="a handle to read (0x0010), repeatable")
     parser.add_argument("--write", action="append", default=[], help="HANDLE=HEX written with response, repeatable, in order")
     parser.add_argument("--notifications", type=int, default=0, help="wait for this many notifications/indications")
+    parser.add_argument("--pair", action="store_true", help="pair (Just Works, no input/output) after discovery")
     parser.add_argument("--connect-timeout", type=float, default=20.0)
     args = parser.parse_args()
     rc.quiet_logging()

@@ -44,6 +44,10 @@ public final class PeerEngine {
     /// Part H 3.6.1: keys are distributed over the encrypted link).
     private var encrypted = false
     private var held: [(pdu: [UInt8], timestamp: Int64)] = []
+    /// The live central (from its Connection Complete) and the twin's own address, for pairing.
+    var centralAddress: (address: BDAddr, type: UInt8)?
+    /// A live central's legacy pairing in progress (`PeerPairing.swift`).
+    var pairing: LegacyPairingState?
     private var timedOut = false
 
     public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
@@ -117,6 +121,7 @@ public final class PeerEngine {
             if [LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2].contains(sub),
                p.count >= 5, p[1] == 0, liveHandle == nil {
                 liveHandle = (UInt16(p[2]) | UInt16(p[3]) << 8) & 0x0FFF
+                if p.count >= 12 { centralAddress = (BDAddr(p[6 ..< 12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), p[5] & 1) }
                 schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
             } else if sub == LESubevent.longTermKeyRequest, p.count >= 13 {
                 try longTermKeyRequest(handle: UInt16(p[1]) | UInt16(p[2]) << 8, random: Array(p[3 ..< 11]), ediv: UInt16(p[11]) | UInt16(p[12]) << 8)
@@ -124,7 +129,7 @@ public final class PeerEngine {
         case HCIEventCode.encryptionChange where p.count >= 4, HCIEventCode.encryptionChangeV2 where p.count >= 4:
             if p[0] == 0, p[3] != 0, !encrypted {
                 encrypted = true
-                let release = held
+                let release = held + pairingKeyDistribution()
                 held.removeAll()
                 schedule(release, reference: release.first?.timestamp ?? 0)
             }
@@ -152,6 +157,14 @@ public final class PeerEngine {
         if channel == L2CAP.ChannelID.att.rawValue, payload.first == ATTOpcode.exchangeMTURequest.rawValue, payload.count >= 3 {
             let client = Int(payload[1]) | Int(payload[2]) << 8
             liveMTU = max(ATT.defaultLEMTU, min(client, Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
+        }
+        // A device that paired with legacy pairing: every SMP PDU goes through the pairing
+        // (`PeerPairing.swift`), which gives the recorded answers to a replayed pairing and
+        // computed ones to a live central's; a recorded PDU sent again still counts as done.
+        if channel == L2CAP.ChannelID.smp.rawValue, let response = twin.story.pairingResponse, response[3] & 0x08 == 0 {
+            if let k = twin.story.match(pdu, from: next) { matched[k] = true; next = k + 1; position = k }
+            try answerByRule(channel: channel, payload: payload, pdu: pdu)
+            return
         }
         if let k = twin.story.match(pdu, from: next) {
             matched[k] = true
@@ -198,7 +211,10 @@ public final class PeerEngine {
     /// pairing replayed as recorded, or a bonded LTK); none recorded: Negative Reply.
     private func longTermKeyRequest(handle: UInt16, random: [UInt8], ediv: UInt16) throws(TransportError) {
         let h = HCICommandEncoding.Value.int(UInt64(handle & 0x0FFF))
-        if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
+        if let stk = pairing?.stk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
+            notes.append("encryption: with the STK of the central's legacy pairing")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(stk)])) ?? []))
+        } else if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
             notes.append("encryption: answered with the key the recording's central used (LE Enable Encryption #\(k.frame))")
             try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(k.key)])) ?? []))
         } else {

@@ -99,7 +99,8 @@ extension PeerEngine {
     }
 
     private func smp(_ p: [UInt8], pdu: [UInt8]) {
-        guard let code = p.first, code != 0x05 else { return }   // the central's own Pairing Failed ends it
+        guard let code = p.first, code != 0x05 else { pairing = nil; return }   // the central's own Pairing Failed ends it
+        if legacyPairing(p, pdu: pdu) { return }
         if let failed = twin.story.pairingFailed {
             notes.append("pairing: answered with the device's recorded Pairing Failed (reason 0x\(Hex.pad(failed.count > 1 ? failed[1] : UInt8(0), 2)))")
             send(L2CAP.ChannelID.smp.rawValue, failed)
@@ -114,7 +115,7 @@ extension PeerEngine {
 
     private func reply(_ att: [UInt8]) { send(L2CAP.ChannelID.att.rawValue, att) }
 
-    private func send(_ channel: UInt16, _ payload: [UInt8]) {
+    func send(_ channel: UInt16, _ payload: [UInt8]) {
         schedule([(L2CAPEncoding.basicFrame(channel: channel, payload), 0)], reference: 0)
     }
 

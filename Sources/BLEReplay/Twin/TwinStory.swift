@@ -28,6 +28,11 @@ public struct TwinStory: Sendable {
     /// The device's first Pairing Failed (SMP 0x05), if it refused pairing.
     public private(set) var pairingFailed: [UInt8]?
     public private(set) var pairingRecorded = false
+    /// The device's Pairing Response and Pairing Random (SMP 0x02, 0x04) and its key distribution
+    /// (0x06–0x0A, the first of each), for a live central's legacy pairing.
+    public private(set) var pairingResponse: [UInt8]?
+    public private(set) var pairingRandom: [UInt8]?
+    public private(set) var keyDistribution: [UInt8: [UInt8]] = [:]
 
     public init(units: [LinkUnit], centralIsHost: Bool) {
         var mtu = ATT.defaultLEMTU, clientMTU: Int?
@@ -49,7 +54,12 @@ public struct TwinStory: Sendable {
                 continue
             }
             if steps.isEmpty { opening.append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
-            if channel == L2CAP.ChannelID.smp.rawValue, payload.first == 0x05, pairingFailed == nil { pairingFailed = payload }
+            if channel == L2CAP.ChannelID.smp.rawValue, let code = payload.first {
+                if code == 0x05, pairingFailed == nil { pairingFailed = payload }
+                if code == 0x02, pairingResponse == nil, payload.count == 7 { pairingResponse = payload }
+                if code == 0x04, pairingRandom == nil, payload.count == 17 { pairingRandom = Array(payload[1...]) }
+                if (0x06 ... 0x0A).contains(code), keyDistribution[code] == nil { keyDistribution[code] = payload }
+            }
             guard channel == L2CAP.ChannelID.att.rawValue, let op = payload.first else { continue }
             switch ATTOpcode(op) {
             case .exchangeMTUResponse where payload.count >= 3:
