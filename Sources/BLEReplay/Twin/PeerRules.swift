@@ -42,8 +42,7 @@ extension PeerEngine {
         case .exchangeMTURequest:
             if story.serverMTU == nil { diverge(pdu, "the recording has no MTU exchange; answered with the default MTU 23") }
             reply(ATTEncoding.exchangeMTUResponse(serverMTU: story.serverMTU ?? UInt16(ATT.defaultLEMTU)))
-        case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest, .readByTypeRequest
-            where twin.table.discovery(p[...], mtu: liveMTU) != nil:
+        case _ where twin.table.discovery(p[...], mtu: liveMTU) != nil:   // discovery: from the table
             reply(twin.table.discovery(p[...], mtu: liveMTU) ?? [])
         case .readRequest, .readBlobRequest:
             let offset = op == .readBlobRequest && p.count >= 5 ? Int(p[3]) | Int(p[4]) << 8 : 0
