@@ -71,13 +71,16 @@ public struct PacketText: Sendable {
         let indent = 8 + 2 * max(0, index - 1)
         if index == 0 {
             let lineStart = out.count
-            out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
+            out.byte(Self.glyph(frame))
             out.byte(0x20)
             Self.title(view, at: i, frame: frame, into: out)
             let titleEnd = out.count
             let titleWidth = out.columns(from: lineStart)
             // The right-hand block is written first, then the padding slid in before it.
-            out.byte(0x23); out.decimal(frame.number); out.append(" [hci"); out.decimal(Int(frame.adapter)); out.append("] ")
+            out.byte(0x23); out.decimal(frame.number)
+            // 0xFFFF: no controller (system notes, user logging, mgmt to no index), as btmon leaves it out.
+            if frame.adapter != 0xFFFF { out.append(" [hci"); out.decimal(Int(frame.adapter)); out.byte(0x5D) }
+            out.byte(0x20)
             clock.append(frame.timestamp, into: &out)
             let pad = max(2, width - titleWidth - (out.count - titleEnd))
             out.insertSpaces(pad, at: titleEnd)
@@ -96,6 +99,15 @@ public struct PacketText: Sendable {
             out.spaces(indent); out.append("* Malformed: "); out.append(view[error]); out.newline()
         }
         return next
+    }
+
+    /// btmon's glyphs: `<` `>` for HCI by direction, `@` for BlueZ management traffic, `=` for other records.
+    static func glyph(_ frame: Frame) -> UInt8 {
+        if frame.kind.isHCI { return glyph(frame.direction) }
+        switch frame.kind {
+        case .controlOpen, .controlClose, .controlCommand, .controlEvent: return 0x40
+        default: return 0x3D
+        }
     }
 
     static func glyph(_ d: Direction) -> UInt8 {
@@ -133,11 +145,15 @@ public struct PacketText: Sendable {
             if let length { out.append(" dlen "); out.decimal(length) }
             return
         }
+        if proto.utf8CodeUnitCount == 0 { out.append(view[name]); return }   // a one-line record (`Layer.line`)
         out.append(proto); out.append(": "); out.append(view[name])
         if code.count > 0 { out.append(" ("); out.append(view[code]); out.byte(0x29) }
         if let length {
-            let hci = proto.utf8CodeUnitCount >= 3 && proto.utf8Start[0] == 0x48 && proto.utf8Start[1] == 0x43 && proto.utf8Start[2] == 0x49
-            out.append(hci ? " plen " : " len "); out.decimal(length)
+            // "HCI Command", "HCI Event", "MGMT Command", "MGMT Event": btmon's `plen`.
+            let first = proto.utf8CodeUnitCount >= 4 ? proto.utf8Start[0] : 0
+            let plen = (first == 0x48 && proto.utf8Start[1] == 0x43 && proto.utf8Start[2] == 0x49)
+                || (first == 0x4D && proto.utf8Start[1] == 0x47 && proto.utf8Start[2] == 0x4D)
+            out.append(plen ? " plen " : " len "); out.decimal(length)
         }
     }
 }

@@ -26,30 +26,18 @@ public enum LogRecords {
             let text = cString(Array(r.rest().bytes))
             layer.fields = [Field("Priority", .integer(UInt64(priority), .named(bytes: 1, priorityNames))),
                             Field("Ident", .text(ident)), Field("Message", .text(text))]
+            layer.line = "\(ident): \(text.trimmingTrailingNewlines())"   // btmon: `= bluetoothd: Terminating`
         } catch { layer.error = error }
         return layer
     }
 
-    /// Monitor control (mgmt) channel open (opcode 14): cookie, format, version, revision, flags, ident.
-    public static func controlOpen(_ r: inout ByteReader) -> Layer {
-        var layer = message("Control Open", [
-            Param("Cookie", .hex(4)), Param("Format", .named(2, NameTable([(0, "Raw"), (1, "User"), (2, "Control")]))),
-            Param("Version", .uint(1)), Param("Revision", .uint(2)), Param("Flags", .hex(4))], &r)
-        if layer.error == nil, let n = try? r.u8("Ident Length"), let ident = try? r.copy(Int(n), "Ident") {
-            layer.fields.append(Field("Ident", .text(cString(ident))))
-        }
-        return layer
-    }
-
-    /// Monitor control command/event (opcodes 16/17): cookie, mgmt opcode, parameters.
-    public static func control(_ name: StaticString, _ r: inout ByteReader) -> Layer {
-        message(name, [Param("Cookie", .hex(4)), Param("Opcode", .hex(2)), Param("Parameters", .rest)], &r)
-    }
-
-    /// A record whose whole payload is text (monitor System Note, PacketLogger notes and power).
+    /// A record whose whole payload is text (monitor System Note, PacketLogger notes and power):
+    /// one line, `Note: Linux version 6.1.19` as btmon prints a system note.
     public static func text(_ name: StaticString, _ r: inout ByteReader) -> Layer {
         let text = cString(Array(r.rest().bytes)).trimmingTrailingNewlines()
-        return Layer(protocolName: "Log", name: name.description, code: "", fields: [Field("Text", .text(text))])
+        let title = name.description == "System Note" ? "Note" : name.description
+        return Layer(protocolName: "Log", name: name.description, code: "", fields: [Field("Text", .text(text))],
+                     line: "\(title): \(text)")
     }
 
     /// PacketLogger syslog record (type 0xF7): u32 pid, u8 level, then NUL-terminated process,
@@ -70,6 +58,11 @@ public enum LogRecords {
             layer.fields = [Field("PID", .integer(UInt64(pid), .decimal(bytes: 4))),
                             Field("Level", .integer(UInt64(level), .hex(bytes: 1)))]
             for (i, s) in strings.enumerated() { layer.fields.append(Field(names[i], .text(s))) }
+            // One line: `bluetoothd: message` (the process, then the message; subsystem and
+            // category stay in the JSON fields).
+            let process = strings.first ?? ""
+            let message = strings.count == 5 ? strings[4].trimmingTrailingNewlines() : ""
+            layer.line = "\(process.isEmpty ? "syslog" : process)[\(pid)]: \(message)"
         } catch { layer.error = error }
         return layer
     }
@@ -78,8 +71,9 @@ public enum LogRecords {
     public static func raw(_ name: String, _ r: inout ByteReader) -> Layer {
         let bytes = Array(r.rest().bytes)
         let printable = !bytes.isEmpty && bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0 }
-        let value: FieldValue = printable ? .text(cString(bytes).trimmingTrailingNewlines()) : .bytes(bytes)
-        return Layer(protocolName: "Log", name: name, code: "", fields: [Field(printable ? "Text" : "Data", value)])
+        guard printable else { return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Data", .bytes(bytes))]) }
+        let text = cString(bytes).trimmingTrailingNewlines()
+        return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Text", .text(text))], line: "\(name): \(text)")
     }
 
     static func message(_ name: StaticString, _ params: [Param], _ r: inout ByteReader) -> Layer {
