@@ -26,7 +26,7 @@ public enum LogRecords {
             let text = cString(Array(r.rest().bytes))
             layer.fields = [Field("Priority", .integer(UInt64(priority), .named(bytes: 1, priorityNames))),
                             Field("Ident", .text(ident)), Field("Message", .text(text))]
-            layer.line = "\(ident): \(text.trimmingTrailingNewlines())"   // btmon: `= bluetoothd: Terminating`
+            layer.line = "\(ident): \(text.oneLine)"   // btmon: `= bluetoothd: Terminating`
         } catch { layer.error = error }
         return layer
     }
@@ -37,7 +37,7 @@ public enum LogRecords {
         let text = cString(Array(r.rest().bytes)).trimmingTrailingNewlines()
         let title = name.description == "System Note" ? "Note" : name.description
         return Layer(protocolName: "Log", name: name.description, code: "", fields: [Field("Text", .text(text))],
-                     line: "\(title): \(text)")
+                     line: "\(title): \(text.oneLine)")
     }
 
     /// PacketLogger syslog record (type 0xF7): u32 pid, u8 level, then NUL-terminated process,
@@ -61,7 +61,7 @@ public enum LogRecords {
             // One line: `bluetoothd: message` (the process, then the message; subsystem and
             // category stay in the JSON fields).
             let process = strings.first ?? ""
-            let message = strings.count == 5 ? strings[4].trimmingTrailingNewlines() : ""
+            let message = strings.count == 5 ? strings[4].oneLine : ""
             layer.line = "\(process.isEmpty ? "syslog" : process)[\(pid)]: \(message)"
         } catch { layer.error = error }
         return layer
@@ -73,7 +73,7 @@ public enum LogRecords {
         let printable = !bytes.isEmpty && bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0 }
         guard printable else { return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Data", .bytes(bytes))]) }
         let text = cString(bytes).trimmingTrailingNewlines()
-        return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Text", .text(text))], line: "\(name): \(text)")
+        return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Text", .text(text))], line: "\(name): \(text.oneLine)")
     }
 
     static func message(_ name: StaticString, _ params: [Param], _ r: inout ByteReader) -> Layer {
@@ -97,6 +97,13 @@ public enum LogRecords {
 }
 
 extension String {
+    /// The text on one line: trailing line breaks dropped, inner ones made spaces.
+    var oneLine: String {
+        let t = trimmingTrailingNewlines()
+        return t.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
+            ? String(t.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }) : t
+    }
+
     func trimmingTrailingNewlines() -> String {
         var s = self
         while let last = s.last, last == "\n" || last == "\r" { s.removeLast() }
