@@ -121,3 +121,57 @@ import BLEBytes
         #expect(Mgmt.events.duplicateCodes.isEmpty)
     }
 }
+
+/// Vendor command names by the controller's maker. Expected names: BlueZ `monitor/broadcom.c`,
+/// `monitor/intel.c` (what btmon prints), Linux `btqca.h`; the Opcode field of a Command Complete
+/// uses the same table.
+@Suite struct VendorCommandTests {
+    @Test func makersFromCompanyIdentifiers() {
+        #expect(HCIVendor(manufacturer: 0x000F) == .broadcom)
+        #expect(HCIVendor(manufacturer: 0x0002) == .intel)
+        #expect(HCIVendor(manufacturer: 0x001D) == .qualcomm)
+        #expect(HCIVendor(manufacturer: 0x005D) == nil)   // Realtek: no table
+    }
+
+    static func command(_ hex: String, _ vendor: HCIVendor?) -> Layer {
+        HCITest.bytes(hex).withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return HCIDecoder.decode(.command, &r, vendor: vendor)
+        }
+    }
+
+    @Test func namesByMaker() {
+        #expect(Self.command("4e fc 04 00 00 00 00", .broadcom).name == "Launch RAM")       // btmon: 0x04e
+        #expect(Self.command("18 fc 06 00 00 00 10 0e 00", .broadcom).name == "Update UART Baud Rate")
+        #expect(Self.command("05 fc 00", .intel).name == "Read Version")                    // btmon: 0x005
+        #expect(Self.command("01 fc 08 00 01 00 01 00 08 04 00", .intel).name == "Reset")
+        #expect(Self.command("00 fc 01 19", .qualcomm).name == "EDL Patch")                 // EDL_PATCH_CMD_OPCODE
+        #expect(Self.command("4e fc 04 00 00 00 00", nil).name == "Vendor 0xFC4E")
+        #expect(Self.command("7d fd 00", .broadcom).name == "Vendor 0xFD7D")                // in no table
+        #expect(Self.command("4e fc 04 00 00 00 00", .broadcom).code == "0x3f|0x004e")
+    }
+
+    @Test func commandCompleteNamesTheVendorOpcode() {
+        let layer = HCITest.bytes("0e 04 01 4e fc 00").withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return HCIDecoder.decode(.event, &r, vendor: .broadcom)
+        }
+        #expect(layer.hciValue("Opcode")?.hciName == "Launch RAM")
+        #expect(layer.hciValue("Status")?.hciName == "Success")
+        let standard = HCITest.bytes("0e 04 01 03 0c 00").withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return HCIDecoder.decode(.event, &r, vendor: .broadcom)
+        }
+        #expect(standard.hciValue("Opcode")?.hciName == "Reset")
+    }
+
+    /// Read Local Version Information's Command Complete: event code, plen, ncmd, opcode (2), status,
+    /// HCI version, HCI revision (2), LMP version, then the Company_Identifier.
+    @Test func manufacturerFromReadLocalVersion() {
+        let event: [UInt8] = [0x0E, 0x0C, 0x01, 0x01, 0x10, 0x00, 0x09, 0x00, 0x00, 0x09, 0x0F, 0x00, 0x00, 0x00]
+        #expect(event.withUnsafeBytes { HCIVendor.manufacturer(inEvent: $0) } == 0x000F)
+        var failed = event
+        failed[5] = 0x01
+        #expect(failed.withUnsafeBytes { HCIVendor.manufacturer(inEvent: $0) } == nil)
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `packets` against btmon (BlueZ 5.66, `btmon -r`) where users read both: BlueZ mgmt traffic, log
@@ -121,5 +122,39 @@ struct PacketsParityTests {
         let r = try CLI.run(["packets", path, "--json"])
         let line = try #require(r.stdout.split(separator: "\n").first { $0.contains("\"1C:B3:C9:3C:C3:DB\"") })
         #expect(line.contains("\"value\":\"1C:B3:C9:3C:C3:DB\",\"vendor\":\"Apple, Inc.\"") || line.contains("\"vendor\":\"Apple, Inc.\""))
+    }
+}
+
+/// Vendor commands named by the maker the controller reported: tshark (Broadcom vendor dissector)
+/// is the oracle for the Android captures with a Broadcom controller.
+@Suite(.enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"),
+       .enabled(if: CLI.tool("tshark", ["--version"]), "tshark is not installed"))
+struct VendorCommandParityTests {
+    @Test(arguments: ["android_dsp408_spp_a2dp_broadcom_vendor.btsnoop", "android_okin_bed_broadcom_vendor.btsnoop"])
+    func broadcomVendorCommandsAsTsharkNamesThem(_ name: String) throws {
+        let path = PacketsParityTests.real(name)
+        let r = try CLI.run(["packets", path])
+        // Both report Broadcom (0x000f) in Read Local Version Information.
+        #expect(r.stdout.contains("Manufacturer: Broadcom Corporation (0x000f)"))
+        var ours: [Int: String] = [:]
+        let title = #/^< HCI Command: (.+?) \(0x3f\|0x[0-9a-f]{4}\) plen \d+ +#(\d+) /#
+        for line in r.stdout.split(separator: "\n") {
+            if let m = try? title.firstMatch(in: line), let frame = Int(m.2) { ours[frame] = String(m.1) }
+        }
+        let fields = try #require(Tool.run("tshark", ["-r", path, "-Y", "bthci_cmd.opcode >= 0xfc00", "-T", "fields",
+                                                      "-e", "frame.number", "-e", "bthci_cmd.opcode", "-e", "_ws.col.Info"]))
+        var compared = 0, named = 0
+        for line in fields.split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 2).map(String.init)
+            guard parts.count == 3, let frame = Int(parts[0]) else { continue }
+            let info = parts[2].replacingOccurrences(of: "[Malformed Packet]", with: "").replacingOccurrences(of: "Sent Broadcom ", with: "")
+            let opcode = parts[1].uppercased().replacingOccurrences(of: "0X", with: "0x")
+            let expected = info.hasPrefix("Unknown Command") ? "Vendor \(opcode)" : info
+            #expect(ours[frame] == expected, "frame \(frame)")
+            compared += 1
+            if !info.hasPrefix("Unknown Command") { named += 1 }
+        }
+        #expect(compared == ours.count)
+        #expect(named > 100)
     }
 }
