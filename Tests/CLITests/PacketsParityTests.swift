@@ -66,6 +66,25 @@ struct PacketsParityTests {
         #expect(settings(actual) == settings(expected))
     }
 
+    /// Index records on one line: `= New Index: E8:48:B8:C8:20:00 (Primary,USB,hci0)`, `= Open Index…`,
+    /// `= Index Info: … (Realtek Semiconductor Corporation)` (btmon may shorten the address there).
+    @Test func indexRecordsAreOneLineLikeBtmon() throws {
+        let path = Self.real("bluez_btmon_mgmt_realtek.btsnoop")
+        let expected = try Self.btmon(path), actual = try Self.ours(path)
+        func lines(_ all: [Substring], _ prefix: String) -> [String] {
+            all.filter { $0.hasPrefix(prefix) }.map { line in
+                String(line[..<(line.range(of: "  ")?.lowerBound ?? line.endIndex)])
+            }
+        }
+        #expect(lines(expected, "= New Index: ").count == 1)
+        #expect(lines(actual, "= New Index: ") == lines(expected, "= New Index: "))
+        #expect(lines(actual, "= Open Index").count == lines(expected, "= Open Index").count)
+        #expect(lines(actual, "= Close Index").count == lines(expected, "= Close Index").count)
+        let company = { (l: String) in l.split(separator: "(").last.map(String.init) }
+        #expect(lines(expected, "= Index Info: ").count == 2)
+        #expect(lines(actual, "= Index Info: ").map(company) == lines(expected, "= Index Info: ").map(company))
+    }
+
     /// btmon prints a user-logging record as `= bluetoothd: Terminating`, one line; so do we, in order.
     @Test func userLoggingIsOneLineLikeBtmon() throws {
         let path = Self.real("bluez_btmon_mgmt_realtek.btsnoop")

@@ -32,9 +32,9 @@ public enum FrameLayers {
         }
         switch frame.kind {
         case .indexNew: return LogRecords.newIndex(&r)
-        case .indexDeleted: return Layer(protocolName: "Log", name: "Delete Index", code: "")
-        case .indexOpen: return Layer(protocolName: "Log", name: "Open Index", code: "")
-        case .indexClosed: return Layer(protocolName: "Log", name: "Close Index", code: "")
+        case .indexDeleted: return LogRecords.index("Delete Index")
+        case .indexOpen: return LogRecords.index("Open Index")
+        case .indexClosed: return LogRecords.index("Close Index")
         case .indexInfo: return LogRecords.indexInfo(&r)
         case .systemNote: return LogRecords.text("System Note", &r)
         case .userLogging: return LogRecords.userLogging(&r)

@@ -5,15 +5,33 @@ import BLEBytes
 /// (syslog lines from bluetoothd/CoreBluetooth, notes, power). Decoded for display; none throw.
 public enum LogRecords {
     /// Monitor New Index (opcode 0): u8 type, u8 bus, BD_ADDR, char name[8].
+    /// btmon: `New Index: E8:48:B8:C8:20:00 (Primary,USB,hci0)`.
     public static func newIndex(_ r: inout ByteReader) -> Layer {
-        message("New Index", [
-            Param("Type", .named(1, NameTable([(0, "Primary"), (1, "AMP")]))),
-            Param("Bus", .named(1, busNames)), Param("Address", .address), Param("Name", .text(8))], &r)
+        var layer = message("New Index", [
+            Param("Type", .named(1, indexTypes)), Param("Bus", .named(1, busNames)), Param("Address", .address), Param("Name", .text(8))], &r)
+        if layer.error == nil, layer.fields.count == 4, case let .integer(type, _) = layer.fields[0].value,
+           case let .integer(bus, _) = layer.fields[1].value, case let .address(a, _) = layer.fields[2].value,
+           case let .text(name) = layer.fields[3].value {
+            let typeName = indexTypes.staticName(type)?.description ?? "0x\(Hex.pad(type, 2))"
+            let busName = busNames.staticName(bus)?.description ?? "0x\(Hex.pad(bus, 2))"
+            layer.line = "New Index: \(a) (\(typeName),\(busName),\(name))"
+        }
+        return layer
     }
 
-    /// Monitor Index Info (opcode 10): BD_ADDR, u16 manufacturer.
+    /// Monitor Index Info (opcode 10): BD_ADDR, u16 manufacturer. btmon: `Index Info: E8:48:B8:C8:20:00 (Realtek Semiconductor Corporation)`.
     public static func indexInfo(_ r: inout ByteReader) -> Layer {
-        message("Index Info", [Param("Address", .address), Param("Manufacturer", .custom(CompanySpec.company))], &r)
+        var layer = message("Index Info", [Param("Address", .address), Param("Manufacturer", .custom(CompanySpec.company))], &r)
+        if layer.error == nil, layer.fields.count == 2, case let .address(a, _) = layer.fields[0].value,
+           case let .integer(company, _) = layer.fields[1].value {
+            layer.line = "Index Info: \(a) (\(AssignedNumbers.companyName(UInt16(truncatingIfNeeded: company)) ?? "Company 0x\(Hex.pad(company, 4))"))"
+        }
+        return layer
+    }
+
+    /// Monitor Open/Close/Delete Index (opcodes 8, 9, 1): no parameters; one line.
+    public static func index(_ name: StaticString) -> Layer {
+        Layer(protocolName: "Log", name: name.description, code: "", line: name.description)
     }
 
     /// Monitor User Logging (opcode 13): u8 priority, u8 ident length, ident, message.
@@ -86,6 +104,7 @@ public enum LogRecords {
         return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
+    static let indexTypes = NameTable([(0, "Primary"), (1, "AMP")])
     static let busNames = NameTable([
         (0, "Virtual"), (1, "USB"), (2, "PC Card"), (3, "UART"), (4, "RS232"), (5, "PCI"), (6, "SDIO"), (7, "SPI"), (8, "I2C"), (9, "SMD"),
         (10, "VIRTIO"), (11, "IPC"),
