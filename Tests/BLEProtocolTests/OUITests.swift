@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import BLEProtocol
 
@@ -51,6 +52,14 @@ import Testing
         // An OUI the registry does not list has no vendor.
         let unlisted = try #require((0 as UInt32 ..< 0x100_0000).first { rows[$0] == nil })
         #expect(OUI.vendorBytes(oui: unlisted) == nil)
+    }
+
+    /// The committed table is what `scripts/gen_oui.py` makes from the installed registry.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: registry.path), "ieee-data is not installed"),
+          .enabled(if: Tool.available("python3"), "python3 is not installed"))
+    func committedTableIsGenerated() {
+        let script = Repo.root.appendingPathComponent("scripts/gen_oui.py").path
+        #expect(Tool.run("python3", [script, "--check"]) != nil, "run make oui")
     }
 
     /// btmon 5.66 names 1C:B3:C9 "Apple, Inc." (android_dsp408 capture).

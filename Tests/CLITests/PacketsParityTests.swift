@@ -177,3 +177,18 @@ struct VendorCommandParityTests {
         #expect(named > 100)
     }
 }
+
+/// PacketLogger notes: one line per record (`= Note: …`), as many as `--json` has note frames.
+@Suite(.enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"))
+struct LogLineTests {
+    @Test func packetLoggerNotesAreOneLineEach() throws {
+        let path = PacketsParityTests.real("btstack_packetlogger_govee_btled.pklg")
+        let json = try CLI.run(["packets", path, "--json"]).stdout.split(separator: "\n")
+        let notes = json.filter { $0.contains("\"type\":\"note\"") }.count
+        #expect(notes == 159)
+        let text = try CLI.run(["packets", path]).stdout.split(separator: "\n")
+        #expect(text.filter { $0.hasPrefix("= Note: ") }.count == notes)
+        #expect(text.contains { $0.hasPrefix("= Note: sm.c.4057: sm: generate new ec key ") })
+        #expect(!text.contains { $0.hasPrefix("        Text: ") })
+    }
+}
