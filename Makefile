@@ -12,7 +12,7 @@ APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev pkg-confi
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release static install uninstall install-check deps venv captures assigned-numbers clean bench reports fuzz
+.PHONY: run test build release static install uninstall install-check deps venv captures assigned-numbers oui clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -85,6 +85,12 @@ captures: venv
 assigned-numbers: venv
 	$(VENV)/bin/pip install -q bluetooth-numbers==1.1.2
 	$(VENV)/bin/python scripts/gen_assigned_numbers.py
+
+# Regenerates the OUI vendor table (Sources/BLEProtocol/AssignedNumbers/OUITable.swift) from the IEEE
+# registry in Debian's ieee-data package, needed only here: the generated table is committed.
+oui:
+	@dpkg -s ieee-data >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq ieee-data >/dev/null; }
+	$(PYTHON) scripts/gen_oui.py
 
 clean:
 	rm -rf .build $(STATIC_BUILD)
