@@ -26,7 +26,7 @@ public enum RedactionText {
         }
         if s.controlRecords > 0 { t += "  BlueZ management records: \(s.controlRecords) with parameters zeroed\n" }
         if options.dropValues {
-            t += "  ATT values: \(s.droppedValues) replaced by zeros of the same length (--drop-values); GATT discovery and CCCD values kept\n"
+            t += "  ATT values: \(s.droppedValues) replaced by numbers of the same length (--drop-values: the n-th distinct value becomes n); GATT discovery and CCCD values kept\n"
         }
         if s.zeroedTailBytes > 0 {
             t += "  \(s.zeroedTailBytes) bytes after the last readable record written as zeros (they could not be checked)\n"
@@ -48,7 +48,7 @@ public enum RedactionText {
             t += ". Printable text in them (\(s.keptStrings.count)), each with its attribute and first frame:\n"
             t += list(s.keptStrings)
         }
-        t += "  Read them before sharing, or run again with --drop-values (values replaced by zeros, same findings).\n"
+        t += "  Read them before sharing, or run again with --drop-values (values replaced by numbers of the same length, same findings).\n"
         return t
     }
 

@@ -54,6 +54,8 @@ final class RedactionScanner {
     /// CRCInit change its CRC must follow (real XOR fake; 0 when unchanged or unknown).
     let accessAddresses: AccessAddressMap
     let crcInits: CRCInitMap
+    /// `--drop-values` replacements (shared by both passes, like the other maps).
+    let values: ValueMap
     var announcedCRCInit: [UInt32: UInt32] = [:]
     var crcInitDelta: UInt32 = 0
 
@@ -72,8 +74,9 @@ final class RedactionScanner {
     private(set) var droppedValues = 0
 
     init(options: RedactionOptions, addresses: AddressMap = AddressMap(), names: NameMap = NameMap(),
-         accessAddresses: AccessAddressMap = AccessAddressMap(), crcInits: CRCInitMap = CRCInitMap(),
+         accessAddresses: AccessAddressMap = AccessAddressMap(), crcInits: CRCInitMap = CRCInitMap(), values: ValueMap = ValueMap(),
          collectDeferred: Bool, sweep: Bool = false) {
+        self.values = values
         self.options = options
         self.addresses = addresses
         self.names = names
@@ -552,8 +555,8 @@ final class RedactionScanner {
         for span in ATTValueSpans.spans(bytes[4...], request: request, db: db) {
             if options.dropValues, !span.kept {
                 if sweep { droppedValues += 1 }
-                emit(ByteRange(offset: pduStart + 4 + span.start, count: span.count), [UInt8](repeating: 0, count: span.count),
-                     .value, base: base, map: map)
+                emit(ByteRange(offset: pduStart + 4 + span.start, count: span.count),
+                     values.fake(Array(bytes[4 + span.start ..< 4 + span.start + span.count])), .value, base: base, map: map)
                 continue
             }
             guard sweep else { continue }

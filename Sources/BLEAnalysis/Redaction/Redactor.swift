@@ -11,8 +11,8 @@ import Darwin
 public struct RedactionOptions: Sendable {
     /// Keep device names and log text (PacketLogger syslog, BlueZ user logging).
     public var keepNames: Bool
-    /// Replace every ATT value the analysis does not read (app data) by zeros of the same length
-    /// (`ATTValueSpans` says which are read: GATT discovery, CCCDs, the Device Name).
+    /// Replace every ATT value the analysis does not read (app data) by a number of the same length
+    /// (`ValueMap`; `ATTValueSpans` says which are read: GATT discovery, CCCDs, the Device Name).
     public var dropValues: Bool
     public init(keepNames: Bool = false, dropValues: Bool = false) {
         self.keepNames = keepNames
@@ -94,10 +94,10 @@ public enum Redactor {
         }
         // Pass 1: edits for earlier frames, and every address and name (so both passes use the same
         // fakes). Its session model is dropped before the second pass.
-        let (deferred, addressMap, nameMap, aaMap, crcMap) = { () -> ([Int: [RedactionEdit]], AddressMap, NameMap, AccessAddressMap, CRCInitMap) in
+        let (deferred, addressMap, nameMap, aaMap, crcMap, valueMap) = { () -> ([Int: [RedactionEdit]], AddressMap, NameMap, AccessAddressMap, CRCInitMap, ValueMap) in
             let collector = RedactionScanner(options: options, collectDeferred: true)
             _ = first.read { frame in _ = collector.scan(frame) }
-            return (collector.deferred, collector.addresses, collector.names, collector.accessAddresses, collector.crcInits)
+            return (collector.deferred, collector.addresses, collector.names, collector.accessAddresses, collector.crcInits, collector.values)
         }()
 
         // Pass 2: the copy.
@@ -108,7 +108,7 @@ public enum Redactor {
         let second = try CaptureFile(path: input)
         // The maps of the first pass: the same fakes in both passes, and every address known up front.
         let scanner = RedactionScanner(options: options, addresses: addressMap, names: nameMap, accessAddresses: aaMap, crcInits: crcMap,
-                                       collectDeferred: false, sweep: true)
+                                       values: valueMap, collectDeferred: false, sweep: true)
         let air = AirCopyFixer()
         var summary = RedactionSummary(format: info.format, datalink: info.datalink, frames: 0, inputWasCompressed: info.compressed)
         var failure: CaptureError? = nil

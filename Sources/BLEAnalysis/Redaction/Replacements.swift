@@ -155,6 +155,29 @@ enum LogText {
     }
 }
 
+/// Replacements for ATT values (`--drop-values`): the n-th distinct value of a length becomes n as
+/// a big-endian number of that length (`00 00`, `00 01`, …). Equal values stay equal and different
+/// ones stay different, so whatever compares values still sees the same thing: the air adapter
+/// takes a PDU with the same SN and the same bytes as the last one for a retransmission (Core v5.4
+/// Vol 6 Part B 4.5.9), and zeros everywhere would make two different writes look alike. Only the
+/// order in which distinct values first appear is left. At most `maxKept` values are remembered
+/// (bounded memory); after that a repeated value may get a new number.
+final class ValueMap {
+    static let maxKept = 200_000
+    private var fakes: [[UInt8]: [UInt8]] = [:]
+    private var counters: [Int: UInt64] = [:]
+
+    func fake(_ value: [UInt8]) -> [UInt8] {
+        if let f = fakes[value] { return f }
+        let n = counters[value.count, default: 0]
+        counters[value.count] = n &+ 1   // safe: a count of values
+        var out = [UInt8](repeating: 0, count: value.count)
+        for k in 0 ..< min(8, value.count) { out[value.count - 1 - k] = UInt8(truncatingIfNeeded: n >> UInt64(8 * k)) }
+        if fakes.count < Self.maxKept { fakes[value] = out }
+        return out
+    }
+}
+
 /// Consistent fake access addresses for the connections of an air capture. A fake obeys the rules
 /// of Core v5.4 Vol 6 Part B 2.1.2 for a random access address (checked by `isValid`), so a
 /// decoder that checks them accepts the copy. The advertising access address is kept.

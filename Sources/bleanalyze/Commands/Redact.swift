@@ -27,7 +27,8 @@ struct Redact: ParsableCommand {
             ATT values are the app's own data and are kept: the printable text found in them is listed on \
             stderr (and in --json) with its attribute and first frame. --drop-values replaces every ATT \
             value the analysis does not read (reads, writes, notifications, indications, prepared writes) \
-            by zeros of the same length; GATT discovery and CCCD values stay, so the findings stay.
+            by a number of the same length (the n-th distinct value of a length becomes n: equal values \
+            stay equal); GATT discovery and CCCD values stay, so the findings stay.
             """)
 
     @Argument(help: "The capture to redact (btsnoop, pcap, pcapng or PacketLogger, optionally gzip-compressed).")
@@ -36,7 +37,7 @@ struct Redact: ParsableCommand {
     var output: String
     @Flag(name: .long, help: "Keep device names and log text.")
     var keepNames = false
-    @Flag(name: .long, help: "Replace every ATT value the analysis does not read by zeros of the same length.")
+    @Flag(name: .long, help: "Replace every ATT value the analysis does not read by a number of the same length (00…00, 00…01, …).")
     var dropValues = false
     @Flag(name: .long, help: "Print the summary as one JSON object (with every kept string).")
     var json = false
