@@ -78,6 +78,21 @@ import Testing
         #expect(crcAfter.isDisjoint(with: crcInits), "\(name): \(crcAfter.intersection(crcInits))")
     }
 
+    /// SMP over the air (LE Secure Connections pairing in `lell_phdr_le_sc_gatt`): every key field
+    /// tshark decodes is zeros in the copy.
+    @Test(.enabled(if: AirRedactTests.tshark, "tshark is not installed"), arguments: captures)
+    func smpKeysAreZeroed(path: String) throws {
+        let keys = ["btsmp.public_key_x", "btsmp.public_key_y", "btsmp.cfm_value", "btsmp.random_value", "btsmp.dhkey_check",
+                    "btsmp.long_term_key", "btsmp.id_resolving_key", "btsmp.signature_key"]
+        let out = Fixtures.temporary("air-smp-" + URL(fileURLWithPath: path).lastPathComponent)
+        try Redactor.redact(input: path, output: out)
+        let before = Self.fields(path, "btsmp", keys).flatMap { $0 }.filter { !$0.isEmpty }
+        let after = Self.fields(out, "btsmp", keys).flatMap { $0 }.filter { !$0.isEmpty }
+        #expect(after.count == before.count)
+        for v in after { #expect(v.allSatisfy { $0 == "0" || $0 == "x" || $0 == "," }, "key left: \(v)") }
+        if path.hasSuffix("lell_phdr_le_sc_gatt.pcapng") { #expect(before.count >= 7 && before.contains { $0.contains { $0 != "0" } }) }
+    }
+
     /// The fake access addresses obey the rules of Core v5.4 Vol 6 Part B 2.1.2 (as tshark shows them).
     @Test(.enabled(if: AirRedactTests.tshark, "tshark is not installed"), arguments: captures.prefix(2))
     func fakeAccessAddressesAreValid(path: String) throws {
