@@ -1,5 +1,6 @@
 import BLEAnalysis
 import BLECapture
+import BLEProtocol
 import Foundation
 import Testing
 
@@ -91,6 +92,38 @@ import Testing
         #expect(after.count == before.count)
         for v in after { #expect(v.allSatisfy { $0 == "0" || $0 == "x" || $0 == "," }, "key left: \(v)") }
         if path.hasSuffix("lell_phdr_le_sc_gatt.pcapng") { #expect(before.count >= 7 && before.contains { $0.contains { $0 != "0" } }) }
+    }
+
+    /// Every packet the capture header calls CRC-good in the original is CRC-good in the copy when
+    /// recomputed (Core v5.4 Vol 6 Part B 3.1.1): advertising packets with 0x555555, connection
+    /// packets with the CRCInit the copy's CONNECT_IND announces; every other one is not.
+    @Test(arguments: captures)
+    func crcsMatchTheFakeCRCInit(path: String) throws {
+        let out = Fixtures.temporary("air-crc-" + URL(fileURLWithPath: path).lastPathComponent)
+        try Redactor.redact(input: path, output: out)
+        func checks(_ file: String) throws -> [Int: Bool] {
+            var crcInit: [UInt32: UInt32] = [:]
+            var result: [Int: Bool] = [:]
+            _ = try CaptureFile(path: file).read { frame in
+                guard let p = try? LLAirPacket.parse(linkType: UInt32(frame.rawType), frame.payload, base: frame.payloadOffset) else { return }
+                let initial = p.isAdvertising ? LinkLayer.advertisingCRCInit : crcInit[p.accessAddress]
+                if let initial, p.computedCRC(frame.payload, crcInit: initial) != .unchecked {
+                    result[frame.number] = p.computedCRC(frame.payload, crcInit: initial) == .valid
+                }
+                if p.isAdvertising, p.computedCRC(frame.payload, crcInit: LinkLayer.advertisingCRCInit) == .valid,
+                   case let .connect(c)? = try? LLAdvertisingPDU.decode(p, frame.payload, base: frame.payloadOffset) {
+                    crcInit[c.accessAddress] = c.crcInit
+                }
+            }
+            return result
+        }
+        let before = try checks(path), after = try checks(out)
+        // A capture with neither advertising nor a CONNECT_IND (began mid-connection, data only) has
+        // no CRC to compute: only the key sets are compared.
+        if !path.hasSuffix("att_only.pcapng") { #expect(before.values.contains(true), "packets with a computable CRC") }
+        #expect(Set(after.keys) == Set(before.keys))
+        let differ = before.filter { after[$0.key] != $0.value }.keys.sorted()
+        #expect(differ.isEmpty, "CRC verdict changed in frames \(differ.prefix(10))")
     }
 
     /// The fake access addresses obey the rules of Core v5.4 Vol 6 Part B 2.1.2 (as tshark shows them).
