@@ -192,17 +192,7 @@ extension RedactionScanner {
             i += 1
         }
         guard !options.keepNames, names.count > 0 else { return }
-        for (name, fake, what) in substitutions() where name.count <= b.count - start {
-            var j = start
-            while j + name.count <= b.count {
-                if !overlapsEdit(j, name.count), b[j ..< j + name.count].elementsEqual(name) {
-                    add(RedactionEdit(offset: j, bytes: fake, what: what))
-                    j += name.count
-                } else {
-                    j += 1
-                }
-            }
-        }
+        replaceNames(in: b, from: start)
     }
 
     private func link(at offset: Int, _ bytes: [UInt8]) {

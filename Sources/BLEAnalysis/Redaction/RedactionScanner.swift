@@ -62,7 +62,9 @@ final class RedactionScanner {
     /// Identifiers of replaced names, and their fakes (see `IdentifierMap`).
     let identifiers = IdentifierMap()
     private var substitutionsFor = -1
-    private var cachedSubstitutions: [(from: [UInt8], to: [UInt8])] = []
+    private var cachedSubstitutions: [(from: [UInt8], to: [UInt8], what: RedactionEdit.What)] = []
+    /// Indices into `cachedSubstitutions` (longest first) by first byte.
+    private var byFirstByte: [[Int]] = Array(repeating: [], count: 256)
 
     /// Printable text left in kept ATT values (second pass), by text and handle.
     struct KeptKey: Hashable { var text: String; var handle: UInt16? }
@@ -276,17 +278,36 @@ final class RedactionScanner {
             }
         }
         guard application, !options.keepNames, names.count > 0 else { return }
-        for (name, fake, what) in substitutions() where name.count <= p.count - from {
-            var j = from
-            while j + name.count <= p.count {
-                if p[j] == name[0], !overlapsEdit(j, name.count), p[j ..< j + name.count].elementsEqual(name) {
-                    add(RedactionEdit(offset: j, bytes: fake, what: what))
-                    j += name.count
-                } else {
-                    j += 1
+        replaceNames(in: p, from: from)
+    }
+
+    /// Edits replacing every known name and identifier in `p[from...]` (not over other edits).
+    func replaceNames(in p: UnsafeRawBufferPointer, from: Int) {
+        let subs = substitutions()
+        for (offset, k) in nameOccurrences(p, from: from) where !overlapsEdit(offset, subs[k].from.count) {
+            add(RedactionEdit(offset: offset, bytes: subs[k].to, what: subs[k].what))
+        }
+    }
+
+    /// Where known names and identifiers occur in `bytes[from...]`: at each position the longest
+    /// that matches, without overlaps (one pass, candidates looked up by their first byte).
+    func nameOccurrences<C: RandomAccessCollection>(_ bytes: C, from: Int) -> [(offset: Int, index: Int)]
+    where C.Element == UInt8, C.Index == Int {
+        let subs = substitutions()
+        var out: [(Int, Int)] = []
+        var j = max(from, bytes.startIndex)
+        while j < bytes.endIndex {
+            var next = j + 1
+            for k in byFirstByte[Int(bytes[j])] where subs[k].from.count <= bytes.endIndex - j {
+                if bytes[j ..< j + subs[k].from.count].elementsEqual(subs[k].from) {
+                    out.append((j, k))
+                    next = j + subs[k].from.count
+                    break
                 }
             }
+            j = next
         }
+        return out
     }
 
     /// Known names (4 characters or more) then the identifiers in them, each with its fake.
@@ -294,27 +315,22 @@ final class RedactionScanner {
         if substitutionsFor != names.count {
             substitutionsFor = names.count
             let known = names.known.filter { $0.count >= 4 }
-            cachedSubstitutions = known.map { ($0, names.fake(text: $0)) }
-                + IdentifierMap.identifiers(in: known).map { ($0, identifiers.fake($0)) }
+            let all: [(from: [UInt8], to: [UInt8], what: RedactionEdit.What)] = known.map { ($0, names.fake(text: $0), .name) }
+                + IdentifierMap.identifiers(in: known).map { ($0, identifiers.fake($0), .identifier) }
+            cachedSubstitutions = all.sorted { $0.from.count > $1.from.count }
+            byFirstByte = Array(repeating: [], count: 256)
+            for (k, sub) in cachedSubstitutions.enumerated() { byFirstByte[Int(sub.from[0])].append(k) }
         }
-        let nameCount = names.known.filter { $0.count >= 4 }.count
-        return cachedSubstitutions.enumerated().map { ($1.from, $1.to, $0 < nameCount ? .name : .identifier) }
+        return cachedSubstitutions
     }
 
     /// `value` with known names and identifiers replaced (what the copy will hold).
     func withNamesReplaced(_ value: [UInt8]) -> [UInt8] {
         guard !options.keepNames, names.count > 0 else { return value }
+        let subs = substitutions()
         var out = value
-        for (name, fake, _) in substitutions() where name.count <= out.count {
-            var j = 0
-            while j + name.count <= out.count {
-                if out[j ..< j + name.count].elementsEqual(name) {
-                    out.replaceSubrange(j ..< j + name.count, with: fake)
-                    j += name.count
-                } else {
-                    j += 1
-                }
-            }
+        for (offset, k) in nameOccurrences(value, from: 0) {
+            out.replaceSubrange(offset ..< offset + subs[k].from.count, with: subs[k].to)
         }
         return out
     }

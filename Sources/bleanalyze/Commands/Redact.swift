@@ -31,7 +31,7 @@ struct Redact: ParsableCommand {
             stay equal); GATT discovery and CCCD values stay, so the findings stay.
             """)
 
-    @Argument(help: "The capture to redact (btsnoop, pcap, pcapng or PacketLogger, optionally gzip-compressed).")
+    @Argument(help: "The capture to redact (btsnoop, pcap, pcapng — HCI or LE air — or PacketLogger, optionally gzip-compressed).")
     var input: String
     @Option(name: [.short, .long], help: "Where to write the redacted copy (never the input itself).")
     var output: String
