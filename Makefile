@@ -8,11 +8,11 @@ VENV         := .venv
 BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
-APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium
+APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps venv captures assigned-numbers clean bench reports fuzz
+.PHONY: run test build release static install uninstall install-check deps venv captures assigned-numbers oui clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -30,6 +30,34 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+# Install like a tool: a release binary with the Swift runtime (stdlib, Foundation) linked in, so it
+# runs on a machine without Swift (installed stripped: 63 MB instead of 88); libpcap, libarchive,
+# zlib and libbluetooth stay shared (Debian: libpcap0.8 libarchive13 zlib1g libbluetooth3). Built in
+# its own directory so it never trades places with `make release`. `make static && sudo make install` builds as you and copies as root;
+# `make install PREFIX=$$HOME/.local` needs no root. DESTDIR stages a package.
+PREFIX       ?= /usr/local
+BINDIR        = $(DESTDIR)$(PREFIX)/bin
+STATIC_BUILD := .build-static
+STATIC_BIN   := $(STATIC_BUILD)/release/bleanalyze
+static: $(STATIC_BIN)
+$(STATIC_BIN): Package.swift $(shell find Sources -type f 2>/dev/null)
+	@$(MAKE) --no-print-directory deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product bleanalyze
+	@touch $@
+
+install: $(STATIC_BIN)
+	install -d $(BINDIR)
+	install -s -m 755 $(STATIC_BIN) $(BINDIR)/bleanalyze
+
+uninstall:
+	rm -f $(BINDIR)/bleanalyze
+
+# Installs into a temporary prefix and runs the installed binary with Swift out of reach
+# (scripts/install-check.sh: empty environment, no /opt/swift on PATH or LD_LIBRARY_PATH, ldd shows
+# no Swift library). The release build takes minutes the first time.
+install-check: $(STATIC_BIN)
+	bash scripts/install-check.sh
 
 # System packages: installed only when missing (dpkg -s), so repeated runs are quick.
 deps:
@@ -58,8 +86,14 @@ assigned-numbers: venv
 	$(VENV)/bin/pip install -q bluetooth-numbers==1.1.2
 	$(VENV)/bin/python scripts/gen_assigned_numbers.py
 
+# Regenerates the OUI vendor table (Sources/BLEProtocol/AssignedNumbers/OUITable.swift) from the IEEE
+# registry in Debian's ieee-data package, needed only here: the generated table is committed.
+oui:
+	@dpkg -s ieee-data >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq ieee-data >/dev/null; }
+	$(PYTHON) scripts/gen_oui.py
+
 clean:
-	rm -rf .build
+	rm -rf .build $(STATIC_BUILD)
 
 # Performance: bleanalyze vs btmon -r / btmon -a / tshark on one generated capture of BENCH_FRAMES
 # frames (default 10,000,000, cached in .bench/); prints wall time, frames/s, MB/s, peak RSS, ratios

@@ -30,6 +30,9 @@ let package = Package(
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
+        // Linux: OpenSSL's libcrypto for AES (the twin's pairing functions); macOS uses CommonCrypto.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
 
         // SIGBUS guard for memory-mapped captures that shrink while read (C: a signal handler).
         .target(name: "CFileGuard"),
@@ -41,6 +44,7 @@ let package = Package(
         .target(name: "BLEReplay", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
             .target(name: "CBluetooth", condition: .when(platforms: [.linux])),
+            .target(name: "CCrypto", condition: .when(platforms: [.linux])),
         ]),
         .executableTarget(name: "bleanalyze", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",

@@ -18,13 +18,8 @@ struct Export: ParsableCommand {
     var output: String
 
     func run() throws {
-        let summary: CaptureExport.Summary
-        do {
-            summary = try CaptureExport.toPcap(input: capture.file, output: output)
-        } catch {
-            Diagnostics.warn(error.description)
-            throw ExitCode(ExitCodes.badInput)
-        }
+        let output = output
+        let summary = try capture.exitOnError { path throws(CaptureError) in try CaptureExport.toPcap(input: path, output: output) }
         var out = Output()
         out.line("wrote \(output): pcap, link type 201, \(summary.written) of \(summary.frames) frames")
         if !summary.skipped.isEmpty {
@@ -34,9 +29,9 @@ struct Export: ParsableCommand {
         out.flush()
         if let first = summary.firstRenumbered {
             Diagnostics.warn("\(output) holds \(summary.written) of \(summary.frames) frames: its frame numbers no longer match "
-                             + "\(capture.file)'s from input frame \(first.input) on (written as frame \(first.output)); "
+                             + "\(capture.name)'s from input frame \(first.input) on (written as frame \(first.output)); "
                              + "findings and `packets --frame` use the input's numbers")
         }
-        for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+        for issue in summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
     }
 }
