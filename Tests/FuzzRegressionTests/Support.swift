@@ -33,12 +33,8 @@ enum Fixtures {
             .sorted().map { dir.appendingPathComponent($0).path }
     }()
 
-    /// `../shared/captures/real/` when present (HCI captures only: air captures cannot be redacted).
-    static let realCaptures: [String] = {
-        let dir = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
-        return names.filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" && !$0.hasPrefix("lell_") }.sorted().map { dir.appendingPathComponent($0).path }
-    }()
+    /// `../shared/captures/real/` when present (HCI and LE air captures).
+    static let realCaptures: [String] = Repo.realCaptures()
 
     /// Formats the project has no capture of, made from `healthy.btsnoop` and `pairing_ok.btsnoop`:
     /// PacketLogger in both byte orders (with syslog records), pcapng with ns and 2^-10 s
@@ -142,9 +138,10 @@ enum Fixtures {
 struct AnalysisFacts {
     struct FindingKey: Hashable, CustomStringConvertible {
         var rule: String
+        var severity: String
         var connection: UInt16?
         var frames: [Int]
-        var description: String { "\(rule) conn \(connection.map(String.init) ?? "-") frames \(frames)" }
+        var description: String { "\(rule) (\(severity)) conn \(connection.map(String.init) ?? "-") frames \(frames)" }
     }
 
     var info: CaptureInfo
@@ -161,7 +158,7 @@ struct AnalysisFacts {
         let analyzer = Analyzer(detect: true)
         summary = file.read { analyzer.consume($0) }
         info = file.info
-        findings = Set(analyzer.finish().map { FindingKey(rule: $0.rule, connection: $0.connection, frames: $0.frames) })
+        findings = Set(analyzer.finish().map { FindingKey(rule: $0.rule, severity: "\($0.severity)", connection: $0.connection, frames: $0.frames) })
         attOpcodes = analyzer.statistics.attOpcodes
         malformed = analyzer.statistics.malformed
         peerAddresses = analyzer.session.connections.map(\.peerAddress)

@@ -4,7 +4,7 @@ import BLEProtocol
 
 /// One replacement inside one frame: `bytes` replace the frame's payload at `offset`.
 struct RedactionEdit: Sendable {
-    enum What: Sendable { case address, key, name, log, control }
+    enum What: Sendable { case address, key, name, identifier, log, control, link, value }
     var offset: Int
     var bytes: [UInt8]
     var what: What
@@ -17,6 +17,10 @@ struct RedactionEdit: Sendable {
 ///
 /// A PDU reassembled from several ACL fragments can put a key in an earlier frame than the one
 /// that completes it: those edits are `deferred` (the redactor runs a first pass to collect them).
+///
+/// Air captures (LE Link Layer) go through the same pass: the analysis turns their data PDUs into
+/// ACL fragments, so L2CAP, SMP and ATT are found the same way, and `airRecords` handles the Link
+/// Layer itself (RedactionScanner+Air.swift).
 final class RedactionScanner {
     let options: RedactionOptions
     let addresses: AddressMap
@@ -27,8 +31,8 @@ final class RedactionScanner {
     private(set) var deferred: [Int: [RedactionEdit]] = [:]
 
     // The frame being scanned.
-    private var frame: Frame?
-    private var edits: [RedactionEdit] = []
+    var frame: Frame?
+    var edits: [RedactionEdit] = []
     private var received = false
 
     /// The ACL fragments of the L2CAP PDU in progress per link and direction, mirroring
@@ -43,15 +47,47 @@ final class RedactionScanner {
 
     /// The second pass: also replace, in bytes no table decodes (vendor commands, ATT values), any
     /// address the tables found anywhere in the file (the map is complete after the first pass).
-    private let sweep: Bool
+    let sweep: Bool
 
-    init(options: RedactionOptions, addresses: AddressMap = AddressMap(), names: NameMap = NameMap(), collectDeferred: Bool, sweep: Bool = false) {
+    /// Air captures: fake access addresses and CRC initial values, the CRCInit each connection's
+    /// CONNECT_IND announced (by its real access address), and for the frame being scanned, the
+    /// CRCInit change its CRC must follow (real XOR fake; 0 when unchanged or unknown).
+    let accessAddresses: AccessAddressMap
+    let crcInits: CRCInitMap
+    /// `--drop-values` replacements (shared by both passes, like the other maps).
+    let values: ValueMap
+    var announcedCRCInit: [UInt32: UInt32] = [:]
+    var crcInitDelta: UInt32 = 0
+
+    /// Identifiers of replaced names, and their fakes (see `IdentifierMap`).
+    let identifiers = IdentifierMap()
+    private var substitutionsFor = -1
+    private var cachedSubstitutions: [(from: [UInt8], to: [UInt8], what: RedactionEdit.What)] = []
+    /// Indices into `cachedSubstitutions` (longest first) by first byte.
+    private var byFirstByte: [[Int]] = Array(repeating: [], count: 256)
+
+    /// Printable text left in kept ATT values (second pass), by text and handle.
+    struct KeptKey: Hashable { var text: String; var handle: UInt16? }
+    private(set) var kept: [KeptKey: KeptString] = [:]
+    private(set) var keptOrder: [KeptKey] = []
+    static let maxKeptStrings = 1_000
+    /// ATT values left in the copy (app data), and replaced by `--drop-values`.
+    private(set) var keptValues = 0
+    private(set) var droppedValues = 0
+
+    init(options: RedactionOptions, addresses: AddressMap = AddressMap(), names: NameMap = NameMap(),
+         accessAddresses: AccessAddressMap = AccessAddressMap(), crcInits: CRCInitMap = CRCInitMap(), values: ValueMap = ValueMap(),
+         collectDeferred: Bool, sweep: Bool = false) {
+        self.values = values
         self.options = options
         self.addresses = addresses
         self.names = names
+        self.accessAddresses = accessAddresses
+        self.crcInits = crcInits
         self.collectDeferred = collectDeferred
         self.sweep = sweep
         analyzer.session.onL2CAPPDU = { [unowned self] pdu, connection in self.l2capPDU(pdu, connection) }
+        analyzer.session.onACLFragment = { [unowned self] acl, isStart in self.mirrorFragment(acl, isStart: isStart) }
     }
 
     /// The edits for `frame` found while scanning it (deferred edits for it are separate).
@@ -59,13 +95,14 @@ final class RedactionScanner {
         self.frame = frame
         edits.removeAll(keepingCapacity: true)
         received = frame.direction == .received
-        mirrorFragment(frame)
+        crcInitDelta = 0
         analyzer.consume(frame)
         if let link = currentLink, deliveredOnLink { fragments[link] = nil }
         currentLink = nil
         deliveredOnLink = false
         if frame.problem == nil { records(frame) }
         if sweep { sweepAddresses(frame) }
+        if sweep, frame.kind == .airLE { sweepCorruptAir(frame) }
         self.frame = nil
         return edits
     }
@@ -84,6 +121,8 @@ final class RedactionScanner {
             if !options.keepNames { syslog(frame) }
         case .userLogging:
             if !options.keepNames { userLogging(frame) }
+        case .airLE:
+            airRecords(frame)
         case .controlCommand, .controlEvent:
             // BlueZ mgmt traffic (btmon): keys (New Long Term Key, New Link Key, New IRK), addresses and
             // EIR names, not decoded by us; everything after cookie and opcode is zeroed.
@@ -150,7 +189,7 @@ final class RedactionScanner {
             }
         case .scoData: return 3
         case .isoData: return 4
-        case .aclData, .indexNew, .indexInfo: return nil
+        case .aclData, .indexNew, .indexInfo, .airLE: return nil
         default: return 0
         }
     }
@@ -183,23 +222,28 @@ final class RedactionScanner {
             if !start { return valuePDU.contains(key) ? 4 : nil }
             valuePDU.remove(key)
             // L2CAP basic header on the ATT channel, then the opcode: the value's offset.
-            guard p.count >= 9, p[6] == 0x04, p[7] == 0 else { return nil }
-            let header: Int
-            switch p[8] {
-            case 0x1B, 0x1D, 0x12, 0x52, 0xD2: header = 3   // notify, indicate, write req/cmd, signed write
-            case 0x0B, 0x0D: header = 1                      // read / read blob response
-            case 0x16, 0x17: header = 5                      // prepare write request/response
-            default: return nil
-            }
+            guard p.count >= 9, p[6] == 0x04, p[7] == 0, let header = Self.attValueOffset(p[8]) else { return nil }
             valuePDU.insert(key)
             return 8 + header
+        case .airLE:
+            return airDataStart(frame)
         default:
             return nil
         }
     }
 
+    /// Where the value starts after the ATT opcode, for the PDUs whose value runs to the end.
+    static func attValueOffset(_ opcode: UInt8) -> Int? {
+        switch opcode {
+        case 0x1B, 0x1D, 0x12, 0x52, 0xD2: 3   // notify, indicate, write req/cmd, signed write
+        case 0x0B, 0x0D: 1                      // read / read blob response
+        case 0x16, 0x17: 5                      // prepare write request/response
+        default: nil
+        }
+    }
+
     /// Links whose L2CAP PDU in progress is an ATT value PDU (its continuation fragments are value).
-    private var valuePDU = Set<LinkDirection>()
+    var valuePDU = Set<LinkDirection>()
 
     /// Replaces every 6-byte run equal to an address the tables found (in the bytes `sweepStart`
     /// allows, in either byte order where application data is), addresses written as text in log
@@ -234,17 +278,61 @@ final class RedactionScanner {
             }
         }
         guard application, !options.keepNames, names.count > 0 else { return }
-        for name in names.known where name.count >= 4 && name.count <= p.count - from {
-            var j = from
-            while j + name.count <= p.count {
-                if p[j] == name[0], !overlapsEdit(j, name.count), p[j ..< j + name.count].elementsEqual(name) {
-                    add(RedactionEdit(offset: j, bytes: names.fake(text: name), what: .name))
-                    j += name.count
-                } else {
-                    j += 1
+        replaceNames(in: p, from: from)
+    }
+
+    /// Edits replacing every known name and identifier in `p[from...]` (not over other edits).
+    func replaceNames(in p: UnsafeRawBufferPointer, from: Int) {
+        let subs = substitutions()
+        for (offset, k) in nameOccurrences(p, from: from) where !overlapsEdit(offset, subs[k].from.count) {
+            add(RedactionEdit(offset: offset, bytes: subs[k].to, what: subs[k].what))
+        }
+    }
+
+    /// Where known names and identifiers occur in `bytes[from...]`: at each position the longest
+    /// that matches, without overlaps (one pass, candidates looked up by their first byte).
+    func nameOccurrences<C: RandomAccessCollection>(_ bytes: C, from: Int) -> [(offset: Int, index: Int)]
+    where C.Element == UInt8, C.Index == Int {
+        let subs = substitutions()
+        var out: [(Int, Int)] = []
+        var j = max(from, bytes.startIndex)
+        while j < bytes.endIndex {
+            var next = j + 1
+            for k in byFirstByte[Int(bytes[j])] where subs[k].from.count <= bytes.endIndex - j {
+                if bytes[j ..< j + subs[k].from.count].elementsEqual(subs[k].from) {
+                    out.append((j, k))
+                    next = j + subs[k].from.count
+                    break
                 }
             }
+            j = next
         }
+        return out
+    }
+
+    /// Known names (4 characters or more) then the identifiers in them, each with its fake.
+    func substitutions() -> [(from: [UInt8], to: [UInt8], what: RedactionEdit.What)] {
+        if substitutionsFor != names.count {
+            substitutionsFor = names.count
+            let known = names.known.filter { $0.count >= 4 }
+            let all: [(from: [UInt8], to: [UInt8], what: RedactionEdit.What)] = known.map { ($0, names.fake(text: $0), .name) }
+                + IdentifierMap.identifiers(in: known).map { ($0, identifiers.fake($0), .identifier) }
+            cachedSubstitutions = all.sorted { $0.from.count > $1.from.count }
+            byFirstByte = Array(repeating: [], count: 256)
+            for (k, sub) in cachedSubstitutions.enumerated() { byFirstByte[Int(sub.from[0])].append(k) }
+        }
+        return cachedSubstitutions
+    }
+
+    /// `value` with known names and identifiers replaced (what the copy will hold).
+    func withNamesReplaced(_ value: [UInt8]) -> [UInt8] {
+        guard !options.keepNames, names.count > 0 else { return value }
+        let subs = substitutions()
+        var out = value
+        for (offset, k) in nameOccurrences(value, from: 0) {
+            out.replaceSubrange(offset ..< offset + subs[k].from.count, with: subs[k].to)
+        }
+        return out
     }
 
     /// A 48-bit address with its byte order reversed (an address written big-endian in app data).
@@ -254,7 +342,7 @@ final class RedactionScanner {
         return out
     }
 
-    private func overlapsEdit(_ offset: Int, _ count: Int) -> Bool {
+    func overlapsEdit(_ offset: Int, _ count: Int) -> Bool {
         edits.contains { $0.offset < offset + count && offset < $0.offset + $0.bytes.count }
     }
 
@@ -262,9 +350,9 @@ final class RedactionScanner {
 
     /// Maps `count` bytes at absolute offset `offset` to (frame, payload offset) pieces. `map` is
     /// nil for bytes of the current frame (absolute offsets relative to `inFrame`).
-    private typealias PDUMap = (pduStart: Int, fragments: [Fragment])
+    typealias PDUMap = (pduStart: Int, fragments: [Fragment])
 
-    private func apply(_ site: FieldSite, inFrame base: Int, map: PDUMap?, textAllowed: Bool) {
+    func apply(_ site: FieldSite, inFrame base: Int, map: PDUMap?, textAllowed: Bool) {
         guard let bytes = read(site.range, base: base, map: map) else { return }
         let replacement: [UInt8]
         let what: RedactionEdit.What
@@ -334,7 +422,7 @@ final class RedactionScanner {
         }
     }
 
-    private func adStructure(_ s: AD.Structure, base: Int, map: PDUMap?) {
+    func adStructure(_ s: AD.Structure, base: Int, map: PDUMap?) {
         let type = s.type.rawValue
         let data = s.data.remainingRange
         guard data.count > 0 else { return }
@@ -363,7 +451,7 @@ final class RedactionScanner {
     }
 
     /// The bytes of an absolute range: in the current frame, or in a reassembled PDU's fragments.
-    private func read(_ range: ByteRange, base: Int, map: PDUMap?) -> [UInt8]? {
+    func read(_ range: ByteRange, base: Int, map: PDUMap?) -> [UInt8]? {
         guard let frame, range.count >= 0 else { return nil }
         if map == nil {
             let start = range.offset - base
@@ -378,7 +466,7 @@ final class RedactionScanner {
 
     /// Records `bytes` to replace `range`: in the current frame, or split over the fragments of a
     /// reassembled PDU (pieces in earlier frames are deferred).
-    private func emit(_ range: ByteRange, _ bytes: [UInt8], _ what: RedactionEdit.What, base: Int, map: PDUMap?) {
+    func emit(_ range: ByteRange, _ bytes: [UInt8], _ what: RedactionEdit.What, base: Int, map: PDUMap?) {
         guard let frame, bytes.count == range.count, range.count > 0 else { return }
         guard let map else {
             let start = range.offset - base
@@ -406,7 +494,7 @@ final class RedactionScanner {
         }
     }
 
-    private func add(_ edit: RedactionEdit, unlessOverlapping: Bool = false) {
+    func add(_ edit: RedactionEdit, unlessOverlapping: Bool = false) {
         // The same bytes found twice (an AD name as a table field and by the AD walk): keep one.
         if edits.contains(where: { $0.offset == edit.offset && $0.bytes.count == edit.bytes.count }) { return }
         if unlessOverlapping, overlapsEdit(edit.offset, edit.bytes.count) { return }
@@ -415,16 +503,20 @@ final class RedactionScanner {
 
     // MARK: L2CAP
 
-    /// Mirrors `SessionModel.acl` + `L2CAPReassembler.push`: which fragments make the PDU in progress.
-    private func mirrorFragment(_ frame: Frame) {
-        guard frame.kind == .aclData, frame.problem == nil, !frame.isCaptureTruncated, frame.payload.count >= 4,
-              HCIValidation.check(.acl, frame.payload, base: frame.payloadOffset, captureTruncated: false) == nil else { return }
-        let word = UInt16(frame.payload[0]) | UInt16(frame.payload[1]) << 8
+    /// Follows `L2CAPReassembler.push` (called for each fragment it is given): which fragments make
+    /// the PDU in progress. `acl` is the ACL packet: the scanned frame itself, or the synthetic one
+    /// an air frame's data PDU became, whose bytes lie inside the air frame.
+    private func mirrorFragment(_ acl: Frame, isStart: Bool) {
+        guard let frame, acl.payload.count >= 4 else { return }
+        let word = UInt16(acl.payload[0]) | UInt16(acl.payload[1]) << 8
         let header = ACLHeader(word: word, length: 0)
-        let link = LinkDirection(adapter: frame.adapter, handle: header.handle, received: frame.direction == .received)
-        let fragment = Fragment(frame: frame.number, payloadOffset: 4, fileOffset: frame.payloadOffset + 4, count: frame.payload.count - 4)
+        received = acl.direction == .received
+        let link = LinkDirection(adapter: acl.adapter, handle: header.handle, received: received)
+        // safe: the synthetic packet's bytes lie inside the scanned frame (offsets in the same file)
+        let inFrame = acl.payloadOffset &+ 4 &- frame.payloadOffset
+        let fragment = Fragment(frame: frame.number, payloadOffset: inFrame, fileOffset: acl.payloadOffset + 4, count: acl.payload.count - 4)
         currentLink = link
-        if header.isStart {
+        if isStart {
             fragments[link] = [fragment]
         } else if fragments[link] != nil, fragment.count > 0 {
             fragments[link]?.append(fragment)
@@ -456,6 +548,10 @@ final class RedactionScanner {
         var r = pdu
         _ = visitor.during { connection.displayLayers(&r, received: received) }
         for site in sites { apply(site, inFrame: base, map: map, textAllowed: false) }
+        if cid == 0x0004, pduCount > 4 {
+            let bytes = Array(pduRaw.prefix(pduCount))
+            attValues(bytes, pduStart: pduStart, connection, base: base, map: map, firstFrame: list.first?.frame ?? frame.number)
+        }
         // SMP key material in a PDU of the wrong size is shown raw, not through the table: zero it.
         if cid == 0x0006 || cid == 0x0007, pduCount > 5, let code = pdu.peekU8(at: 4), let size = Self.smpKeySizes[code],
            pduCount - 5 != size {
@@ -463,6 +559,39 @@ final class RedactionScanner {
             emit(range, [UInt8](repeating: 0, count: range.count), .key, base: base, map: map)
         }
     }
+
+    /// The values of an ATT PDU (`bytes` from the L2CAP header): replaced with `--drop-values`
+    /// unless the analysis reads them; otherwise their printable text is noted for the summary.
+    private func attValues(_ bytes: [UInt8], pduStart: Int, _ connection: Connection, base: Int, map: PDUMap?, firstFrame: Int) {
+        let opcode = ATTOpcode(bytes[4])
+        let sent = !received
+        // The hook runs before the session consumes the PDU: a response's request is still outstanding.
+        let request = connection.att.outstanding(from: ATTBearer.Side.sender(sent: sent).other)
+        let db = connection.gatt(serverIsHost: ATTRoles.serverIsHost(opcode, sent: sent))
+        for span in ATTValueSpans.spans(bytes[4...], request: request, db: db) {
+            if options.dropValues, !span.kept {
+                if sweep { droppedValues += 1 }
+                emit(ByteRange(offset: pduStart + 4 + span.start, count: span.count),
+                     values.fake(Array(bytes[4 + span.start ..< 4 + span.start + span.count])), .value, base: base, map: map)
+                continue
+            }
+            guard sweep else { continue }
+            if !span.kept { keptValues += 1 }
+            let value = withNamesReplaced(Array(bytes[4 + span.start ..< 4 + span.start + span.count]))
+            for text in PrintableRuns.find(value) {
+                let key = KeptKey(text: text, handle: span.handle)
+                if kept[key] != nil { kept[key]?.occurrences += 1; continue }
+                guard kept.count < Self.maxKeptStrings else { continue }
+                let uuid = span.handle.flatMap { db?.uuid(of: $0) }
+                kept[key] = KeptString(text: text, handle: span.handle, uuid: uuid?.description,
+                                       attribute: span.handle.flatMap { db?.name(of: $0) }, firstFrame: firstFrame, occurrences: 1)
+                keptOrder.append(key)
+            }
+        }
+    }
+
+    /// The kept strings in order of first appearance.
+    var keptStrings: [KeptString] { keptOrder.compactMap { kept[$0] } }
 
     /// SMP commands carrying key material and their parameter sizes (Core v5.4 Vol 3 Part H 3.5–3.6):
     /// Pairing Confirm, Pairing Random, Encryption Information (LTK), Identity Information (IRK),

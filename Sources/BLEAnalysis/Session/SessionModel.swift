@@ -47,6 +47,9 @@ public final class SessionModel {
 
     /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
     @exclusivity(unchecked) public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
+    /// Called with every ACL fragment given to the L2CAP reassembler, and whether it starts a PDU
+    /// (for redaction to map a reassembled PDU back to the frames that carried it).
+    @exclusivity(unchecked) var onACLFragment: ((Frame, _ isStart: Bool) -> Void)?
     /// The handle of the last LE Enable Encryption (its Command Status names no handle).
     @exclusivity(unchecked) var lastEncryptionCommand: UInt16?
     /// The detectors fed by this model (nil: no detection, e.g. `packets`).
@@ -465,6 +468,7 @@ public final class SessionModel {
             return   // the rest of a PDU the capture cut
         }
         let data = r.rest()
+        onACLFragment?(frame, header.isStart)
         let problem = reassembler.push(linkKey, isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
             self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
         }

@@ -10,6 +10,9 @@ public enum CaptureExport {
         /// Log records link type 201 cannot carry (BlueZ index/log records, PacketLogger syslog…), by kind.
         public var skipped: [FrameKind: Int]
         public var issues: [CaptureIssue]
+        /// The first written frame whose number differs from its number in the input (the frames
+        /// before it were all written), nil when every frame was written: input and output numbers.
+        public var firstRenumbered: (input: Int, output: Int)?
     }
 
     /// - Throws: `CaptureError` when the input cannot be read or holds no HCI packets to convert
@@ -28,10 +31,16 @@ public enum CaptureExport {
             || ((info.format == .pcap || info.format == .pcapng) && (info.datalink == Datalink.pcapH4 || info.datalink == Datalink.pcapH4WithPHDR))
         let exporter = try PcapExporter(path: output, keepUnknownH4: h4Source)
         var skipped: [FrameKind: Int] = [:]
+        var firstRenumbered: (input: Int, output: Int)? = nil
         let summary = file.read { frame in
-            if !exporter.append(frame) { skipped[frame.kind, default: 0] += 1 }
+            if !exporter.append(frame) {
+                skipped[frame.kind, default: 0] += 1
+            } else if firstRenumbered == nil, exporter.written != frame.number {
+                firstRenumbered = (frame.number, exporter.written)
+            }
         }
         try exporter.finish()
-        return Summary(format: info.format, frames: summary.frames, written: exporter.written, skipped: skipped, issues: summary.issues)
+        return Summary(format: info.format, frames: summary.frames, written: exporter.written, skipped: skipped, issues: summary.issues,
+                       firstRenumbered: firstRenumbered)
     }
 }

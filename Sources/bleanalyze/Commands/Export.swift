@@ -8,7 +8,9 @@ struct Export: ParsableCommand {
         discussion: """
             Every HCI packet is written with its timestamp (microseconds) and direction. Records that \
             are not HCI packets (BlueZ index and log records, PacketLogger syslog and notes) have no \
-            place in link type 201 and are left out; their count is printed.
+            place in link type 201 and are left out; their count is printed. When records are left out, \
+            the output's frame numbers no longer match the input's (findings and `packets --frame` \
+            number the input's frames): a warning on stderr says so and from which frame on they differ.
             """)
 
     @OptionGroup var capture: CaptureArgument
@@ -25,6 +27,11 @@ struct Export: ParsableCommand {
             out.line("  left out (not HCI packets): " + kinds.joined(separator: ", "))
         }
         out.flush()
+        if let first = summary.firstRenumbered {
+            Diagnostics.warn("\(output) holds \(summary.written) of \(summary.frames) frames: its frame numbers no longer match "
+                             + "\(capture.name)'s from input frame \(first.input) on (written as frame \(first.output)); "
+                             + "findings and `packets --frame` use the input's numbers")
+        }
         for issue in summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
     }
 }
