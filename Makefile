@@ -8,7 +8,7 @@ VENV         := .venv
 BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
-APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev libssl-dev pkg-config tshark bluez python3-venv chromium
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -26,6 +26,10 @@ let package = Package(
         // Field logs (bugreport zip, sysdiagnose tar.gz): read through libarchive, never hand-written inflate.
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
+        // SHA-256 of capture files (`check --jsonl`): OpenSSL's libcrypto on Linux (swift-crypto cannot be
+        // fetched offline); macOS uses CommonCrypto from the SDK. Linux-only, like CBluetooth.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         // Linux-only (HCI user channel sockets): depended on with `condition: .when(platforms: [.linux])`
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
@@ -44,6 +48,7 @@ let package = Package(
         ]),
         .executableTarget(name: "bleanalyze", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",
+            .target(name: "CCrypto", condition: .when(platforms: [.linux])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fuzz harnesses: a corpus-replay runner in normal builds, a libFuzzer binary with
