@@ -23,6 +23,8 @@ struct Check: ParsableCommand {
     @Flag(name: .long, help: "Print the findings as JSON (one document).") var json = false
     @Flag(name: .long, help: "Print one JSON object per capture, one per line, as each finishes (docs/check-jsonl-schema.json).")
     var jsonl = false
+    @Flag(name: .long, help: "Skip named files that are neither captures by their bytes nor by their name, as in directories.")
+    var onlyCaptures = false
     @OptionGroup var ruleOptions: RuleOptions
 
     func validate() throws {
@@ -33,7 +35,7 @@ struct Check: ParsableCommand {
     func run() throws {
         let level = Severity(rawValue: failOn) ?? .error
         let configuration = try ruleOptions.configuration()
-        let walk = CaptureWalk(self.files)
+        let walk = CaptureWalk(self.files, filterFiles: onlyCaptures)
         if !walk.skipped.isEmpty {
             let shown = walk.skipped.prefix(3).joined(separator: ", ") + (walk.skipped.count > 3 ? ", …" : "")
             Diagnostics.warn("skipped \(walk.skipped.count) files that are not captures (\(shown))")

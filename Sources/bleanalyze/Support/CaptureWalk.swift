@@ -28,9 +28,17 @@ struct CaptureWalk {
     /// Deeper than this is a loop or a mistake.
     static let maxDepth = 64
 
-    init(_ paths: [String]) {
+    /// - Parameter filterFiles: apply the rule for files found in directories to the files named too
+    ///   (`check --only-captures`: a fleet job hands over every file of a listing).
+    init(_ paths: [String], filterFiles: Bool = false) {
         for path in paths {
-            if Self.isDirectory(path) { walk(path, depth: 0) } else { files.append(path) }
+            if Self.isDirectory(path) {
+                walk(path, depth: 0)
+            } else if filterFiles {
+                consider(path, name: String(path.split(separator: "/").last ?? ""))
+            } else {
+                files.append(path)
+            }
         }
     }
 
