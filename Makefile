@@ -8,11 +8,20 @@ VENV         := .venv
 BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
-APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev libssl-dev pkg-config tshark bluez python3-venv chromium
+# openjdk-17-jre-headless: Apache Spark 4 for the fleet job (scripts/fleet, docs/FLEET.md).
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev libssl-dev pkg-config tshark bluez python3-venv chromium \
+                openjdk-17-jre-headless
+# The fleet job's Python side (~690 MB in the venv, about a minute to install).
+FLEET_PIP    := pyspark==4.3.0 pyarrow
+# The binary the fleet job ships to Spark executors: release, Swift runtime linked in.
+FLEET_BINARY := .build-fleet/release/bleanalyze
+FLEET_INPUT  ?= captures
+FLEET_OUTPUT ?= .fleet-out
+FLEET_MASTER ?= local[2]
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps venv captures assigned-numbers clean bench reports fuzz
+.PHONY: run test build release deps venv venv-fleet fleet fleet-binary fleet-test captures assigned-numbers clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -20,7 +29,9 @@ run: deps release
 # A short libFuzzer run over every harness first (60 s in all, fixed seed; skips with a notice where
 # the sanitizer build is impossible; `make fuzz` runs them for FUZZ_SECONDS each), then every test,
 # so the test runner's summary is the last thing printed.
-test: deps venv
+# The fleet test (a Spark standalone master and two workers; CLITests/FleetSparkTests) runs inside
+# `swift test` with the debug binary; `make fleet-test` runs it with the static release binary.
+test: deps venv venv-fleet
 	FUZZ_SEED=1 bash scripts/fuzz.sh --short
 	$(SWIFT) build
 	BLEANALYZE_VENV=$(CURDIR)/$(VENV) $(SWIFT) test
@@ -48,6 +59,25 @@ $(VENV)/.installed: Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q $(BUMBLE) $(ROOTCANAL) jsonschema
 	touch $@
+
+# PySpark and pyarrow for the fleet job, installed once into the same venv.
+venv-fleet: $(VENV)/.fleet-installed
+$(VENV)/.fleet-installed: $(VENV)/.installed
+	$(VENV)/bin/pip install -q $(FLEET_PIP)
+	touch $@
+
+# Fleets of field logs on Apache Spark (docs/FLEET.md): `make fleet FLEET_INPUT=DIR FLEET_OUTPUT=DIR
+# FLEET_MASTER=spark://HOST:7077` analyses every capture under DIR and writes Parquet.
+fleet: deps venv-fleet fleet-binary
+	$(VENV)/bin/python scripts/fleet/spark_fleet.py $(FLEET_INPUT) $(FLEET_OUTPUT) --master '$(FLEET_MASTER)' --binary $(FLEET_BINARY)
+
+# The statically linked release binary (executors need no Swift): several minutes on two cores.
+fleet-binary: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-fleet --product bleanalyze
+
+# The fleet test with the binary the job ships: a standalone master and two workers on 127.0.0.1.
+fleet-test: deps venv-fleet fleet-binary
+	$(VENV)/bin/python scripts/fleet/test_spark_fleet.py --binary $(FLEET_BINARY)
 
 # Regenerates captures/ with two Bumble devices over a virtual link (see captures/README.md).
 captures: venv
