@@ -135,11 +135,13 @@ def list_local(root):
     return found
 
 
+# Captures per (dimension, value) and, per rule, how many of them have it. A capture counts once per
+# value (a capture with two accessories counts for both). Also usable by hand: docs/FLEET.md.
 SUMMARY_SQL = """
 WITH readable AS (
   SELECT file, peers,
          coalesce(host.product, split(host.buildFingerprint, ':')[0], 'unknown') AS phone,
-         coalesce(concat_ws(' ', host.controller.manufacturer, 'LMP ' || host.controller.lmpVersionName),
+         coalesce(nullif(concat_ws(' ', host.controller.manufacturer, 'LMP ' || host.controller.lmpVersionName), ''),
                   host.chipset, 'unknown') AS controller
   FROM captures WHERE error IS NULL
 ),
@@ -155,9 +157,27 @@ totals AS (SELECT dimension, value, count(DISTINCT file) AS captures FROM dimens
 hits AS (SELECT dimension, value, rule, count(DISTINCT file) AS with_rule FROM dimensions JOIN rules USING (file)
          GROUP BY dimension, value, rule)
 SELECT t.dimension, t.value, t.captures, h.rule, h.with_rule, round(100.0 * h.with_rule / t.captures, 1) AS share_pct
-FROM totals t JOIN hits h USING (dimension, value)
+FROM totals t LEFT JOIN hits h USING (dimension, value)
 ORDER BY t.dimension, t.captures DESC, t.value, share_pct DESC, h.rule
 """
+
+
+def print_summary(rows, rules_shown):
+    """One table per dimension: each value, its captures, and the rules most of its captures have."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["dimension"], {}).setdefault((r["value"], r["captures"]), [])
+        if r["rule"] is not None:
+            groups[r["dimension"]][(r["value"], r["captures"])].append((r["share_pct"], r["rule"], r["with_rule"]))
+    for dimension in ["phone", "controller", "accessory firmware"]:
+        values = groups.get(dimension, {})
+        width = min(48, max([len(dimension)] + [len(v) for v, _ in values]))
+        print(f"\n{dimension.ljust(width)}  captures  share of captures with each rule (top {rules_shown})")
+        for (value, captures), hits in sorted(values.items(), key=lambda kv: (-kv[0][1], kv[0][0])):
+            hits.sort(key=lambda h: (-h[0], h[1]))
+            shown = ", ".join(f"{rule} {share:g}%" for share, rule, _ in hits[:rules_shown]) or "(no findings)"
+            more = f", +{len(hits) - rules_shown} more" if len(hits) > rules_shown else ""
+            print(f"{value[:width].ljust(width)}  {captures:8d}  {shown}{more}")
 
 
 def main(argv=None):
@@ -170,7 +190,7 @@ def main(argv=None):
     parser.add_argument("--executor-memory", default="512m", help="per executor (Spark's floor is 450 MiB)")
     parser.add_argument("--partitions", type=int, default=None, help="tasks (default: 4 per core, at most one per file)")
     parser.add_argument("--rule", action="append", default=[], help="passed to bleanalyze (ID=off, ID.NAME=VALUE)")
-    parser.add_argument("--summary-rows", type=int, default=60, help="rows of the summary printed (0: none)")
+    parser.add_argument("--summary-rules", type=int, default=4, help="rules shown per value in the summary (0: no summary)")
     args = parser.parse_args(argv)
 
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -222,9 +242,9 @@ def main(argv=None):
     executors = written.select("executor").distinct().count()
     print(f"spark_fleet: {total} captures ({errors} unreadable), {spark.read.parquet(out + '/findings').count()} findings, "
           f"{executors} executors; Parquet in {out}/captures and {out}/findings")
-    if args.summary_rows:
+    if args.summary_rules:
         print("Share of captures with each rule, by phone model, controller and accessory firmware:")
-        spark.sql(SUMMARY_SQL).show(args.summary_rows, truncate=48)
+        print_summary([r.asDict() for r in spark.sql(SUMMARY_SQL).collect()], args.summary_rules)
     spark.stop()
 
 
