@@ -43,6 +43,20 @@ enum CLI {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs `executable` with stdout and stderr in one text (Python scripts: the validator, the fleet test).
+    static func runMerged(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, text: String) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationStatus, text)
+    }
+
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
 
     /// True when `tool` runs (for `.enabled(if:)`: a test without its tool shows as skipped).

@@ -55,16 +55,8 @@ import TestSupport
             let counts = Dictionary(grouping: got, by: { $0[0] }).mapValues(\.count)
             #expect((row["ruleCounts"] as? [String: Int]) ?? [:] == counts, "\(path)")
         }
-        let p = Process()
-        p.executableURL = SchemaTests.python
-        p.arguments = ["-c", SchemaTests.validator, CLI.repoRoot.appendingPathComponent("docs").path] + documents
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0 && text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
+        let (status2, text) = try CLI.runMerged(SchemaTests.python, ["-c", SchemaTests.validator, CLI.repoRoot.appendingPathComponent("docs").path] + documents)
+        #expect(status2 == 0 && text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
     }
 
     /// SHA-256 against the corpus's published SHA256SUMS and coreutils' sha256sum.

@@ -17,18 +17,10 @@ import TestSupport
     @Test(.enabled(if: ready, "needs java 17 and pyspark + pyarrow in .venv (make venv-fleet)"), .timeLimit(.minutes(30)))
     func parquetRowsEqualTheReportOnAStandaloneCluster() throws {
         let binary = ProcessInfo.processInfo.environment["BLEANALYZE_FLEET_BIN"] ?? CLI.binary
-        let p = Process()
-        p.executableURL = Self.python
-        p.arguments = [CLI.repoRoot.appendingPathComponent("scripts/fleet/test_spark_fleet.py").path, "--binary", binary]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let (status, text) = try CLI.runMerged(Self.python, [CLI.repoRoot.appendingPathComponent("scripts/fleet/test_spark_fleet.py").path, "--binary", binary])
         let last = text.split(separator: "\n").filter { $0.hasPrefix("fleet: ") }.map(String.init)
         print(last.joined(separator: "\n"))
-        #expect(p.terminationStatus == 0, "\(text.suffix(4000))")
+        #expect(status == 0, "\(text.suffix(4000))")
         #expect(last.last?.hasSuffix(" 0 failed") == true, "\(text.suffix(4000))")
     }
 }

@@ -47,17 +47,9 @@ import Testing
             }
         }
         #expect(documents.count >= 4 * 30)
-        let p = Process()
-        p.executableURL = Self.python
-        p.arguments = ["-c", Self.validator, Self.schema.deletingLastPathComponent().path] + documents
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let (status, text) = try CLI.runMerged(Self.python, ["-c", Self.validator, Self.schema.deletingLastPathComponent().path] + documents)
         #expect(!text.contains("No module named 'jsonschema'"), "jsonschema missing from .venv: run make venv (the Makefile installs it)")
-        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(status == 0, "\(text)")
         #expect(text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
     }
 
