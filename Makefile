@@ -13,15 +13,13 @@ APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev libssl-de
                 openjdk-17-jre-headless
 # The fleet job's Python side (~690 MB in the venv, about a minute to install).
 FLEET_PIP    := pyspark==4.3.0 pyarrow
-# The binary the fleet job ships to Spark executors: release, Swift runtime linked in.
-FLEET_BINARY := .build-fleet/release/bleanalyze
 FLEET_INPUT  ?= captures
 FLEET_OUTPUT ?= .fleet-out
 FLEET_MASTER ?= local[2]
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps venv venv-fleet fleet fleet-binary fleet-test captures assigned-numbers clean bench reports fuzz
+.PHONY: run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -41,6 +39,34 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+# Install like a tool: a release binary with the Swift runtime (stdlib, Foundation) linked in, so it
+# runs on a machine without Swift (installed stripped: 63 MB instead of 88); libpcap, libarchive,
+# zlib, libbluetooth and libcrypto stay shared (Debian: libpcap0.8 libarchive13 zlib1g libbluetooth3 libssl3). Built in
+# its own directory so it never trades places with `make release`. `make static && sudo make install` builds as you and copies as root;
+# `make install PREFIX=$$HOME/.local` needs no root. DESTDIR stages a package.
+PREFIX       ?= /usr/local
+BINDIR        = $(DESTDIR)$(PREFIX)/bin
+STATIC_BUILD := .build-static
+STATIC_BIN   := $(STATIC_BUILD)/release/bleanalyze
+static: $(STATIC_BIN)
+$(STATIC_BIN): Package.swift $(shell find Sources -type f 2>/dev/null)
+	@$(MAKE) --no-print-directory deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product bleanalyze
+	@touch $@
+
+install: $(STATIC_BIN)
+	install -d $(BINDIR)
+	install -s -m 755 $(STATIC_BIN) $(BINDIR)/bleanalyze
+
+uninstall:
+	rm -f $(BINDIR)/bleanalyze
+
+# Installs into a temporary prefix and runs the installed binary with Swift out of reach
+# (scripts/install-check.sh: empty environment, no /opt/swift on PATH or LD_LIBRARY_PATH, ldd shows
+# no Swift library). The release build takes minutes the first time.
+install-check: $(STATIC_BIN)
+	bash scripts/install-check.sh
 
 # System packages: installed only when missing (dpkg -s), so repeated runs are quick.
 deps:
@@ -67,17 +93,14 @@ $(VENV)/.fleet-installed: $(VENV)/.installed
 	touch $@
 
 # Fleets of field logs on Apache Spark (docs/FLEET.md): `make fleet FLEET_INPUT=DIR FLEET_OUTPUT=DIR
-# FLEET_MASTER=spark://HOST:7077` analyses every capture under DIR and writes Parquet.
-fleet: deps venv-fleet fleet-binary
-	$(VENV)/bin/python scripts/fleet/spark_fleet.py $(FLEET_INPUT) $(FLEET_OUTPUT) --master '$(FLEET_MASTER)' --binary $(FLEET_BINARY)
-
-# The statically linked release binary (executors need no Swift): several minutes on two cores.
-fleet-binary: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-fleet --product bleanalyze
+# FLEET_MASTER=spark://HOST:7077` analyses every capture under DIR and writes Parquet. The job ships
+# the static binary of `make static` to the executors (they need no Swift).
+fleet: deps venv-fleet $(STATIC_BIN)
+	$(VENV)/bin/python scripts/fleet/spark_fleet.py $(FLEET_INPUT) $(FLEET_OUTPUT) --master '$(FLEET_MASTER)' --binary $(STATIC_BIN)
 
 # The fleet test with the binary the job ships: a standalone master and two workers on 127.0.0.1.
-fleet-test: deps venv-fleet fleet-binary
-	$(VENV)/bin/python scripts/fleet/test_spark_fleet.py --binary $(FLEET_BINARY)
+fleet-test: deps venv-fleet $(STATIC_BIN)
+	$(VENV)/bin/python scripts/fleet/test_spark_fleet.py --binary $(STATIC_BIN)
 
 # Regenerates captures/ with two Bumble devices over a virtual link (see captures/README.md).
 captures: venv
@@ -89,7 +112,7 @@ assigned-numbers: venv
 	$(VENV)/bin/python scripts/gen_assigned_numbers.py
 
 clean:
-	rm -rf .build
+	rm -rf .build $(STATIC_BUILD)
 
 # Performance: bleanalyze vs btmon -r / btmon -a / tshark on one generated capture of BENCH_FRAMES
 # frames (default 10,000,000, cached in .bench/); prints wall time, frames/s, MB/s, peak RSS, ratios

@@ -11,6 +11,8 @@
 #
 # Settings (environment or make variables):
 #   BENCH_FRAMES=10000000   frames in the big capture (40000000 for the linearity check)
+#   BENCH_FRAMES2=1000000   frames in the second shape (gen_btsnoop --shape writes: short connections,
+#                           discovery- and write-heavy, Write/Read Requests with responses); 0 skips it
 #   BENCH_SEED=1            generator seed
 #   BENCH_TIMEOUT=300       seconds each command may run before it is stopped ("did not finish")
 #   BENCH_PEERS="btmon-r tshark btmon-a"   peers to run (empty: bleanalyze only); tshark is skipped
@@ -81,7 +83,7 @@ for f in "$DIR"/bench-*.btsnoop "$DIR"/small-*.btsnoop; do
     case $f in *"-$GEN_HASH-"*) ;; *) say "removing stale $f"; rm -f "$f" "$f.log" ;; esac
 done
 for f in "$DIR"/gen_btsnoop-*; do [ "$f" = "$GEN" ] || rm -f "$f"; done
-generate() {   # generate FRAMES FILE [--no-read-by-type]: cached by generator hash, frames, seed, flags
+generate() {   # generate FRAMES FILE [generator flags]: cached by generator hash, frames, seed, flags (in the name)
     local n=$1 out=$2; shift 2
     [ -s "$out" ] && [ -s "$out.log" ] && return 0
     "$GEN" --frames "$n" --seed "$SEED" "$@" -o "$out.tmp" 2>"$out.log" || { cat "$out.log" >&2; die "generator failed"; }
@@ -175,9 +177,28 @@ for p in $PEERS; do
     esac
 done
 
+# ---- 4b. the second shape: full analysis vs btmon -r on a write- and discovery-heavy capture -------
+FRAMES2=${BENCH_FRAMES2:-1000000}
+SHAPE2_ARGS=()
+if [ "$FRAMES2" -gt 0 ]; then
+    BIG2="$DIR/bench-$FRAMES2-$GEN_HASH-s$SEED-norbt-writes.btsnoop"
+    generate "$FRAMES2" "$BIG2" --no-read-by-type --shape writes
+    NFRAMES2=$(frames_in "$BIG2")
+    info=$("$BLEANALYZE" info "$BIG2" --json) || die "bleanalyze info failed on $BIG2"
+    [ "$(json_field malformed <<<"$info")" = 0 ] || die "$BIG2: bleanalyze finds malformed frames"
+    cat "$BIG2" >/dev/null
+    RESULTS_MAIN=$RESULTS
+    RESULTS="$DIR/results-$FRAMES2-writes.tsv"
+    printf 'name\tcommand\twall\tuser\tsys\trss_kb\tstatus\ttimeout\n' >"$RESULTS"
+    run "bleanalyze-json" "$BLEANALYZE" "$BIG2" --json
+    case " $PEERS " in *" btmon-r "*) run btmon-r btmon -r "$BIG2" ;; esac
+    SHAPE2_ARGS=(--shape2-results "$RESULTS" --shape2-frames "$NFRAMES2" --shape2-capture "$BIG2")
+    RESULTS=$RESULTS_MAIN
+fi
+
 # ---- 5. report -------------------------------------------------------------------------------------
 python3 scripts/bench/report.py --results "$RESULTS" --frames "$NFRAMES" --bytes "$BYTES" \
-    --capture "$BIG" --btmon-fact "$BTMON_FACT" --dir "$DIR"
+    --capture "$BIG" --btmon-fact "$BTMON_FACT" --dir "$DIR" "${SHAPE2_ARGS[@]}"
 
 # ---- 6. many small captures: check --jsonl files/s (the fleet job's unit of work) ----------------
 say "check --jsonl over ${BENCH_SMALL_FILES:-1000} small captures"

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLECapture
+import BLEProtocol
 import BLEAnalysis
 
 /// Everything `info` reports about a capture after one pass.
@@ -50,6 +51,9 @@ public enum InfoRenderer {
         w.endObject()
         w.beginObject("att")
         for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.int(Hex.code(op, 2), n) }
+        w.endObject()
+        w.beginObject("attNames")   // the same keys → the opcode's name in Core v5.4 Vol 3 Part F 3.4.8
+        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.string(Hex.code(op, 2), attName(op)) }
         w.endObject()
         w.beginArray("adapters")
         for a in f.adapters {
@@ -118,7 +122,7 @@ public enum InfoRenderer {
         let att = f.statistics.attOpcodes.enumerated().filter { $0.element > 0 }
         if !att.isEmpty {
             s += "ATT opcodes\n"
-            for (op, n) in att { s += "  0x" + Hex.pad(op, 2) + "            " + String(n) + "\n" }
+            for (op, n) in att { s += "  0x" + Hex.pad(op, 2) + " " + attName(op) + ": " + String(n) + "\n" }
         }
         for i in f.summary.issues { s += "Issue: \(i)\n" }
         for m in f.statistics.malformedExamples.prefix(10) {
@@ -127,6 +131,9 @@ public enum InfoRenderer {
         return s
     }
 }
+
+/// `Handle Value Notification`, or `Unknown` for an opcode the ATT table has no row for.
+func attName(_ op: Int) -> String { ATTOpcode(UInt8(truncatingIfNeeded: op)).name }
 
 extension String {
     /// Left-aligned in a column of `width` characters.

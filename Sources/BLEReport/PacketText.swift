@@ -10,10 +10,13 @@ public struct PacketText: Sendable {
     public var options: RenderOptions
     /// Column where the `#frame [hciN] time` block ends.
     public var width: Int
+    /// ANSI colours on the title lines (a terminal, or `--color=always`): see `PacketColour`.
+    public var colour: Bool
 
-    public init(options: RenderOptions, width: Int = 110) {
+    public init(options: RenderOptions, width: Int = 110, colour: Bool = false) {
         self.options = options
         self.width = width
+        self.colour = colour
     }
 
     public func render(_ frame: Frame, layers: [Layer], status: FrameStatus, into out: inout String) {
@@ -70,16 +73,36 @@ public struct PacketText: Sendable {
         guard case let .layer(_, _, _, _, fields, notes, error) = view.entries[i] else { return i + 1 }   // not made by FlatLayers
         let indent = 8 + 2 * max(0, index - 1)
         if index == 0 {
+            let glyph = frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D
+            if colour { out.append(PacketColour.title(glyph: glyph, malformed: status.isMalformed)) }
             let lineStart = out.count
-            out.byte(frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D)
+            out.byte(glyph)
             out.byte(0x20)
             Self.title(view, at: i, frame: frame, into: out)
-            let titleEnd = out.count
-            let titleWidth = out.columns(from: lineStart)
+            let titleTextEnd = out.count
+            var titleWidth = out.columns(from: lineStart)
+            if colour { out.append(PacketColour.reset) }
+            var titleEnd = out.count
             // The right-hand block is written first, then the padding slid in before it.
-            out.byte(0x23); out.decimal(frame.number); out.append(" [hci"); out.decimal(Int(frame.adapter)); out.append("] ")
+            if colour { out.append(PacketColour.frameNumber) }
+            let blockStart = out.count
+            out.byte(0x23); out.decimal(frame.number)
+            // Relative times are btmon's compact block, `#12 0.003372`: the adapter only when not hci0.
+            if clock.origin == nil || frame.adapter != 0 { out.append(" [hci"); out.decimal(Int(frame.adapter)); out.byte(0x5D) }
+            out.byte(0x20)
+            var blockWidth = out.count - blockStart
+            if colour { out.append(PacketColour.time) }
+            let timeStart = out.count
             clock.append(frame.timestamp, into: &out)
-            let pad = max(2, width - titleWidth - (out.count - titleEnd))
+            blockWidth += out.count - timeStart
+            if colour { out.append(PacketColour.reset) }
+            if clock.origin != nil, titleWidth + 2 + blockWidth > width,   // relative times: fit the line as btmon does
+               let cut = Self.nameCut(out, title: lineStart ..< titleTextEnd, excess: titleWidth + 2 + blockWidth - width) {
+                out.elide(cut)
+                titleEnd -= cut.count - 2
+                titleWidth -= cut.count - 2
+            }
+            let pad = max(2, width - titleWidth - blockWidth)
             out.insertSpaces(pad, at: titleEnd)
             out.newline()
         } else {
@@ -96,6 +119,25 @@ public struct PacketText: Sendable {
             out.spaces(indent); out.append("* Malformed: "); out.append(view[error]); out.newline()
         }
         return next
+    }
+
+    /// The end of the name in a title `Proto: Name (0x…) …`, `excess` columns plus two for the `..`
+    /// that replaces them; nil when the title has no such name, it is not ASCII, or fewer than 8 of
+    /// its characters would be left.
+    static func nameCut(_ out: TextBuffer, title: Range<Int>, excess: Int) -> Range<Int>? {
+        var nameStart: Int? = nil
+        var codeStart: Int? = nil
+        var i = title.lowerBound
+        while i + 3 < title.upperBound {
+            if nameStart == nil, out[i] == 0x3A, out[i + 1] == 0x20 { nameStart = i + 2 }   // ": "
+            if out[i] == 0x20, out[i + 1] == 0x28, out[i + 2] == 0x30, out[i + 3] == 0x78 { codeStart = i }   // " (0x", the last
+            i += 1
+        }
+        guard let nameStart, let codeStart, codeStart - nameStart - (excess + 2) >= 8 else { return nil }
+        for j in nameStart ..< codeStart where out[j] >= 0x80 { return nil }
+        var cutStart = codeStart - (excess + 2)
+        while cutStart > nameStart + 8, out[cutStart - 1] == 0x20 { cutStart -= 1 }   // "Accept List.." not "List .."
+        return cutStart ..< codeStart
     }
 
     static func glyph(_ d: Direction) -> UInt8 {
@@ -143,14 +185,23 @@ public struct PacketText: Sendable {
 }
 
 /// Formats timestamps as `2026-11-21 20:15:02.123456`, computing the date and time-of-day text
-/// once per second of capture rather than per frame.
+/// once per second of capture rather than per frame; or, with `origin` set (`packets -t`), as
+/// seconds since it: `12.345678`.
 public struct ClockCache {
     private var second: Int64 = .min
     private var prefix: [UInt8] = []
+    /// The capture's first timestamp, for relative times; nil for dates and times of day.
+    public var origin: Int64?
 
-    public init() {}
+    public init(origin: Int64? = nil) { self.origin = origin }
 
     public mutating func append(_ micros: Int64, into out: inout TextBuffer) {
+        if let origin {
+            let offset = micros - origin
+            if offset < 0 { out.byte(0x2D) }   // a clock that went back: "-0.000100"
+            out.decimal(offset.magnitude / 1_000_000); out.byte(0x2E); out.decimal(offset.magnitude % 1_000_000, width: 6)
+            return
+        }
         var s = micros / 1_000_000
         var us = micros % 1_000_000
         if us < 0 { us += 1_000_000; s -= 1 }

@@ -27,7 +27,13 @@ public enum ReportText {
         var s = style.paint("bleanalyze report: " + Terminal.clean(facts.path), .bold) + "\n\n"
         var capture = "\(facts.info.format.rawValue), \(facts.info.datalinkName), \(facts.summary.frames) frames"
         if let a = facts.summary.firstTimestamp, let b = facts.summary.lastTimestamp {
-            capture += ", \(TimeFormat.duration(b - a)) from \(TimeFormat.dateTime(a)) UTC"
+            if let jump = facts.statistics.clockJump {
+                // The logger's clock was set during the capture: the traffic spans the rest.
+                capture += ", \(TimeFormat.duration(b - a - jump.micros)) of traffic from \(TimeFormat.dateTime(a)) UTC"
+                    + " (the clock jumps \(TimeFormat.duration(jump.micros)) at frame \(jump.frame))"
+            } else {
+                capture += ", \(TimeFormat.duration(b - a)) from \(TimeFormat.dateTime(a)) UTC"
+            }
         }
         if facts.statistics.malformed > 0 { capture += ", \(facts.statistics.malformed) malformed" }
         if facts.summary.truncated { capture += ", file cut inside a record" }
@@ -71,7 +77,7 @@ public enum ReportText {
     static func stories(_ model: SessionModel, style: TerminalStyle, all: Bool = false) -> String {
         var s = ""
         for c in model.connections {
-            let header = wrap(Terminal.clean(SessionText.header(c)), indent: "  ", width: style.width)
+            let header = wrap(Terminal.clean(SessionText.header(c)), indent: "  ", width: style.width, hanging: 4)
             s += style.paint(String(header.dropLast()), .bold) + "\n"
             let events = SessionText.mergedEvents(c)
             let shown = all ? events : keyEvents(events)
@@ -100,8 +106,8 @@ public enum ReportText {
             case .connectionFailed, .subscribeFailed, .attError: 0
             case .security where e.text.contains("failed"): 0
             case .disconnected: 1
-            case .mtu, .discovery: 2
-            default: nil   // the set-up is in the header (peer, role, duration); the rest in --all
+            case .discovery, .requests: 2   // the table found; what the app did, one line per direction
+            default: nil   // MTU, parameters, values: `timeline` and --all tell them   // the set-up is in the header (peer, role, duration); the rest in --all
             }
         }
         let ranked = events.enumerated().compactMap { i, e in rank(e).map { (i, $0) } }
@@ -223,7 +229,12 @@ public enum ReportText {
             if group.count > shown.count {
                 let rest = group.dropFirst(shown.count)
                 let frames = rest.prefix(12).compactMap { $0.frames.first }.map { "#\($0)" }.joined(separator: ", ")
-                s += style.paint(wrap("… \(rest.count) more (frames \(frames)\(rest.count > 12 ? ", …" : "")); --all prints them",
+                let bySeverity = Severity.allCases.reversed().compactMap { sev -> String? in
+                    let n = rest.filter { $0.severity == sev }.count
+                    return n == 0 ? nil : "\(n) \(sev == .info ? "info" : sev.rawValue + (n == 1 ? "" : "s"))"
+                }
+                let kinds = bySeverity.count == 1 ? "" : bySeverity.joined(separator: ", ") + "; "
+                s += style.paint(wrap("… \(rest.count) more (\(kinds)frames \(frames)\(rest.count > 12 ? ", …" : "")); --all prints them",
                                       indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
             }
             if let explanation = infos[id]?.explanation {
@@ -235,11 +246,12 @@ public enum ReportText {
     }
 
     /// Wraps a paragraph at `width` columns; the first line starts with `indent`, the others are
-    /// indented as far. Words longer than a line stay whole.
-    public static func wrap(_ text: String, indent: String, width: Int) -> String {
+    /// indented as far, or by `hanging` spaces when given. Words longer than a line stay whole, and a
+    /// number never parts from its unit ("30 s", "1 h 23 min", "20 bytes").
+    public static func wrap(_ text: String, indent: String, width: Int, hanging: Int? = nil) -> String {
         var out = "", line = indent
-        let pad = String(repeating: " ", count: indent.count)
-        for word in text.split(separator: " ") {
+        let pad = String(repeating: " ", count: hanging ?? indent.count)
+        for word in unbreakableWords(text) {
             if line.count + word.count + 1 > width, line.count > pad.count {
                 out += line + "\n"
                 line = pad
@@ -247,6 +259,30 @@ public enum ReportText {
             line += (line.hasSuffix(" ") || line.isEmpty ? "" : " ") + word
         }
         return out + line + "\n"
+    }
+
+    /// Units a number keeps on its line.
+    static let units: Set<Substring> = ["days", "h", "min", "min,", "min)", "s", "s)", "s,", "ms", "ms)", "ms,", "µs", "µs)", "µs,", "bytes", "bytes)", "bytes,",
+                                        "byte", "byte,", "byte)", "dBm", "dBm)", "dBm,", "dB", "kB", "MB", "frames", "frames)", "frames,", "%"]
+
+    /// The words of `text`, with each number glued to the unit after it, and durations ("1 h 23 min") whole.
+    static func unbreakableWords(_ text: String) -> [String] {
+        func isNumber(_ w: Substring) -> Bool {
+            let digits = w.drop { $0 == "(" || $0 == "~" }
+            return !digits.isEmpty && digits.allSatisfy { $0.isNumber || $0 == "." }
+        }
+        var words: [String] = []
+        var lastPiece: Substring = "", lastWasUnitAfterNumber = false
+        for word in text.split(separator: " ") {
+            let glue: Bool
+            if isNumber(lastPiece) { glue = units.contains(word) }
+            else if lastWasUnitAfterNumber && (lastPiece == "h" || lastPiece == "min") { glue = isNumber(word) }
+            else { glue = false }
+            if glue, let last = words.last { words[words.count - 1] = last + " " + word } else { words.append(String(word)) }
+            lastWasUnitAfterNumber = glue && units.contains(word)
+            lastPiece = word
+        }
+        return words
     }
 }
 

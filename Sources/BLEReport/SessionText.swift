@@ -50,24 +50,98 @@ public enum SessionText {
             let name = c.gatt(serverIsHost: !stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
             let n = stream.notifications
             let span = stream.lastTime - stream.firstTime
-            var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), \(stream.bytes) bytes"
-            if span > 0, n > 1 { text += " over " + TimeFormat.duration(span) + " (" + FieldText.formatScaled(Double(n - 1) * 1e6 / Double(span)) + "/s)" }
+            var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), " + bytes(stream.bytes)
+            text += rateText(count: n, span: span)
             events.append(TimelineEvent(time: stream.firstTime, frame: stream.firstFrame, kind: .write, text: text))
+        }
+        for side in [true, false] {
+            if let e = requestSummary(c, sentByHost: side) { events.append(e) }
         }
         for stream in c.valueStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
             let n = stream.notifications + stream.indications
             guard n > 1 else { continue }
             let span = stream.lastTime - stream.firstTime
             let name = c.gatt(serverIsHost: stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
-            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), \(stream.bytes) bytes"
-            if span > 0 {
-                let rate = Double(n - 1) * 1e6 / Double(span)
-                text += " over " + TimeFormat.duration(span) + " (" + FieldText.formatScaled(rate) + "/s)"
-            }
+            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), " + bytes(stream.bytes)
+            text += rateText(count: n, span: span)
             if stream.indications > 0 { text += ", \(stream.confirmations) confirmed" }
             events.append(TimelineEvent(time: stream.lastTime, frame: stream.lastFrame, kind: .notifications, text: text))
         }
         return events.sorted { ($0.time, $0.frame) < ($1.time, $1.frame) }
+    }
+
+    /// "over 1 h 8 min (about 12/s)": the span, and a rate only where it means something (ten values
+    /// or more over a second or more); a rate under one per second reads as "one every N".
+    static func rateText(count n: Int, span: Int64) -> String {
+        guard span > 0, n > 1 else { return "" }
+        var text = " over " + TimeFormat.duration(span)
+        guard n >= 10, span >= 1_000_000 else { return text }
+        let perSecond = Double(n - 1) * 1e6 / Double(span)
+        if perSecond >= 10 { text += " (about \(Int(perSecond.rounded()))/s)" }
+        else if perSecond >= 1 { text += " (about \((perSecond * 10).rounded() / 10)/s)" }
+        else { text += " (one every " + TimeFormat.duration(Int64(1e6 / perSecond)) + " on average)" }
+        return text
+    }
+
+    /// "1 byte", "1097 bytes".
+    static func bytes(_ n: Int) -> String { n == 1 ? "1 byte" : "\(n) bytes" }
+
+    /// One line for the application's answered requests in one direction: counts per request type,
+    /// the attribute most of them went to (named), the time to the answer, the Error Responses.
+    /// "sent 77 writes (76 to 02f00000…ff01 @0x0018), 2 reads: answered in 66 ms on average, 296 ms at most".
+    static func requestSummary(_ c: Connection, sentByHost: Bool) -> TimelineEvent? {
+        var entries = c.att.requestStats.entries.filter { $0.sentByHost == sentByHost }
+        for bearer in c.channelBearers.values { entries += bearer.att.requestStats.entries.filter { $0.sentByHost == sentByHost } }
+        guard let first = entries.min(by: { $0.firstFrame < $1.firstFrame }) else { return nil }
+        let db = c.gatt(serverIsHost: !sentByHost)
+        var opcodes: [ATTOpcode] = []
+        for e in entries.sorted(by: { $0.firstFrame < $1.firstFrame }) where !opcodes.contains(e.opcode) { opcodes.append(e.opcode) }
+        let parts = opcodes.map { op -> String in
+            let group = entries.filter { $0.opcode == op }
+            let total = group.reduce(0) { $0 + $1.count }
+            var text = "\(total) " + requestNoun(op, plural: total != 1)
+            // The attribute most of them went to, when it is most of them (CCCD writes are told as subscriptions).
+            let top = group.filter { e in e.handle.map { !(db?.isCCCD($0) ?? false) } ?? false }.max { $0.count < $1.count }
+            if let top, let h = top.handle, top.count * 2 > total {
+                let what = shortAttribute(db?.describe(h)) ?? "handle 0x" + Hex.pad(h, 4)
+                text += " (" + (top.count == total ? "to " : "\(top.count) to ") + what + ")"
+            }
+            return text
+        }
+        let count = entries.reduce(0) { $0 + $1.count }
+        let errors = entries.reduce(0) { $0 + $1.errors }
+        let average = entries.reduce(Int64(0)) { $0 + $1.latencyTotal } / Int64(max(1, count))
+        let worst = entries.map(\.latencyMax).max() ?? 0
+        let latency = count == 1 ? TimeFormat.duration(worst)
+            : TimeFormat.duration(average) + " on average, " + TimeFormat.duration(worst) + " at most"
+        var text = sentByHost ? "sent " + parts.joined(separator: ", ") + ": answered in " + latency
+            : "answered the peer's " + parts.joined(separator: ", ") + " in " + latency
+        if errors > 0 { text += ", \(errors) with an Error Response" }
+        return TimelineEvent(time: first.firstTime, frame: first.firstFrame, kind: .requests, text: text)
+    }
+
+    /// Short nouns for the requests an application makes.
+    static func requestNoun(_ op: ATTOpcode, plural: Bool) -> String {
+        let noun: String
+        switch op {
+        case .writeRequest: noun = "write"
+        case .readRequest: noun = "read"
+        case .readBlobRequest: noun = "blob read"
+        case .prepareWriteRequest: noun = "prepared write"
+        case .executeWriteRequest: noun = "execute write"
+        case .readMultipleRequest, .readMultipleVariableRequest: noun = "multiple read"
+        default: return op.name + (plural ? "s" : "")
+        }
+        return noun + (plural ? "s" : "")
+    }
+
+    /// A vendor 128-bit UUID in an attribute name shortened to its first and last digits
+    /// ("02f00000…ff01 @0x0018"); SIG names stay whole.
+    static func shortAttribute(_ name: String?) -> String? {
+        guard let name else { return nil }
+        return name.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            word.count == 36 && word.filter({ $0 == "-" }).count == 4 ? word.prefix(8) + "…" + word.suffix(4) : String(word)
+        }.joined(separator: " ")
     }
 
     /// The rebuilt attribute table per server.

@@ -75,6 +75,22 @@ public final class TextBuffer {
         count &+= n   // safe: reserved
     }
 
+    /// Replaces the bytes in `range` with `..` (a name cut to fit a line), moving what follows.
+    public func elide(_ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count && range.count >= 2)
+        start[range.lowerBound] = 0x2E
+        start[range.lowerBound + 1] = 0x2E
+        let tail = range.lowerBound + 2
+        (start + tail).update(from: start + range.upperBound, count: count - range.upperBound)   // overlapping: memmove
+        count -= range.count - 2
+    }
+
+    /// The byte at `index` (< count).
+    public subscript(index: Int) -> UInt8 {
+        precondition(index >= 0 && index < count)
+        return start[index]
+    }
+
     /// Display columns of the text from `index` on (UTF-8 continuation bytes take none).
     public func columns(from index: Int) -> Int {
         var n = 0

@@ -23,12 +23,15 @@ public enum TimeFormat {
 
     /// `1 h 40 min`, `12.3 s`, `850 ms`: a duration a person reads at a glance.
     public static func duration(_ micros: Int64) -> String {
+        if micros < 1000 { return "\(max(0, micros)) µs" }
         let ms = micros / 1000
+        if ms < 10 { return "\(ms).\((micros / 100) % 10) ms" }
         if ms < 1000 { return "\(ms) ms" }
         let s = micros / 1_000_000
         if s < 60 { return "\(s).\((micros / 100_000) % 10) s" }
         if s < 3600 { return "\(s / 60) min \(s % 60) s" }
-        return "\(s / 3600) h \((s % 3600) / 60) min"
+        if s < 2 * 86400 { return "\(s / 3600) h \((s % 3600) / 60) min" }
+        return "\(s / 86400) days \((s % 86400) / 3600) h"
     }
 
     static func split(_ micros: Int64) -> (days: Int64, secOfDay: Int64, us: Int64) {

@@ -46,7 +46,8 @@ import Testing
 
     /// Clean captures have no warning or error at all.
     @Test(arguments: ["healthy.btsnoop", "healthy_peripheral.btsnoop", "long_read_write.btsnoop", "pairing_ok.btsnoop",
-                      "extended_adv.btsnoop", "write_without_response.btsnoop", "flow_paced.btsnoop"])
+                      "extended_adv.btsnoop", "write_without_response.btsnoop", "flow_paced.btsnoop",
+                      "mid_connection_start.btsnoop"])
     func cleanCaptureHasNoWarning(capture: String) throws {
         let analyzer = Analyzer(detect: true)
         _ = try CaptureFile(path: AnalysisFixtures.capture(capture)).read { analyzer.consume($0) }

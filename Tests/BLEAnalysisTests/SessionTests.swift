@@ -47,6 +47,38 @@ import Testing
         #expect((c.gatt(serverIsHost: false)?.services.count ?? 0) >= 5)
     }
 
+    /// `rejected_attempt.btsnoop` (tshark: create #29 to :99 gets Command Status 0x00; create #31 to :02
+    /// gets 0x0C; Cancel #33; LE Connection Complete 0x02 #35 for :99; create #36 connects to :02):
+    /// the rejected create does not replace the pending attempt, so the cancel still ends it.
+    @Test func rejectedCreateLeavesThePendingAttemptToItsCancel() throws {
+        let (analyzer, _) = try AnalysisFixtures.analyze(AnalysisFixtures.capture("rejected_attempt.btsnoop"))
+        let a = analyzer.session.attempts
+        try #require(a.count == 3)
+        #expect(a[0].peerAddress?.description == "C0:11:22:33:44:99")
+        #expect(a[0].outcome == .cancelled)
+        #expect(a[0].cancelFrame == 33 && a[0].endFrame == 35)
+        #expect(a[1].peerAddress?.description == "C0:11:22:33:44:02")
+        #expect(a[1].outcome == .failed(HCIStatus(rawValue: 0x0C)))
+        #expect(a[1].issuedWhilePending == 0)
+        #expect(a[2].outcome == .connected(connection: 1))
+    }
+
+    /// `mid_connection_start.btsnoop` begins with notifications (tshark: no Connection Complete, no MTU
+    /// exchange; five 247-byte ATT PDUs on 0x0010, a 247-byte Write Command, Disconnection Complete 0x13):
+    /// the link is inferred from its traffic and its ATT_MTU is only bounded below.
+    @Test func midConnectionCaptureInfersTheLinkWithAnUnknownMTU() throws {
+        let (analyzer, _) = try AnalysisFixtures.analyze(AnalysisFixtures.capture("mid_connection_start.btsnoop"))
+        #expect(analyzer.session.connections.count == 1)
+        let c = try #require(analyzer.session.connections.first)
+        #expect(c.inferred)
+        #expect(c.handle == 0x0001)
+        #expect(!c.att.mtuKnown)
+        #expect(c.att.knownMTU == nil)
+        #expect(c.att.mtu == 247, "the largest ATT PDU seen is the lower bound")
+        #expect(c.valueStreams[0x0010]?.notifications == 5)
+        #expect(c.disconnectReason == .remoteUserTerminated)
+    }
+
     /// Every capture: analysis runs to the end; frames are all counted.
     @Test func everyCaptureAnalyzes() throws {
         for path in try AnalysisFixtures.allCaptures() {

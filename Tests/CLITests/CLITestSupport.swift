@@ -21,7 +21,15 @@ enum CLI {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// What the binary reads on standard input: nothing (the test runner's), bytes written into a
+    /// real pipe by another thread, or a file opened for reading (as the shell's `< file`).
+    enum Input {
+        case inherited
+        case pipe(Data)
+        case file(String)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Input = .inherited) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = arguments
@@ -34,27 +42,31 @@ enum CLI {
         defer { try? FileManager.default.removeItem(at: errURL) }
         p.standardOutput = out
         p.standardError = err
+        var feeder: Thread? = nil
+        var pipeReadEnd: FileHandle? = nil
+        switch stdin {
+        case .inherited: break
+        case let .file(path): p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        case let .pipe(data):
+            let pipe = Pipe()
+            p.standardInput = pipe
+            let writer = pipe.fileHandleForWriting
+            pipeReadEnd = pipe.fileHandleForReading
+            signal(SIGPIPE, SIG_IGN)   // a binary that exits without reading must not end the test runner
+            feeder = Thread {
+                try? writer.write(contentsOf: data)   // fails with EPIPE if the binary stops reading early
+                try? writer.close()
+            }
+        }
         try p.run()
+        try pipeReadEnd?.close()   // the child holds its own copy; ours would keep a blocked writer waiting
+        feeder?.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         try err.close()
         let errData = (try? Data(contentsOf: errURL)) ?? Data()
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    /// Runs `executable` with stdout and stderr in one text (Python scripts: the validator, the fleet test).
-    static func runMerged(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, text: String) {
-        let p = Process()
-        p.executableURL = executable
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return (p.terminationStatus, text)
     }
 
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }

@@ -55,7 +55,7 @@ import TestSupport
             let counts = Dictionary(grouping: got, by: { $0[0] }).mapValues(\.count)
             #expect((row["ruleCounts"] as? [String: Int]) ?? [:] == counts, "\(path)")
         }
-        let (status2, text) = try CLI.runMerged(SchemaTests.python, ["-c", SchemaTests.validator, CLI.repoRoot.appendingPathComponent("docs").path] + documents)
+        let (status2, text) = try Tool.outcome(SchemaTests.python, ["-c", SchemaTests.validator, CLI.repoRoot.appendingPathComponent("docs").path] + documents)
         #expect(status2 == 0 && text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
     }
 

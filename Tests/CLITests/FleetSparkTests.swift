@@ -17,7 +17,7 @@ import TestSupport
     @Test(.enabled(if: ready, "needs java 17 and pyspark + pyarrow in .venv (make venv-fleet)"), .timeLimit(.minutes(30)))
     func parquetRowsEqualTheReportOnAStandaloneCluster() throws {
         let binary = ProcessInfo.processInfo.environment["BLEANALYZE_FLEET_BIN"] ?? CLI.binary
-        let (status, text) = try CLI.runMerged(Self.python, [CLI.repoRoot.appendingPathComponent("scripts/fleet/test_spark_fleet.py").path, "--binary", binary])
+        let (status, text) = try Tool.outcome(Self.python, [CLI.repoRoot.appendingPathComponent("scripts/fleet/test_spark_fleet.py").path, "--binary", binary])
         let last = text.split(separator: "\n").filter { $0.hasPrefix("fleet: ") }.map(String.init)
         print(last.joined(separator: "\n"))
         #expect(status == 0, "\(text.suffix(4000))")

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ import Testing
             }
         }
         #expect(documents.count >= 4 * 30)
-        let (status, text) = try CLI.runMerged(Self.python, ["-c", Self.validator, Self.schema.deletingLastPathComponent().path] + documents)
+        let (status, text) = try Tool.outcome(Self.python, ["-c", Self.validator, Self.schema.deletingLastPathComponent().path] + documents)
         #expect(!text.contains("No module named 'jsonschema'"), "jsonschema missing from .venv: run make venv (the Makefile installs it)")
         #expect(status == 0, "\(text)")
         #expect(text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")

@@ -47,6 +47,22 @@ public enum Tool {
         return p.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
 
+    /// Runs `executable` (a path) in `directory` and returns its exit status and its standard output
+    /// and error, interleaved as written (for messages that explain a failure).
+    public static func outcome(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        if let directory { p.currentDirectoryURL = directory }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationStatus, text)
+    }
+
     /// True when the tool runs and exits 0 with these arguments (for `.enabled(if:)`).
     public static func available(_ executable: String, _ arguments: [String] = ["--version"]) -> Bool {
         run(executable, arguments) != nil

@@ -17,9 +17,14 @@
  *   - Number Of Completed Packets gives the credits back; never more than 8 packets outstanding;
  *   - timestamps in µs, increasing, connection events one connection interval apart.
  *
- * Deterministic: same --frames/--seed/--no-read-by-type -> same bytes.
+ * --shape writes (the second bench shape): short connections (~20x more of them, so discovery is a
+ * large share of the frames), and a stream that is mostly host writes — half of them Write Requests
+ * answered by Write Responses in a later connection event, with Read Requests of the device name —
+ * instead of mostly notifications.
  *
- * Usage: gen_btsnoop --frames N [--seed S] [--no-read-by-type] -o FILE
+ * Deterministic: same --frames/--seed/--no-read-by-type/--shape -> same bytes.
+ *
+ * Usage: gen_btsnoop --frames N [--seed S] [--no-read-by-type] [--shape notify|writes] -o FILE
  * The file has at least N frames (open connections are closed cleanly after the N-th).
  */
 #include <stdint.h>
@@ -210,6 +215,7 @@ static void uuid128(uint8_t *p, uint16_t short_id) {
 }
 
 static int no_read_by_type;
+static int shape_writes;   /* --shape writes */
 enum { ST_DLE, ST_MTU, ST_RBGT1, ST_RBGT2, ST_RBGT3, ST_RBT1, ST_RBT2, ST_RBT3,
        ST_FI1, ST_FI2, ST_FI3, ST_FI4, ST_FI5, ST_READ, ST_CCCD, ST_STREAM };
 
@@ -339,12 +345,23 @@ static void stream_event(struct conn *c) {
             for (int j = 0; j < vlen; j++) a[3 + j] = (uint8_t)(s + (uint32_t)j * 7);
             uint16_t frag = (vlen > 48 && (s & 7) == 0) ? LE_ACL_LEN : 251;
             acl_att(c, DIR_RECV, a, (uint16_t)(3 + vlen), frag);
+        } else if (shape_writes && rnd_below(8) == 0) {
+            /* Read Request of the device name, answered in a later event */
+            a[0] = 0x0A; put16(a + 1, 0x0003); request(c, a, 3);
+            a[0] = 0x0B; int n = 1 + sprintf((char *)a + 1, "Dev-%04d", c->advertiser);
+            acl_att(c, DIR_RECV, a, (uint16_t)n, LE_ACL_LEN);
         } else {
             uint16_t vlen = rnd_below(5) == 0 ? (uint16_t)rnd_range(40, 120) : (uint16_t)rnd_range(4, 20);
-            a[0] = 0x52; put16(a + 1, H_WRITE);
+            int with_response = shape_writes && rnd_below(2) == 0;
+            a[0] = with_response ? 0x12 : 0x52; put16(a + 1, H_WRITE);
             uint32_t s = c->seq++;
             for (int j = 0; j < vlen; j++) a[3 + j] = (uint8_t)(s ^ (uint32_t)j);
-            acl_att(c, DIR_SENT, a, (uint16_t)(3 + vlen), 0);
+            if (with_response) {
+                request(c, a, (uint16_t)(3 + vlen));
+                a[0] = 0x13; acl_att(c, DIR_RECV, a, 1, LE_ACL_LEN);
+            } else {
+                acl_att(c, DIR_SENT, a, (uint16_t)(3 + vlen), 0);
+            }
         }
     }
     /* the packets sent in this event went over the air: credits come back */
@@ -367,10 +384,12 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) target = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--no-read-by-type")) no_read_by_type = 1;
+        else if (!strcmp(argv[i], "--shape") && i + 1 < argc && !strcmp(argv[i + 1], "writes")) { shape_writes = 1; i++; }
+        else if (!strcmp(argv[i], "--shape") && i + 1 < argc && !strcmp(argv[i + 1], "notify")) { shape_writes = 0; i++; }
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) path = argv[++i];
-        else { fprintf(stderr, "usage: %s --frames N [--seed S] [--no-read-by-type] -o FILE\n", argv[0]); return 2; }
+        else { fprintf(stderr, "usage: %s --frames N [--seed S] [--no-read-by-type] [--shape notify|writes] -o FILE\n", argv[0]); return 2; }
     }
-    if (!path || target == 0) { fprintf(stderr, "usage: %s --frames N [--seed S] [--no-read-by-type] -o FILE\n", argv[0]); return 2; }
+    if (!path || target == 0) { fprintf(stderr, "usage: %s --frames N [--seed S] [--no-read-by-type] [--shape notify|writes] -o FILE\n", argv[0]); return 2; }
     rng_state = seed * 0x2545F4914F6CDD1DULL + 1;
     out = malloc(OUT_CAP);
     out_file = fopen(path, "wb");
@@ -416,6 +435,7 @@ int main(int argc, char **argv) {
     uint64_t pending_done = 0, next_create = now_us + 200000, next_adv = now_us + 1000;
     int want_open = 4;
     uint64_t conn_budget = target / 200 < 2000 ? 2000 : target / 200;   /* ~200 connections whatever N */
+    if (shape_writes) conn_budget = target / 4000 < 100 ? 100 : target / 4000;   /* ~4000 connections */
 
     for (;;) {
         int done = frames >= target;
@@ -468,7 +488,7 @@ int main(int argc, char **argv) {
             c->handle = h; c->open = 1; c->interval_us = iv * 1250u;
             c->next_event = now_us + c->interval_us; c->step = ST_DLE;
             c->stream_left = (uint32_t)rnd_range((uint32_t)(conn_budget / 2), (uint32_t)(conn_budget * 3 / 2));
-            c->notify_weight = (int)rnd_range(30, 95);
+            c->notify_weight = shape_writes ? (int)rnd_range(5, 25) : (int)rnd_range(30, 95);
             int q = 0;
             p[q++] = 0x01; p[q++] = 0x00; put16(p + q, h); q += 2; p[q++] = 0x00;    /* central */
             p[q++] = advs[c->advertiser].addr_type; memcpy(p + q, advs[c->advertiser].addr, 6); q += 6;
@@ -492,8 +512,8 @@ int main(int argc, char **argv) {
     }
     flush_out();
     fclose(out_file);
-    fprintf(stderr, "gen_btsnoop: %llu frames, %llu bytes, seed %llu%s -> %s\n",
+    fprintf(stderr, "gen_btsnoop: %llu frames, %llu bytes, seed %llu%s%s -> %s\n",
             (unsigned long long)frames, (unsigned long long)bytes_written, (unsigned long long)seed,
-            no_read_by_type ? ", no Read By Type" : "", path);
+            no_read_by_type ? ", no Read By Type" : "", shape_writes ? ", shape writes" : "", path);
     return 0;
 }

@@ -101,6 +101,30 @@ def fmt_rate(x):
     return "%.0f" % x
 
 
+def shape2(a, p):
+    """The second capture shape: full analysis vs btmon -r, same 20× target."""
+    rows = load(a.shape2_results)
+    o, q = rows.get("bleanalyze-json"), rows.get("btmon-r")
+    p("Second shape (%s frames, write- and discovery-heavy: %s):" % (format(a.shape2_frames, ","),
+                                                                     os.path.basename(a.shape2_capture)))
+    p("")
+    p("| command (stdout to /dev/null) | wall s | CPU s | frames/s | peak RSS MB | status |")
+    p("|---|---:|---:|---:|---:|---|")
+    for name, r in rows.items():
+        cpu = (r["user"] or 0) + (r["sys"] or 0)
+        fps = fmt_rate(a.shape2_frames / r["wall"]) if finished(r) and r["wall"] else "—"
+        rss = "%.1f" % (r["rss_kb"] / 1024) if r["rss_kb"] else "?"
+        p("| `%s` | %.2f | %.2f | %s | %s | %s |" % (LABELS.get(name, name), r["wall"] or 0, cpu, fps, rss, status_text(r)))
+    p("")
+    if finished(o) and finished(q) and o["wall"]:
+        x = q["wall"] / o["wall"]
+        p("- %s full analysis ≥ 20× faster than btmon -r on the second shape: %.1f× faster" %
+          ("PASS" if x >= TARGET_FULL_VS_BTMON_R else "MISS", x))
+    else:
+        p("- n/a full analysis ≥ 20× faster than btmon -r on the second shape: not both finished")
+    p("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
@@ -109,6 +133,9 @@ def main():
     ap.add_argument("--capture", required=True)
     ap.add_argument("--btmon-fact", default="")
     ap.add_argument("--dir", required=True)
+    ap.add_argument("--shape2-results", help="results of the second capture shape (--shape writes)")
+    ap.add_argument("--shape2-frames", type=int, default=0)
+    ap.add_argument("--shape2-capture", default="")
     a = ap.parse_args()
     rows = load(a.results)
     mb = a.bytes / 1e6
@@ -220,6 +247,8 @@ def main():
             mbr = r["rss_kb"] / 1024
             p("- %s peak RSS ≤ 100 MB, `%s`: %.1f MB" % (verdict(mbr <= TARGET_RSS_MB), LABELS[name], mbr))
     p("")
+    if a.shape2_results and os.path.exists(a.shape2_results):
+        shape2(a, p)
     if a.btmon_fact:
         p("btmon fact: " + a.btmon_fact)
         p("")

@@ -38,6 +38,7 @@ from .btsnoop import (
     EV_ENCRYPTION_CHANGE,
     EV_NUMBER_OF_COMPLETED_PACKETS,
     LE_META_EVENT,
+    OP_DISCONNECT,
     OP_LE_CREATE_CONNECTION,
     OP_LE_CREATE_CONNECTION_CANCEL,
     OP_LE_READ_BUFFER_SIZE_V2,
@@ -48,6 +49,7 @@ from .btsnoop import (
 )
 from .findings import (
     ATT_TIMEOUT,
+    COMMAND_DISALLOWED,
     IDLE,
     SILENCE,
     STALL,
@@ -211,6 +213,11 @@ def error_fields(frame: Frame) -> tuple[int, int, int]:
     """(request opcode, handle, error code) of an Error Response."""
     request, handle, code = struct.unpack_from("<BHB", frame.att, 1)
     return request, handle, code
+
+
+def create_peer(frame: Frame) -> str:
+    """The peer address of an LE Create Connection command (Core v5.4 Vol 4 Part E 7.8.12)."""
+    return ":".join(f"{b:02X}" for b in reversed(frame.params[6:12]))
 
 
 def n(frame: Frame) -> str:
@@ -517,6 +524,61 @@ def expect_pool_full(cap: Capture) -> Expected:
                 f"(to C0:11:22:33:44:04) with {status_name(0x09)}",
             ),
             concurrent_finding(cap, completes[1], 2),
+        ],
+    )
+
+
+@expects("rejected_attempt.btsnoop")
+def expect_rejected_attempt(cap: Capture) -> Expected:
+    first, rejected, retry = cap.commands(OP_LE_CREATE_CONNECTION)
+    accepted = cap.status_of(first)
+    check(accepted.command_status()[0] == 0, "first attempt not accepted")
+    status = cap.status_of(rejected)
+    check(status.command_status()[0] == COMMAND_DISALLOWED, "second attempt not rejected with 0x0C")
+    check(
+        not cap.where(lambda f: f.is_event(LE_META_EVENT, CONNECTION_COMPLETE_SUBEVENTS), before=status),
+        "the first attempt ended before the rejection",
+    )
+    cancel = cap.one(lambda f: f.is_command(OP_LE_CREATE_CONNECTION_CANCEL), "cancel")
+    (cancelled,) = cap.connection_completes(status=0x02)
+    check(cancelled.connection_complete()[3] == create_peer(first), "0x02 completion for another peer")
+    check(status.number < cancel.number < cancelled.number < retry.number, "order of the story")
+    check(cancel.time - first.time < STUCK_TIMEOUT, "cancel after the stuck timeout")
+    (connected,) = cap.connection_completes()
+    check(
+        connected.number > retry.number and connected.connection_complete()[3] == create_peer(rejected),
+        "the retry did not connect to the rejected peer",
+    )
+    return clean(
+        cap,
+        f"The rejected create {n(rejected)} does not replace the pending attempt {n(first)}: the "
+        f"Cancel {n(cancel)} and the 0x02 completion {n(cancelled)} still end {n(first)} (an "
+        "attempt that ended is not stuck), and the rejected one never starts, so it is neither "
+        f"stuck nor cancelled. The retry {n(retry)} after the cancel connects (handle 0x0001).",
+        [
+            finding(
+                "pool.rejected-attempt",
+                "warning",
+                None,
+                status,
+                rejected,
+                first,
+                why=f"Command Status {n(status)} rejects LE Create Connection {n(rejected)} (to "
+                f"{create_peer(rejected)}) with {status_name(COMMAND_DISALLOWED)} while LE Create "
+                f"Connection {n(first)} (to {create_peer(first)}, accepted by {n(accepted)}) is "
+                "pending: no Connection Complete or Cancel between them",
+            ),
+            finding(
+                "pool.cancelled-attempt",
+                "info",
+                None,
+                first,
+                cancel,
+                cancelled,
+                why=f"LE Create Connection {n(first)} cancelled by LE Create Connection Cancel "
+                f"{n(cancel)} {seconds(first, cancel)} later; LE Connection Complete "
+                f"{n(cancelled)} with status {status_name(0x02)} for {create_peer(first)}",
+            ),
         ],
     )
 
@@ -1050,6 +1112,46 @@ def expect_segmented_notify(cap: Capture) -> Expected:
         "Two 50-byte messages in 20/20/10-byte chunks on 0x0010 at ATT_MTU 23: the 20-byte chunks fill "
         "ATT_MTU - 3 but the shorter last chunk shows the application segments its data, so no "
         f"mtu.truncated-notification. {errors} Error Responses, all 0x0A to discovery requests.",
+    )
+
+
+@expects("mid_connection_start.btsnoop")
+def expect_mid_connection_start(cap: Capture) -> Expected:
+    commands = {f.opcode for f in cap.commands()}
+    check(commands == {OP_DISCONNECT}, f"commands other than Disconnect: {commands}")
+    check(
+        not cap.where(lambda f: f.is_event(LE_META_EVENT, CONNECTION_COMPLETE_SUBEVENTS)),
+        "a Connection Complete is in the capture",
+    )
+    check(not cap.att(ATT_MTU_REQ), "an MTU exchange is in the capture")
+    check(cap.frames[0].att_opcode == ATT_NOTIFICATION, "the capture does not begin with data")
+    notifications = cap.att(ATT_NOTIFICATION)
+    check(
+        len(notifications) == 5 and all(len(att_value(f)) == 244 for f in notifications),
+        "five 244-byte notifications",
+    )
+    check({att_handle(f) for f in notifications} == {0x0010}, "notifications on 0x0010")
+    check(not cap.att(ATT_WRITE_REQ), "a CCCD write is in the capture")
+    write = cap.one(lambda f: f.att_opcode == ATT_WRITE_CMD, "Write Command")
+    check(len(att_value(write)) == 244 and write.pb_flag == 0b00, "one 244-byte Write Command")
+    check(len(write.body) - 4 == 4 + len(write.att), "write fragmented")
+    largest = max(len(f.att) for f in cap.att())
+    # The premise of the scenario: each wrong MTU guess has a false alarm to make.
+    check(len(att_value(write)) > 23 - 3, "the write fits the default ATT_MTU: proves nothing")
+    check(
+        all(len(att_value(f)) == largest - 3 for f in notifications),
+        "the notifications do not fill the lower bound: proves nothing",
+    )
+    return clean(
+        cap,
+        "The capture begins after the connection set-up (first frame: Notification "
+        f"{n(notifications[0])}; no Connection Complete, MTU exchange, discovery or CCCD write), so "
+        f"the ATT_MTU is unknown: the largest ATT PDU seen ({largest} bytes) only bounds it below. "
+        "No mtu.* finding: assuming the default 23, the 244-byte Write Command "
+        f"{n(write)} would be mtu.write-too-long; taking {largest} as the MTU, every notification "
+        "on 0x0010 would be exactly ATT_MTU - 3 (mtu.truncated-notification). The subscription "
+        "predates the capture, so no gatt.unsubscribed-notification. The connection (handle "
+        "0x0001) is known only from its traffic and its Disconnection Complete.",
     )
 
 

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 from pathlib import Path
 
 from bumble import att, core, gatt_client, hci, l2cap
-from bumble.device import Peer
+from bumble.device import (
+    DEVICE_DEFAULT_CONNECT_SCAN_INTERVAL,
+    DEVICE_DEFAULT_CONNECT_SCAN_WINDOW,
+    ConnectionParametersPreferences,
+    Peer,
+)
 from bumble.keys import PairingKeys
 
 from . import gatt_db
@@ -46,6 +52,9 @@ FLOW_BURST = 10  # Write Commands per burst in the flow scenarios
 UNRESPONSIVE_WRITES = int(SILENCE + MARGIN) + 1  # one Write Command per second
 LONG_NOTIFICATION = bytes(range(100))
 ABSENT = hci.Address(ABSENT_ADDRESS)
+# mid_connection_start: values that fill ATT_MTU 247 - 3 exactly
+FULL_VALUES = [bytes((n + k) & 0xFF for k in range(244)) for n in range(5)]
+FULL_WRITE = bytes((0x80 + k) & 0xFF for k in range(244))
 
 
 # ---------------------------------------------------------------------- helpers
@@ -91,6 +100,37 @@ def hang_peripheral_host(tb: Testbed) -> None:
     """The peripheral's host stops: its controller keeps the link up (and the central's
     controller keeps acknowledging packets) but nothing reaches or leaves the host."""
     tb.peripheral_controller.host = None
+
+
+def create_connection_command(address: hci.Address) -> hci.HCI_LE_Create_Connection_Command:
+    """LE Create Connection with the parameters Bumble's ``Device.connect`` uses."""
+    prefs = ConnectionParametersPreferences.default
+    return hci.HCI_LE_Create_Connection_Command(
+        le_scan_interval=int(DEVICE_DEFAULT_CONNECT_SCAN_INTERVAL / 0.625),
+        le_scan_window=int(DEVICE_DEFAULT_CONNECT_SCAN_WINDOW / 0.625),
+        initiator_filter_policy=0,
+        peer_address_type=address.address_type,
+        peer_address=address,
+        own_address_type=hci.OwnAddressType.RANDOM,
+        connection_interval_min=int(prefs.connection_interval_min / 1.25),
+        connection_interval_max=int(prefs.connection_interval_max / 1.25),
+        max_latency=prefs.max_latency,
+        supervision_timeout=int(prefs.supervision_timeout / 10),
+        min_ce_length=int(prefs.min_ce_length / 0.625),
+        max_ce_length=int(prefs.max_ce_length / 0.625),
+    )
+
+
+async def expect_failure(
+    attempt: Awaitable[object], error: type[Exception], code: int, what: str
+) -> None:
+    """Await a connection attempt that must fail with ``error`` carrying ``code``."""
+    try:
+        await attempt
+    except error as failure:
+        expect(getattr(failure, "error_code", None) == code, f"{what} failed with {failure}")
+    else:
+        raise ScenarioError(f"{what} unexpectedly succeeded")
 
 
 async def wait_disconnected(link: Link) -> None:
@@ -166,17 +206,54 @@ async def pool_full(out_dir: Path) -> None:
             await tb.advertise_legacy(device)
         first = await tb.connect(tb.peripherals[0])
         second = await tb.connect(tb.peripherals[1])
-        try:
-            await tb.central.connect(tb.peripherals[2].random_address)
-        except hci.HCI_Error as error:
-            expect(
-                error.error_code == hci.HCI_ErrorCode.CONNECTION_LIMIT_EXCEEDED_ERROR,
-                f"unexpected failure {error}",
-            )
-        else:
-            raise ScenarioError("third connection unexpectedly succeeded")
+        await expect_failure(
+            tb.central.connect(tb.peripherals[2].random_address),
+            hci.HCI_Error,
+            hci.HCI_ErrorCode.CONNECTION_LIMIT_EXCEEDED_ERROR,
+            "third connection",
+        )
         await tb.disconnect(second)
         await tb.disconnect(first)
+
+
+@scenario("rejected_attempt")
+async def rejected_attempt(out_dir: Path) -> None:
+    """A connection attempt rejected while another is pending
+    (`pool.rejected-attempt`), then the pending one cancelled
+    (`pool.cancelled-attempt`, info). The peripheral `C0:11:22:33:44:02`
+    advertises. The central connects to the absent `C0:11:22:33:44:99`
+    (Bumble's `connect(timeout=None)`; Command Status 0x00, the attempt is
+    pending). 0.5 s later a second LE Create Connection, to `:02`, goes to the
+    controller as a host that does not queue its connection requests would
+    send it (Bumble's own `Device.connect` refuses a second pending connect, so
+    the script sends the raw HCI command with the same parameters): the
+    controller answers Command Status 0x0C Command Disallowed (Core v5.4 Vol 4
+    Part E 7.8.12: one pending LE Create Connection; stock Bumble does this).
+    The app then cancels the pending attempt (LE Create Connection Cancel,
+    Command Complete, LE Connection Complete 0x02 Unknown Connection
+    Identifier: `CancellingController`), connects to `:02` (handle 0x0001)
+    and disconnects (0x13)."""
+    async with Testbed(
+        out_dir, "rejected_attempt.btsnoop", central_controller=CancellingController
+    ) as tb:
+        await tb.advertise_legacy()
+        pending = asyncio.create_task(tb.central.connect(ABSENT, timeout=None))
+        await until(lambda: tb.central_controller.pending_le_connection is not None, "pending")
+        await asyncio.sleep(0.5)
+        status = await tb.central.host.send_async_command(
+            create_connection_command(tb.peripheral_address), check_status=False
+        )
+        expect(status == hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR, f"second create: {status!r}")
+        expect(not pending.done(), "the pending attempt ended with the rejection")
+        await tb.central.cancel_connection()
+        await expect_failure(
+            asyncio.wait_for(pending, STEP_TIMEOUT),
+            core.ConnectionError,
+            hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR,
+            "the cancelled attempt to an absent device",
+        )
+        link = await tb.connect()
+        await tb.disconnect(link)
 
 
 @scenario("idle_connection", timeout=IDLE + 15)
@@ -612,6 +689,53 @@ async def segmented_notify(out_dir: Path) -> None:
         values = await subscribe_and_collect(peer, hr, len(chunks), notify=True)
         await streamer.finished()
         expect(values == chunks, f"notifications {values!r}")
+        await tb.disconnect(link)
+
+
+@scenario("mid_connection_start")
+async def mid_connection_start(out_dir: Path) -> None:
+    """A capture that begins mid-connection (no `mtu.*` finding: the ATT_MTU is
+    unknown). The central connects, exchanges the MTU (client 247, server
+    517: 247), discovers the Heart Rate and custom services and subscribes to
+    Heart Rate Measurement (CCCD 0x0011 = `01 00`) with no snooper attached;
+    only then does the capture start (`Testbed(capture_later=True)`), like a
+    btsnoop log enabled while an app is connected: no init sequence, no
+    Connection Complete, no MTU exchange, no discovery in the file. The
+    peripheral notifies five 244-byte values on 0x0010 (ATT_MTU - 3, whole)
+    and the central writes a 244-byte Write Command to 0x0022 (one 251-byte
+    ACL packet: `LargeBufferController`), then disconnects with 0x13. An
+    analyzer that assumed ATT_MTU 23 would call the write too long
+    (`mtu.write-too-long`) and one that took the largest PDU seen (247) as
+    the MTU would call every notification cut (`mtu.truncated-notification`);
+    a notification with no CCCD write in the capture is no
+    `gatt.unsubscribed-notification` either."""
+    async with Testbed(
+        out_dir,
+        "mid_connection_start.btsnoop",
+        central_controller=LargeBufferController,
+        capture_later=True,
+    ) as tb:
+        received = collect_writes(tb, gatt_db.WRITE_NO_RSP_UUID)
+        server_hr = gatt_db.find_characteristic(
+            tb.peripheral.gatt_server, gatt_db.HEART_RATE_MEASUREMENT
+        )
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        peer = Peer(link.central)
+        expect(await peer.request_mtu(247) == 247, "MTU exchange did not give 247")
+        await discover_service(peer, gatt_db.HEART_RATE_SERVICE)
+        await discover_custom_service(peer)
+        values: list[bytes] = []
+        hr = one_characteristic(peer, gatt_db.HEART_RATE_MEASUREMENT)
+        await peer.subscribe(hr, lambda value: values.append(bytes(value)), prefer_notify=True)
+        tb.start_capture()
+        for value in FULL_VALUES:
+            await tb.peripheral.notify_subscriber(link.peripheral, server_hr, value)
+        await until(lambda: len(values) == len(FULL_VALUES), "notifications received")
+        expect(values == FULL_VALUES, f"notification lengths {[len(v) for v in values]}")
+        target = one_characteristic(peer, gatt_db.WRITE_NO_RSP_UUID)
+        await peer.write_value(target, FULL_WRITE, with_response=False)
+        await until(lambda: received == [FULL_WRITE], "write received")
         await tb.disconnect(link)
 
 

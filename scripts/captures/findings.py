@@ -35,6 +35,8 @@ POOL_FULL_STATUSES = frozenset({0x07, 0x09, 0x0D})
 INSUFFICIENT_SECURITY_ERRORS = frozenset({0x05, 0x0F, 0x0C, 0x08})
 # Connection Complete statuses of a cancelled attempt.
 CANCELLED_STATUSES = frozenset({0x02, 0x44})
+# pool.rejected-attempt: a create refused because another is pending (Core v5.4 Vol 4 Part E 7.8.12).
+COMMAND_DISALLOWED = 0x0C
 
 
 @dataclasses.dataclass(frozen=True)

@@ -45,7 +45,8 @@ BUMBLE_NOTES = """\
 Facts about Bumble's virtual controller and host that show up in the captures
 (and that a real controller would do differently):
 
-- **Init sequence**: every capture starts with the host's init (Reset, Read
+- **Init sequence**: every capture (but `mid_connection_start`, which begins
+  mid-connection) starts with the host's init (Reset, Read
   Local Supported Commands, Read Local Version, LE Read Local Supported
   Features, Read Local Supported Features, Set Event Mask, Set Event Mask Page 2,
   LE Set Event Mask, Read Buffer Size, LE Read Buffer Size [v2], LE Read/Write
@@ -68,7 +69,11 @@ Facts about Bumble's virtual controller and host that show up in the captures
   Connection` is never used (the controller does not list it as supported),
   so even the extended-advertising capture connects with `LE Create
   Connection`. No remote-feature, data-length, PHY or connection-update
-  procedures happen after connecting.
+  procedures happen after connecting. A second LE Create Connection while one
+  is pending gets Command Status 0x0C Command Disallowed, as Core v5.4 Vol 4
+  Part E 7.8.12 requires, but Bumble's `Device.connect` never sends one (it
+  raises "connection already pending"), so `rejected_attempt` sends the raw
+  HCI command.
 - **Disconnection**: the local Disconnection Complete repeats the reason given
   to HCI Disconnect (0x13) instead of 0x16 (terminated by local host).
 - **Advertising reports**: every advertising PDU produces two reports: the
@@ -235,11 +240,20 @@ these readings, which the detectors must match:
   over several ACL packets is located at the packet that completes it.
   No evidence frame in these captures is fragmented (`mtu_write_too_long`
   uses 251-byte controller buffers for that reason).
-- **Connection null** for `pool.stuck-attempt`, `pool.cancelled-attempt` and
-  `pool.full` (no handle exists yet; a failed Connection Complete's handle
+- **Connection null** for `pool.stuck-attempt`, `pool.cancelled-attempt`,
+  `pool.rejected-attempt` and `pool.full` (no handle exists yet; a failed Connection Complete's handle
   field is meaningless) and for the once-per-capture
   `pool.concurrent-connections` and `link.disconnect-summary`.
   `adv.not-stopped` carries the handle of the open peripheral-role connection.
+- **Attempts** (RULES.md "Attempt bookkeeping"): a create becomes the pending
+  attempt when its Command Status is 0x00 (and then supersedes one still
+  pending); a create rejected in its Command Status never starts and leaves
+  the pending one pending, so a later Cancel and 0x02 completion still end
+  that one (`rejected_attempt`). Rejected with 0x0C Command Disallowed while
+  another was pending when it was issued, it is `pool.rejected-attempt`
+  (evidence: the Command Status, the rejected create, the pending create).
+  `pool.idle-connection` is checked when an attempt to an address is
+  accepted, against connections whose set-up is in the capture.
 - **Durations** are differences of frame timestamps. `pool.stuck-attempt`:
   from the create command to its Connection Complete, its Cancel or the next
   create command (superseded), or, if none comes, to the last frame of the
@@ -284,7 +298,14 @@ these readings, which the detectors must match:
   `mtu.truncated-read` is cleared by a Read Blob Request on the same handle
   anywhere later on that connection. `mtu.late-exchange`: "data" is any ATT
   PDU other than Exchange MTU and the discovery requests/responses above (and
-  their 0x0A errors); once per connection.
+  their 0x0A errors); once per connection. **Mid-connection**: ACL on a
+  handle with no Connection Complete in the capture opens an inferred
+  connection whose ATT_MTU is unknown (the largest ATT PDU seen is only a
+  lower bound) until an exchange is seen: no `mtu.truncated-read`,
+  `mtu.truncated-notification`, `mtu.write-too-long` or `flow.skipped-ready`
+  (b) decides on it, and no `gatt.unsubscribed-notification`,
+  `pool.idle-connection` or 30 s wait of `att.indication-unconfirmed` either
+  (`mid_connection_start`).
 - **Flow control**: credits = LE Read Buffer Size [v2] total (Read Buffer
   Size if the LE value is 0); NOCP completes a connection's oldest packets
   first, so `flow.credits-lost` names the oldest unacknowledged TX; at a

@@ -71,6 +71,7 @@ from .btsnoop import (
 from .findings import (
     ATT_TIMEOUT,
     CANCELLED_STATUSES,
+    COMMAND_DISALLOWED,
     IDLE,
     INSUFFICIENT_SECURITY_ERRORS,
     POOL_FULL_STATUSES,
@@ -135,14 +136,18 @@ class Bearer:
 @dataclasses.dataclass
 class Connection:
     handle: int
-    role: int
-    peer: str
-    complete: Frame
+    role: int | None
+    peer: str | None
+    complete: Frame  # the Connection Complete, or the first frame of an inferred connection
     last_data: Frame | None = None
     last_rx: Frame | None = None
     silent_tx: Frame | None = None  # last TX of a silent period >= SILENCE
     mtu: int = 23
     mtu_exchanged: bool = False
+    # A connection whose set-up is not in the capture (first seen in ACL): its ATT_MTU is
+    # unknown; ``mtu`` is then only a lower bound, the largest ATT PDU seen (RULES.md).
+    inferred: bool = False
+    mtu_known: bool = True
     client_mtu: int | None = None
     server_mtu: int | None = None
     first_data: Frame | None = None
@@ -175,6 +180,7 @@ class Connection:
 @dataclasses.dataclass
 class Attempt:
     create: Frame
+    pending: Attempt | None = None  # the attempt still pending when this one was issued
     status: Frame | None = None
     cancel: Frame | None = None
     end: Frame | None = None  # completion, rejection, or the create command superseding it
@@ -245,23 +251,16 @@ class Engine:
     def on_command(self, frame: Frame) -> None:
         self.pending_commands[frame.opcode].append(frame)
         if frame.opcode in CREATE_CONNECTION_OPCODES:
-            for conn in self.connections.values():
-                reference = conn.last_data or conn.complete
-                if (
-                    frame.time - reference.time >= IDLE
-                    and (conn.handle, reference.number) not in self.idle_reported
-                ):
-                    self.idle_reported.add((conn.handle, reference.number))
-                    self.add("pool.idle-connection", "warning", conn.handle, reference, frame)
-            previous = self.active_attempt()
-            if previous is not None:
-                previous.end = frame  # superseded by a new attempt (same transport: LE)
+            # The attempt waits for its Command Status (on_create_status): a create the controller
+            # rejects must not replace the one still pending.
             # Initiator_Filter_Policy: 5th parameter byte of LE Create Connection, 1st of
             # LE Extended Create Connection; 1 = connect to the filter accept list.
             policy = (
                 frame.params[4] if frame.opcode == CREATE_CONNECTION_OPCODES[0] else frame.params[0]
             )
-            self.attempts.append(Attempt(frame, accept_list=policy == 0x01))
+            self.attempts.append(
+                Attempt(frame, pending=self.active_attempt(), accept_list=policy == 0x01)
+            )
         elif frame.opcode == OP_LE_CREATE_CONNECTION_CANCEL:
             attempt = self.active_attempt()
             if attempt is not None and attempt.cancel is None:
@@ -294,12 +293,7 @@ class Engine:
             status, opcode = frame.command_status()
             command = self.pop_command(opcode)
             if opcode in CREATE_CONNECTION_OPCODES and command is not None:
-                attempt = next(a for a in self.attempts if a.create is command)
-                attempt.status = frame
-                if status != 0:
-                    attempt.end = frame
-                    if status in POOL_FULL_STATUSES:
-                        self.add("pool.full", "error", None, frame, command)
+                self.on_create_status(next(a for a in self.attempts if a.create is command), frame)
             elif opcode == OP_LE_ENABLE_ENCRYPTION and status != 0:
                 handle = struct.unpack_from("<H", command.params)[0] if command else None
                 self.add("security.encryption-failed", "error", handle, frame)
@@ -344,6 +338,37 @@ class Engine:
                     break
                 offset += 10 + length
 
+    def on_create_status(self, attempt: Attempt, frame: Frame) -> None:
+        """A create's Command Status: accepted, it is the pending attempt; rejected, it never
+        started and whatever was pending stays pending."""
+        status = frame.command_status()[0]
+        previous = self.active_attempt()
+        attempt.status = frame
+        if status != 0:
+            attempt.end = frame
+            if status in POOL_FULL_STATUSES:
+                self.add("pool.full", "error", None, frame, attempt.create)
+            elif status == COMMAND_DISALLOWED and attempt.pending is not None:
+                self.add(
+                    "pool.rejected-attempt", "warning", None, frame, attempt.create,
+                    attempt.pending.create,
+                )
+            return
+        if previous is not None:
+            previous.end = attempt.create  # superseded by a new attempt (same transport: LE)
+        if attempt.accept_list:
+            return  # background auto-connect does not compete for a slot
+        create = attempt.create
+        for conn in self.connections.values():
+            reference = conn.last_data or conn.complete
+            if (
+                not conn.inferred
+                and create.time - reference.time >= IDLE
+                and (conn.handle, reference.number) not in self.idle_reported
+            ):
+                self.idle_reported.add((conn.handle, reference.number))
+                self.add("pool.idle-connection", "warning", conn.handle, reference, create)
+
     def pop_command(self, opcode: int) -> Frame | None:
         queue = self.pending_commands.get(opcode)
         return queue.popleft() if queue else None
@@ -361,9 +386,12 @@ class Engine:
                 self.add("pool.full", "error", None, frame, attempt.create)
         if status != 0:
             return
-        self.connections[handle] = Connection(handle, role, peer, frame, last_rx=frame)
+        self.open(Connection(handle, role, peer, frame, last_rx=frame))
+
+    def open(self, conn: Connection) -> None:
+        self.connections[conn.handle] = conn
         if len(self.connections) > self.open_max:
-            self.open_max, self.open_max_frame = len(self.connections), frame
+            self.open_max, self.open_max_frame = len(self.connections), conn.complete
 
     def on_disconnection(self, frame: Frame) -> None:
         status, handle, reason = frame.disconnection()
@@ -385,7 +413,11 @@ class Engine:
     def on_acl(self, frame: Frame) -> None:
         conn = self.connections.get(frame.handle)
         if conn is None:
-            return
+            # The capture began mid-connection: the link is inferred from its traffic.
+            conn = Connection(
+                frame.handle, None, None, frame, last_rx=frame, inferred=True, mtu_known=False
+            )
+            self.open(conn)
         conn.last_data = frame
         if frame.sent:
             self.on_acl_tx(conn, frame)
@@ -444,6 +476,8 @@ class Engine:
     def on_att(self, conn: Connection, frame: Frame) -> None:
         pdu = frame.att
         opcode = pdu[0]
+        if not conn.mtu_known:
+            conn.mtu = max(conn.mtu, len(pdu))  # a host never sends a PDU larger than ATT_MTU
         from_client = opcode in ATT_REQUESTS or opcode in (ATT_WRITE_CMD, 0xD2, ATT_CONFIRMATION)
         local_client = frame.sent if from_client else not frame.sent
         bearer = conn.bearer(local_client)
@@ -478,7 +512,7 @@ class Engine:
         if opcode in (ATT_WRITE_REQ, ATT_WRITE_CMD):
             handle = struct.unpack_from("<H", pdu, 1)[0]
             value = pdu[3:]
-            if len(value) > conn.mtu - 3:
+            if conn.mtu_known and len(value) > conn.mtu - 3:
                 self.add("mtu.write-too-long", "warning", conn.handle, frame)
             if handle in bearer.cccds:
                 bearer.cccd_written.add(handle)
@@ -498,7 +532,7 @@ class Engine:
         """flow.skipped-ready (b): a bulk transfer (>= 16 Write Commands / notifications of exactly
         ATT_MTU-3 from the host) that stops after a full chunk for >= STALL and >= 20x its pace with
         every buffer free and nothing received, then goes on for >= 8 chunks at its pace."""
-        if length != conn.mtu - 3:
+        if not conn.mtu_known or length != conn.mtu - 3:
             conn.chunk_run, conn.last_chunk, conn.chunk_gaps, conn.stall_candidate = 0, None, [], None
             return
         last = conn.last_chunk
@@ -572,6 +606,7 @@ class Engine:
             conn.server_mtu = struct.unpack_from("<H", pdu, 1)[0]
             conn.mtu = max(23, min(conn.client_mtu or 23, conn.server_mtu))
             conn.mtu_exchanged = True
+            conn.mtu_known = True
         elif opcode == ATT_FIND_INFO_RSP:
             step = 4 if pdu[1] == 0x01 else 18
             for offset in range(2, len(pdu) - step + 1, step):
@@ -584,7 +619,7 @@ class Engine:
                 properties = pdu[offset + 2]
                 value_handle = struct.unpack_from("<H", pdu, offset + 3)[0]
                 bearer.characteristics[value_handle] = properties
-        elif opcode == ATT_READ_RSP and len(pdu) - 1 == conn.mtu - 1:
+        elif opcode == ATT_READ_RSP and conn.mtu_known and len(pdu) - 1 == conn.mtu - 1:
             bearer.truncated_reads.append((frame, request))
         elif opcode == ATT_WRITE_RSP and request.handle in bearer.cccds:
             bearer.cccd_successes.append((frame, request.handle))
@@ -618,7 +653,9 @@ class Engine:
             conn.unsubscribed.append((frame, frame.sent))
         bearer.notified_handles.add(handle)
         stats = conn.value_stats.setdefault(handle, [0, 0, 0, None, None, frame.sent])
-        if len(value) == conn.mtu - 3:
+        if not conn.mtu_known:
+            pass  # "full" is not decidable against a lower bound
+        elif len(value) == conn.mtu - 3:
             stats[0] += 1
             if stats[3] is None:
                 stats[3] = frame
@@ -654,7 +691,7 @@ class Engine:
                     self.add("gatt.subscription-unanswered", "warning", conn.handle, request.frame)
             for indication, client_count in bearer.unconfirmed:
                 spoke = (conn.att_rx if indication.sent else conn.att_tx) > client_count
-                waited = end.time - indication.time >= ATT_TIMEOUT
+                waited = end.time - indication.time >= ATT_TIMEOUT and not conn.inferred
                 if spoke or waited:
                     unasked = indication.sent and not bearer.cccd_written
                     last = conn.last_att_rx if indication.sent else conn.last_att_tx
@@ -695,7 +732,8 @@ class Engine:
                     error,
                     request.frame,
                 )
-        for value_frame, host_sent in conn.unsubscribed:
+        # A subscription may predate a mid-connection capture: nothing to say (RULES.md).
+        for value_frame, host_sent in [] if conn.inferred else conn.unsubscribed:
             unencrypted = not conn.encrypted_at and not conn.pairing_requests
             self.add("gatt.unsubscribed-notification", "warning" if unencrypted and not host_sent else "info",
                      conn.handle, value_frame)
@@ -723,12 +761,13 @@ class Engine:
         # a warning when the same peer sent longer values of it on another connection.
         for conn in self.closed:
             for handle, (full, shorter, longest, first_full, _last, host_sent) in conn.value_stats.items():
-                if not full or shorter or longest != conn.mtu - 3:
+                if not conn.mtu_known or not full or shorter or longest != conn.mtu - 3:
                     continue
                 longer = [
                     other.value_stats[handle][4]
                     for other in self.closed
-                    if other is not conn and other.peer == conn.peer and handle in other.value_stats
+                    if other is not conn and other.peer is not None and other.peer == conn.peer
+                    and handle in other.value_stats
                     and other.value_stats[handle][2] > longest and other.value_stats[handle][5] == host_sent
                 ]
                 if longer:

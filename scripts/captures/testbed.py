@@ -8,7 +8,10 @@ with the host's HCI_Reset / init sequence exactly like a real btsnoop log.
 Fault scenarios can pass their own controller class (``central_controller`` /
 ``peripheral_controller``, see :mod:`captures.controllers`), add uncaptured
 extra peripherals (``extra_peripherals``, addresses ``C0:11:22:33:44:03``...)
-or the "bleanalyze Faults" GATT service (``fault_service``).
+or the "bleanalyze Faults" GATT service (``fault_service``).  With
+``capture_later=True`` no snooper is attached until :meth:`Testbed.start_capture`,
+so the file begins mid-session, like a btsnoop log enabled while an app is
+already connected.
 """
 
 from __future__ import annotations
@@ -123,9 +126,11 @@ class Testbed:
         peripheral_controller: type[Controller] = Controller,
         extra_peripherals: int = 0,
         fault_service: bool = False,
+        capture_later: bool = False,
     ) -> None:
         self.out_dir = out_dir
         self._captures = (central_capture, peripheral_capture)
+        self._capture_later = capture_later
         self._extended = extended_advertising
         self._controller_classes = (central_controller, peripheral_controller)
         self._extra_peripherals = extra_peripherals
@@ -190,6 +195,20 @@ class Testbed:
             if close is not None:
                 close()
 
+    def start_capture(self) -> None:
+        """Attach the snoopers now (``capture_later=True``): the files begin here.
+
+        Nothing before this point is recorded: no init sequence, no connection
+        set-up.  ``BtSnooper`` writes the btsnoop header when it is created.
+        """
+        for node in self._nodes:
+            if node.capture_path is not None and node.capture_file is None:
+                self._attach_snooper(node)
+
+    def _attach_snooper(self, node: Node) -> None:
+        node.capture_file = open(node.capture_path, "wb")
+        node.device.host.snooper = BtSnooper(node.capture_file)
+
     def stop_capture(self) -> None:
         """Detach the snoopers and close the files (nothing more is recorded)."""
         for node in self._nodes:
@@ -216,9 +235,8 @@ class Testbed:
             controller.le_features = controller.le_features & ~EXTENDED_FEATURES
         device = Device.with_hci(device_name, hci.Address(address), controller, controller)
         node = Node(controller, device, self.out_dir / capture if capture else None)
-        if node.capture_path is not None:
-            node.capture_file = open(node.capture_path, "wb")
-            device.host.snooper = BtSnooper(node.capture_file)
+        if node.capture_path is not None and not self._capture_later:
+            self._attach_snooper(node)
         self._nodes.append(node)
         return node
 

@@ -186,7 +186,7 @@ def main(argv=None):
     parser.add_argument("output")
     parser.add_argument("--master", default=None, help="local[2], spark://HOST:7077 … (default: spark-submit's)")
     parser.add_argument("--binary", default=None,
-                        help="bleanalyze to ship (default: .build-fleet/release/bleanalyze, the static release build)")
+                        help="bleanalyze to ship (default: .build-static/release/bleanalyze, the static release build of `make static`)")
     parser.add_argument("--executor-memory", default="512m", help="per executor (Spark's floor is 450 MiB)")
     parser.add_argument("--partitions", type=int, default=None, help="tasks (default: 4 per core, at most one per file)")
     parser.add_argument("--rule", action="append", default=[], help="passed to bleanalyze (ID=off, ID.NAME=VALUE)")
@@ -194,9 +194,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    binary = args.binary or os.path.join(repo, ".build-fleet", "release", BINARY_NAME)
+    binary = args.binary or os.path.join(repo, ".build-static", "release", BINARY_NAME)
     if not os.access(binary, os.X_OK):
-        sys.exit(f"spark_fleet: no executable {binary} (make fleet-binary builds it)")
+        sys.exit(f"spark_fleet: no executable {binary} (make static builds it)")
     if os.path.basename(binary) != BINARY_NAME:
         sys.exit(f"spark_fleet: the binary must be named {BINARY_NAME}")
 

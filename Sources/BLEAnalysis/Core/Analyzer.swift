@@ -63,6 +63,9 @@ public final class Analyzer {
 
     /// Consumes one frame. Frames must come in file order.
     public func consume(_ frame: Frame) {
+        if frame.timestamp &- lastTimestamp > counts.largestStep.micros, lastFrameNumber > 0 {
+            counts.largestStep = (frame.timestamp &- lastTimestamp, frame.number)
+        }
         lastTimestamp = frame.timestamp
         lastFrameNumber = frame.number
         counts.perKind[Int(frame.kind.rawValue)] &+= 1   // safe: a count of frames

@@ -12,6 +12,13 @@ public struct CaptureStatistics: Sendable {
     /// First few malformed frames, for the report (bounded).
     public var malformedExamples: [(frame: Int, reason: String, offset: Int)] = []
     public static let maxExamples = 50
+    /// The largest forward step of the clock between two frames in a row, and the frame after it. A
+    /// step of days between frames milliseconds apart in their traffic is the logger's clock being
+    /// set, not time that passed: the report gives the span of the traffic instead.
+    public var largestStep: (micros: Int64, frame: Int) = (0, 0)
+    /// A step this large is a clock jump, never a pause in the traffic.
+    public static let clockJump: Int64 = 24 * 3600 * 1_000_000
+    public var clockJump: (micros: Int64, frame: Int)? { largestStep.micros >= Self.clockJump ? largestStep : nil }
 
     public init() {}
 

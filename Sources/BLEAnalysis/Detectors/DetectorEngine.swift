@@ -43,7 +43,15 @@ public final class DetectorEngine {
         context.model.resolvePeerNames()
         let connections = context.model.connections
         for i in findings.indices {
-            if let n = findings[i].connectionIndex, n >= 1, n <= connections.count { findings[i].peer = connections[n - 1].peerLabel }
+            guard let n = findings[i].connectionIndex, n >= 1, n <= connections.count else { continue }
+            let c = connections[n - 1]
+            findings[i].peer = c.peerLabel
+            // A name learnt after the finding (a GAP Device Name read later, a later scan response):
+            // the message names the peer as the report does at the end.
+            if c.peerName != nil, let address = c.peerAddress?.description, !findings[i].message.contains(c.peerLabel),
+               findings[i].message.contains(address), !findings[i].message.contains("(" + address + ")") {
+                findings[i].message = findings[i].message.replacing(address, with: c.peerLabel, maxReplacements: 1)
+            }
         }
         return findings.sorted { a, b in
             if a.severity != b.severity { return a.severity > b.severity }

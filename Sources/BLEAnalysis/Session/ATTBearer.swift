@@ -83,11 +83,12 @@ public struct ATTBearer: Sendable {
 
     /// A response (or Error Response) to `requester`'s oldest request: pairs and returns it (nil when
     /// nothing was outstanding), counting the latency.
-    public mutating func answer(requester side: Side, at time: Int64) -> Pending? {
+    public mutating func answer(requester side: Side, at time: Int64, error: Bool = false) -> Pending? {
         guard let p = take(requester: side) else { return nil }
         responses += 1
         latencyTotal += time - p.time
         latencyMax = max(latencyMax, time - p.time)
+        requestStats.record(p, answeredAt: time, error: error)
         return p
     }
 
@@ -132,6 +133,9 @@ public struct ATTBearer: Sendable {
     /// Discovery requests seen (for the "discovery done" story line).
     public var discoveryRequests = 0
     public var discoveryReported = false
+
+    /// What the application did on this bearer: answered requests per (client side, opcode, handle).
+    public var requestStats = RequestStats()
 
     public init() {}
 

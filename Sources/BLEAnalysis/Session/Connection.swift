@@ -154,6 +154,8 @@ public struct TimelineEvent: Sendable {
     public enum Kind: String, Sendable {
         case attempt, connected, connectionFailed, parameters, dataLength, phy, mtu, discovery, subscribe
         case subscribeFailed, notifications, indications, read, write, attError, security, disconnected, signaling
+        /// A summary of the application's answered requests on the connection (counts, latency).
+        case requests
     }
     /// The facts of the event, typed, for renderers and JSON (`text` is the sentence for a person).
     public struct Fields: Sendable {

@@ -195,7 +195,7 @@ extension SessionModel {
             emit(.attResponse, .attResponse(c, request: c.att.outstanding(from: requester), opcode: opcode, valueLength: valueLength,
                                             frame: frame.number, time: frame.timestamp, sent: sent))
         }
-        return c.att.answer(requester: requester, at: frame.timestamp)
+        return c.att.answer(requester: requester, at: frame.timestamp, error: opcode == .errorResponse)
     }
 
     private func reportDiscovery(_ c: Connection, frame: Frame?, serverIsHost: Bool) {

@@ -268,7 +268,7 @@ struct TimelineSVG {
             return (bad ? "m-bad" : "m-end", "✕" + reason.trimmingCharacters())
         case .notifications, .indications:
             return ("m-data", e.text.hasPrefix("first") ? (e.kind == .notifications ? "notifications" : "indications") : nil)
-        case .read, .write: return ("m-data", nil)
+        case .read, .write, .requests: return ("m-data", nil)
         case .parameters, .dataLength, .phy, .signaling: return ("m-minor", nil)
         case .connected, .attempt: return (nil, nil)
         }

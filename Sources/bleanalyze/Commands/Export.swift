@@ -16,13 +16,8 @@ struct Export: ParsableCommand {
     var output: String
 
     func run() throws {
-        let summary: CaptureExport.Summary
-        do {
-            summary = try CaptureExport.toPcap(input: capture.file, output: output)
-        } catch {
-            Diagnostics.warn(error.description)
-            throw ExitCode(ExitCodes.badInput)
-        }
+        let output = output
+        let summary = try capture.exitOnError { path throws(CaptureError) in try CaptureExport.toPcap(input: path, output: output) }
         var out = Output()
         out.line("wrote \(output): pcap, link type 201, \(summary.written) of \(summary.frames) frames")
         if !summary.skipped.isEmpty {
@@ -30,6 +25,6 @@ struct Export: ParsableCommand {
             out.line("  left out (not HCI packets): " + kinds.joined(separator: ", "))
         }
         out.flush()
-        for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+        for issue in summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
     }
 }

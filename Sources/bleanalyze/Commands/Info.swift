@@ -15,10 +15,10 @@ struct Info: ParsableCommand {
         let file = try capture.open()
         let analyzer = Analyzer()
         let summary = file.read { frame in analyzer.consume(frame) }
-        let facts = CaptureFacts(path: capture.file, info: file.info, summary: summary, analyzer: analyzer)
+        let facts = CaptureFacts(path: capture.name, info: file.info, summary: summary, analyzer: analyzer)
         var out = Output()
         out.write(json ? InfoRenderer.json(facts) + "\n" : InfoRenderer.text(facts))
         out.flush()
-        for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+        for issue in summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
     }
 }

@@ -143,11 +143,11 @@ struct PacketFilter {
     }
 
     private mutating func decide(_ frame: Frame, layers: [Layer], session: SessionModel) -> Bool {
+        if start == nil { start = frame.timestamp }   // the capture's first frame, as `packets -t` counts
         if let ranges = frameRanges {
             while rangeIndex < ranges.count, ranges[rangeIndex].upperBound < frame.number { rangeIndex += 1 }
             guard rangeIndex < ranges.count, ranges[rangeIndex].contains(frame.number) else { return false }
         }
-        if start == nil { start = frame.timestamp }
         let t = Double(frame.timestamp - (start ?? frame.timestamp)) / 1e6
         if let since = options.since, t < since { return false }
         if let until = options.until, t > until { return false }

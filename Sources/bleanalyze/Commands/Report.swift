@@ -27,14 +27,17 @@ struct DetectionRun {
     let findings: [Finding]
     /// The bar this run updated, if any.
     let progress: ProgressBar?
+    /// How the report names the capture (the path, or "(standard input)").
+    let name: String
 
     /// - Parameters:
     ///   - progress: updated every `ProgressBar.frameInterval` frames with the read offset, in `slot`.
     ///   - largeFileLabel: when no bar is given, show one with this label if the capture is large.
-    init(path: String, configuration: RuleConfiguration, progress: ProgressBar? = nil, slot: Int = 0,
+    init(path: String, name: String? = nil, configuration: RuleConfiguration, progress: ProgressBar? = nil, slot: Int = 0,
          largeFileLabel: String? = nil) throws(CaptureError) {
         let file = try CaptureFile(path: path)
         self.file = file
+        self.name = name ?? path
         let analyzer = Analyzer(detect: true, configuration: configuration)
         let progress = progress ?? largeFileLabel.flatMap { ProgressBar.forCapture(size: file.info.fileSize, label: $0) }
         self.progress = progress
@@ -52,7 +55,7 @@ struct DetectionRun {
         self.analyzer = analyzer
     }
 
-    var facts: CaptureFacts { CaptureFacts(path: file.path, info: file.info, summary: summary, analyzer: analyzer) }
+    var facts: CaptureFacts { CaptureFacts(path: name, info: file.info, summary: summary, analyzer: analyzer) }
 }
 
 /// `bleanalyze FILE` (the default command): the report a person reads, as text on the terminal,
@@ -93,10 +96,9 @@ struct Report: ParsableCommand {
 
     func run() throws {
         let configuration = try ruleOptions.configuration()
-        let run: DetectionRun
-        do { run = try DetectionRun(path: capture.file, configuration: configuration, largeFileLabel: "reading " + capture.file) } catch {
-            Diagnostics.warn(error.description)
-            throw ExitCode(ExitCodes.badInput)
+        let name = capture.name
+        let run = try capture.exitOnError { path throws(CaptureError) in
+            try DetectionRun(path: path, name: name, configuration: configuration, largeFileLabel: "reading " + name)
         }
         let progress = run.progress
         defer { progress?.finish() }
@@ -128,20 +130,17 @@ struct Report: ParsableCommand {
                 out.flush()
             }
         }
-        for issue in run.summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+        for issue in run.summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
     }
 
     /// The HTML page: a second pass decodes the frames around the evidence.
     func htmlPage(_ run: DetectionRun, progress: ProgressBar?) throws -> String {
-        do {
-            let extras = try EvidencePass.run(path: capture.file, model: run.analyzer.session, findings: run.findings,
+        try capture.exitOnError { path throws(CaptureError) in
+            let extras = try EvidencePass.run(path: path, model: run.analyzer.session, findings: run.findings,
                                               captureEnd: run.summary.lastTimestamp, around: around) { offset, size in
                 progress?.update(offset: offset, size: size)
             }
             return HTMLReport.render(run.facts, model: run.analyzer.session, findings: run.findings, extras: extras)
-        } catch {
-            Diagnostics.warn(error.description)
-            throw ExitCode(ExitCodes.badInput)
         }
     }
 

@@ -15,7 +15,7 @@ struct AnalysisRun {
         summary = file.read { analyzer.consume($0) }
         _ = analyzer.finish()   // closes per-link summaries (air captures) for the story
         self.analyzer = analyzer
-        for issue in summary.issues { Diagnostics.warn("\(capture.file): \(issue)") }
+        for issue in summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
     }
 }
 
@@ -44,7 +44,7 @@ struct Timeline: ParsableCommand {
                 }
             }
             guard !picked.isEmpty else {
-                Diagnostics.warn("\(capture.file): no connection \(conn ?? "") (the capture has \(model.connections.count))")
+                Diagnostics.warn("\(capture.name): no connection \(conn ?? "") (the capture has \(model.connections.count))")
                 throw ExitCode(ExitCodes.badInput)
             }
             only = Set(picked.map(\.index))

@@ -54,9 +54,14 @@ enum Diagnostics {
 
     /// Terminal width, or `fallback` when not a terminal.
     static func terminalWidth(fallback: Int = 110) -> Int {
+        terminalColumns() ?? fallback
+    }
+
+    /// The columns of the terminal stdout is, or nil when it is not one (or reports under 40).
+    static func terminalColumns() -> Int? {
         var ws = winsize()
         if isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 40 { return Int(ws.ws_col) }
-        return fallback
+        return nil
     }
 }
 

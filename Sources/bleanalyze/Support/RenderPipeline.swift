@@ -36,6 +36,8 @@ final class RenderPipeline {
     struct Batch: @unchecked Sendable {
         var items: [Item] = []
         var flat = FlatLayers()
+        /// The capture's first timestamp, for relative times (`packets -t`).
+        var timeOrigin: Int64?
     }
 
     static let batchSize = 512
@@ -46,6 +48,8 @@ final class RenderPipeline {
     private let done = BatchPipe<Batch>(depth: .max)
     @exclusivity(unchecked) private var current = Batch()
     @exclusivity(unchecked) private var spare: [Batch] = []
+    /// Set on the reading thread before the first `add` for relative times; travels in each batch.
+    var timeOrigin: Int64?
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the rendering thread: `text` renders into a buffer written to stdout in 64 KiB pieces.
@@ -58,6 +62,7 @@ final class RenderPipeline {
             var clock = ClockCache()
             var head = FlatLayers()
             while let batch = pipe.take() {
+                clock.origin = batch.timeOrigin
                 batch.flat.withView { view in
                     batch.items.withUnsafeBufferPointer { items in
                         for i in items.indices {
@@ -119,6 +124,7 @@ final class RenderPipeline {
         next.items.removeAll(keepingCapacity: true)
         next.flat.removeAll()
         next.items.reserveCapacity(Self.batchSize)
+        current.timeOrigin = timeOrigin
         pipe.put(current)
         current = next
     }

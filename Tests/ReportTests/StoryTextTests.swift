@@ -1,0 +1,62 @@
+import Testing
+import TestSupport
+import BLEAnalysis
+import BLECapture
+@testable import BLEReport
+
+/// The story tells what the app did and says only true things; numbers keep their units.
+@Suite struct StoryTextTests {
+    static func analyze(_ path: String) throws -> (Analyzer, ReadSummary) {
+        let analyzer = Analyzer()
+        let summary = try CaptureFile(path: path).read { analyzer.consume($0) }
+        _ = analyzer.finish()
+        return (analyzer, summary)
+    }
+
+    static func real(_ name: String) -> String? { Repo.sharedReal?.appendingPathComponent(name).path }
+
+    /// tshark on the horizon capture: 261 Write Requests, 260 of them to 0x0011, one to 0x0015
+    /// (`tshark -Y btatt.opcode==0x12 -T fields -e btatt.handle | sort | uniq -c`), all answered.
+    @Test(.enabled(if: Repo.sharedReal != nil, "../shared/captures/real is absent"))
+    func theStoryCountsTheAppsWrites() throws {
+        let (analyzer, _) = try Self.analyze(try #require(Self.real("android_horizon_treadmill_notify.btsnoop")))
+        let c = try #require(analyzer.session.connections.first)
+        let line = try #require(SessionText.requestSummary(c, sentByHost: true))
+        #expect(line.kind == .requests)
+        #expect(line.text.hasPrefix("sent 261 writes (260 to "), "\(line.text)")
+        #expect(line.text.contains("@0x0011"), "\(line.text)")
+        #expect(SessionText.requestSummary(c, sentByHost: false) == nil, "the treadmill never asked the tablet anything")
+        // and the default story keeps it
+        #expect(ReportText.keyEvents(SessionText.mergedEvents(c)).contains { $0.kind == .requests })
+    }
+
+    /// The beewi log's clock jumps between frames 56 and 57 (tshark frame.time_delta 8595485.8 s, the
+    /// largest step; the next largest is 0.46 s): the report gives the traffic's span, not 99 days.
+    @Test(.enabled(if: Repo.sharedReal != nil, "../shared/captures/real is absent"))
+    func aClockJumpIsNotTheSpan() throws {
+        let (analyzer, _) = try Self.analyze(try #require(Self.real("android_beewi_scan_malformed_adv.btsnoop")))
+        let jump = try #require(analyzer.statistics.clockJump)
+        #expect(jump.frame == 57)
+        #expect(jump.micros / 1_000_000 == 8_595_485)
+    }
+
+    @Test func numbersKeepTheirUnits() {
+        let text = ReportText.wrap("Connection 3: handle 67, LE, central, peer NOVA_O38240700268 (14:32:38:31:47:34), lasted 8 min 29 s",
+                                   indent: "  ", width: 98, hanging: 4)
+        #expect(text == "  Connection 3: handle 67, LE, central, peer NOVA_O38240700268 (14:32:38:31:47:34), lasted\n    8 min 29 s\n")
+        let words = ReportText.unbreakableWords("timeout is 30 s and 1 h 23 min, 20 bytes of 3 devices")
+        #expect(words == ["timeout", "is", "30 s", "and", "1 h 23 min,", "20 bytes", "of", "3", "devices"])
+    }
+
+    @Test func durationsAndRatesReadLikeAPerson() {
+        #expect(TimeFormat.duration(400) == "400 µs")
+        #expect(TimeFormat.duration(4_500) == "4.5 ms")
+        #expect(TimeFormat.duration(250_000) == "250 ms")
+        #expect(TimeFormat.duration(3 * 86_400_000_000 + 3_600_000_000) == "3 days 1 h")
+        // no rate over 1 ms of 20 values; a rate over a minute of 600 values
+        #expect(SessionText.rateText(count: 20, span: 1_000) == " over 1.0 ms")
+        #expect(SessionText.rateText(count: 601, span: 60_000_000) == " over 1 min 0 s (about 10/s)")
+        #expect(SessionText.rateText(count: 11, span: 3_600_000_000) == " over 1 h 0 min (one every 6 min 0 s on average)")
+        #expect(SessionText.bytes(1) == "1 byte")
+    }
+}
