@@ -187,5 +187,6 @@ import TestSupport
         let own = try CLI.allCaptures().filter { $0.hasPrefix(CLI.repoRoot.path) }
         #expect((doc["files"] as? [[String: Any]])?.count == own.count)
         #expect(try CLI.run(["check", "--json", "--jsonl", CLI.capture("healthy.btsnoop")]).status == 2)
+        #expect(try CLI.run(["check", "--junit", "/dev/null", "--jsonl", CLI.capture("healthy.btsnoop")]).status == 2)
     }
 }

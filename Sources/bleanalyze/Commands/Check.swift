@@ -30,6 +30,7 @@ struct Check: ParsableCommand {
     func validate() throws {
         guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on takes error, warning or info, not \(failOn)") }
         guard !(json && jsonl) else { throw ValidationError("--json and --jsonl: choose one") }
+        guard !(jsonl && junit != nil) else { throw ValidationError("--junit and --jsonl: choose one") }
     }
 
     func run() throws {
