@@ -9,7 +9,7 @@ BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
 # openjdk-17-jre-headless: Apache Spark 4 for the fleet job (scripts/fleet, docs/FLEET.md).
-APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev libarchive-dev libssl-dev pkg-config tshark bluez python3-venv chromium \
+APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium \
                 openjdk-17-jre-headless
 # The fleet job's Python side (~690 MB in the venv, about a minute to install).
 FLEET_PIP    := pyspark==4.3.0 pyarrow
@@ -19,7 +19,7 @@ FLEET_MASTER ?= local[2]
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers clean bench reports fuzz
+.PHONY: run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers oui clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -110,6 +110,12 @@ captures: venv
 assigned-numbers: venv
 	$(VENV)/bin/pip install -q bluetooth-numbers==1.1.2
 	$(VENV)/bin/python scripts/gen_assigned_numbers.py
+
+# Regenerates the OUI vendor table (Sources/BLEProtocol/AssignedNumbers/OUITable.swift) from the IEEE
+# registry in Debian's ieee-data package, needed only here: the generated table is committed.
+oui:
+	@dpkg -s ieee-data >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq ieee-data >/dev/null; }
+	$(PYTHON) scripts/gen_oui.py
 
 clean:
 	rm -rf .build $(STATIC_BUILD)

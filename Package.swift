@@ -26,14 +26,14 @@ let package = Package(
         // Field logs (bugreport zip, sysdiagnose tar.gz): read through libarchive, never hand-written inflate.
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
-        // SHA-256 of capture files (`check --jsonl`): OpenSSL's libcrypto on Linux (swift-crypto cannot be
-        // fetched offline); macOS uses CommonCrypto from the SDK. Linux-only, like CBluetooth.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
         // Linux-only (HCI user channel sockets): depended on with `condition: .when(platforms: [.linux])`
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
+        // Linux: OpenSSL's libcrypto for AES (the twin's pairing functions) and SHA-256 of capture files
+        // (`check --jsonl`; swift-crypto cannot be fetched offline); macOS uses CommonCrypto.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
 
         // SIGBUS guard for memory-mapped captures that shrink while read (C: a signal handler).
         .target(name: "CFileGuard"),
@@ -45,6 +45,7 @@ let package = Package(
         .target(name: "BLEReplay", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
             .target(name: "CBluetooth", condition: .when(platforms: [.linux])),
+            .target(name: "CCrypto", condition: .when(platforms: [.linux])),
         ]),
         .executableTarget(name: "bleanalyze", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",

@@ -73,7 +73,11 @@ public struct FieldText {
             case let .address(a, type):
                 let t = type ?? lastAddressType
                 out.append(name); out.append(": "); Self.address(a, into: &out)
-                if let t, t.isRandom { out.append(" ("); out.append(a.randomSubtype.rawValue); out.append(")") }
+                if let t, t.isRandom {
+                    out.append(" ("); out.append(a.randomSubtype.rawValue); out.append(")")
+                } else if let vendor = OUI.vendorBytes(a, type: t, field: name) {
+                    out.append(" ("); out.append(vendor); out.append(")")   // btmon: `(Apple, Inc.)`
+                }
                 out.newline()
             case let .text(t), let .note(t):
                 out.append(name); out.append(": "); out.append(view[t]); out.newline()

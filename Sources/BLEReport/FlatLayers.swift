@@ -77,6 +77,12 @@ public struct FlatLayers {
     }
 
     private mutating func append(_ layer: Layer) {
+        if let line = layer.line {   // one line: no protocol name, no fields (`PacketText.title`)
+            entries.append(.layer(protocolName: "", name: text(line), code: Text(start: 0, count: 0), length: nil, fields: 0,
+                                  notes: layer.notes.count, error: layer.error.map { text($0.description) }))
+            for note in layer.notes { entries.append(.note(text(note))) }
+            return
+        }
         entries.append(.layer(protocolName: layer.protocolName, name: text(layer.name), code: text(layer.code),
                               length: layer.length, fields: layer.fields.count, notes: layer.notes.count,
                               error: layer.error.map { text($0.description) }))

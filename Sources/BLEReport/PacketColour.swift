@@ -1,6 +1,6 @@
 /// ANSI colours of `packets` title lines on a terminal, as btmon draws them (`btmon --color`): the
 /// direction shows in the title's colour — host → controller (`<`: commands, TX data) blue,
-/// controller → host (`>`: events, RX data) magenta, log and system records (`=`) green, a
+/// controller → host (`>`: events, RX data) magenta, log, system and mgmt records (`=`, `@`) green, a
 /// malformed frame red — and the `#frame [hciN]` block white, the time yellow. Only escape codes
 /// are added: the columns, and so the alignment, are those of the plain text.
 public enum PacketColour {
@@ -12,7 +12,7 @@ public enum PacketColour {
     static let frameNumber: StaticString = "\u{1B}[0;37m"
     static let time: StaticString = "\u{1B}[0;33m"
 
-    /// The colour of a title line starting with `glyph` (`<`, `>` or `=`).
+    /// The colour of a title line starting with `glyph` (`<`, `>`, `=` or `@`).
     static func title(glyph: UInt8, malformed: Bool) -> StaticString {
         if malformed { return Self.malformed }
         switch glyph {

@@ -62,6 +62,7 @@ public struct PacketJSON {
 
     func fields(_ list: [Field], _ w: inout JSONWriter) {
         let text = FieldText(options: options)
+        var lastAddressType: LEAddressType? = nil   // as the text shows it: a type field before its address
         for f in list {
             w.beginObject()
             w.string("name", f.nameString)
@@ -69,9 +70,13 @@ public struct PacketJSON {
             case let .integer(v, format):
                 w.int("value", v)
                 w.string("text", FieldText.integer(v, format))
+                if f.nameHasSuffix("Address Type") { lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v)) }
             case let .address(a, type):
                 w.string("value", a.description)
                 if let type { w.string("addressType", type.name) }
+                if let vendor = OUI.vendorBytes(a, type: type ?? lastAddressType, field: f.name) {
+                    w.string("vendor", String(decoding: vendor, as: UTF8.self))
+                }
             case let .bytes(b):
                 w.string("value", Hex.string(b, separator: ""))
             case let .text(t), let .note(t):

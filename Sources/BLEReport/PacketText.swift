@@ -73,7 +73,7 @@ public struct PacketText: Sendable {
         guard case let .layer(_, _, _, _, fields, notes, error) = view.entries[i] else { return i + 1 }   // not made by FlatLayers
         let indent = 8 + 2 * max(0, index - 1)
         if index == 0 {
-            let glyph = frame.kind.isHCI ? Self.glyph(frame.direction) : 0x3D
+            let glyph = Self.glyph(frame)
             if colour { out.append(PacketColour.title(glyph: glyph, malformed: status.isMalformed)) }
             let lineStart = out.count
             out.byte(glyph)
@@ -88,7 +88,10 @@ public struct PacketText: Sendable {
             let blockStart = out.count
             out.byte(0x23); out.decimal(frame.number)
             // Relative times are btmon's compact block, `#12 0.003372`: the adapter only when not hci0.
-            if clock.origin == nil || frame.adapter != 0 { out.append(" [hci"); out.decimal(Int(frame.adapter)); out.byte(0x5D) }
+            // 0xFFFF: no controller (system notes, user logging, mgmt to no index), as btmon leaves it out.
+            if (clock.origin == nil || frame.adapter != 0) && frame.adapter != 0xFFFF {
+                out.append(" [hci"); out.decimal(Int(frame.adapter)); out.byte(0x5D)
+            }
             out.byte(0x20)
             var blockWidth = out.count - blockStart
             if colour { out.append(PacketColour.time) }
@@ -119,6 +122,15 @@ public struct PacketText: Sendable {
             out.spaces(indent); out.append("* Malformed: "); out.append(view[error]); out.newline()
         }
         return next
+    }
+
+    /// btmon's glyphs: `<` `>` for HCI by direction, `@` for BlueZ management traffic, `=` for other records.
+    static func glyph(_ frame: Frame) -> UInt8 {
+        if frame.kind.isHCI { return glyph(frame.direction) }
+        switch frame.kind {
+        case .controlOpen, .controlClose, .controlCommand, .controlEvent: return 0x40
+        default: return 0x3D
+        }
     }
 
     /// The end of the name in a title `Proto: Name (0x…) …`, `excess` columns plus two for the `..`
@@ -175,11 +187,15 @@ public struct PacketText: Sendable {
             if let length { out.append(" dlen "); out.decimal(length) }
             return
         }
+        if proto.utf8CodeUnitCount == 0 { out.append(view[name]); return }   // a one-line record (`Layer.line`)
         out.append(proto); out.append(": "); out.append(view[name])
         if code.count > 0 { out.append(" ("); out.append(view[code]); out.byte(0x29) }
         if let length {
-            let hci = proto.utf8CodeUnitCount >= 3 && proto.utf8Start[0] == 0x48 && proto.utf8Start[1] == 0x43 && proto.utf8Start[2] == 0x49
-            out.append(hci ? " plen " : " len "); out.decimal(length)
+            // "HCI Command", "HCI Event", "MGMT Command", "MGMT Event": btmon's `plen`.
+            let first = proto.utf8CodeUnitCount >= 4 ? proto.utf8Start[0] : 0
+            let plen = (first == 0x48 && proto.utf8Start[1] == 0x43 && proto.utf8Start[2] == 0x49)
+                || (first == 0x4D && proto.utf8Start[1] == 0x47 && proto.utf8Start[2] == 0x4D)
+            out.append(plen ? " plen " : " len "); out.decimal(length)
         }
     }
 }

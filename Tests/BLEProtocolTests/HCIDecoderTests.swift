@@ -121,7 +121,7 @@ enum HCIVectors {
             ("Subevent", .name("LE Connection Update Complete")), ("Connection Interval", .scaled(7.5)),
             ("Supervision Timeout", .scaled(420))]),
         // Vendor command (OGF 0x3f, OCF 0x001) and vendor event: shown raw, no error
-        HCIVector(.command, "Vendor", "01 fc 03 aa bb cc", [("Parameters", .bytes("aa bb cc"))]),
+        HCIVector(.command, "Vendor 0xFC01", "01 fc 03 aa bb cc", [("Parameters", .bytes("aa bb cc"))]),
         HCIVector(.event, "Vendor", "ff 03 01 02 03", [("Data", .bytes("01 02 03"))]),
         // Unknown opcode (0x08|0x03ff), unknown event (0x7f), unknown LE subevent (0x7f): raw, no error
         HCIVector(.command, "Unknown", "ff 23 02 01 02", [("Parameters", .bytes("01 02"))]),
@@ -305,7 +305,7 @@ struct HCIDecoderTests {
     @Test func commandNamesForOpcodes() {
         #expect(HCIDecoder.commandName(HCIOpcode(rawValue: 0x0C03)) == "Reset")
         #expect(HCIDecoder.commandName(HCIOpcode(rawValue: 0x2074)) == "LE Set Host Feature")
-        #expect(HCIDecoder.commandName(HCIOpcode(rawValue: 0xFC01)) == "Vendor")
+        #expect(HCIDecoder.commandName(HCIOpcode(rawValue: 0xFC01)) == "Vendor 0xFC01")
         #expect(HCIDecoder.commandName(HCIOpcode(rawValue: 0x0000)) == "NOP")
         #expect(HCIDecoder.commandName(HCIOpcode(rawValue: 0x23FF)) == "Unknown")
         #expect(HCIDecoder.opcodeCode(HCIOpcode(rawValue: 0x200B)) == "0x08|0x000b")

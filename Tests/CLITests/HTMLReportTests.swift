@@ -49,6 +49,16 @@ import Testing
 
     static func laneCount(_ html: String) -> Int { html.components(separatedBy: "class=\"lane ").count - 1 }
 
+    /// Lanes the timeline should have for a report's JSON: the radio lane and one per peer (adapter
+    /// and address; a connection with no known peer alone), at most 60.
+    static func expectedLanes(_ report: [String: Any]) -> Int {
+        let connections = report["connections"] as? [[String: Any]] ?? []
+        let peers = Set(connections.map { c in
+            (c["peer"] as? String).map { "\(c["adapter"] as? Int ?? 0)/\($0)" } ?? "conn/\(c["index"] as? Int ?? 0)"
+        })
+        return min(peers.count, 60) + 1
+    }
+
     @Test func htmlForEveryCaptureIsSelfContained() throws {
         let dir = try Self.temporaryDirectory("html")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -65,8 +75,8 @@ import Testing
                 #expect(!html.contains(banned), "\(path): \(banned)")
             }
             #expect(html.contains("default-src 'none'"))
-            let connections = try CLI.json(try CLI.run([path, "--json"]).stdout)["connections"] as? [Any] ?? []
-            #expect(Self.laneCount(html) == min(connections.count, 60) + 1, "\(path): one lane per connection plus the radio lane")
+            let lanes = Self.expectedLanes(try CLI.json(try CLI.run([path, "--json"]).stdout))
+            #expect(Self.laneCount(html) == lanes, "\(path): one lane per peer plus the radio lane")
         }
     }
 
@@ -81,6 +91,12 @@ import Testing
         #expect(a.contains("<pre id=\"f63\" class=\"frame evidence\">"))
         #expect(a.contains("Number of Completed Packets"))
         #expect(a.contains("Host stalled after credits came back"))
+        // Findings grouped by rule: one head row per rule, with its count; the filter box.
+        let json = try CLI.json(try CLI.run([CLI.capture("flow_stall.btsnoop"), "--json"]).stdout)
+        let rules = (json["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+        #expect(a.components(separatedBy: "<tr class=\"rule-head").count - 1 == Set(rules).count)
+        #expect(a.components(separatedBy: "<tr id=\"finding-").count - 1 == rules.count)
+        #expect(a.contains("id=\"finding-filter\""))
         // The MTU picture: the value byte by byte against the limit.
         let mtu = try Self.html("captures/mtu_truncated_read.btsnoop")
         #expect(mtu.contains("class=\"mtu-limit\""))
@@ -180,12 +196,10 @@ import Testing
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Each page in headless Chromium: the script ran (data-ready), no error was recorded
-    /// (data-errors) and the timeline has one lane per connection plus the radio lane.
-    @Test func pagesWorkInABrowser() throws {
-        guard let chromium = Self.chromium else {
-            print("notice: chromium not installed (apt-get install chromium); browser checks skipped")
-            return
-        }
+    /// (data-errors) and the timeline has one lane per peer plus the radio lane.
+    @Test(.enabled(if: chromium != nil, "chromium not installed (apt-get install chromium)"))
+    func pagesWorkInABrowser() throws {
+        let chromium = try #require(Self.chromium)
         let dir = try Self.temporaryDirectory("browser")
         defer { try? FileManager.default.removeItem(at: dir) }
         let names = try Self.reportCaptures()
@@ -193,8 +207,7 @@ import Testing
         for name in names {
             let page = dir.appendingPathComponent(name + ".html")
             #expect(try Self.runInRepo(["report", "captures/\(name)", "-o", page.path]).status == 0)
-            let connections = try CLI.json(try Self.runInRepo(["captures/\(name)", "--json"]).stdout)["connections"] as? [Any] ?? []
-            pages.append((name, page, min(connections.count, 60) + 1))
+            pages.append((name, page, Self.expectedLanes(try CLI.json(try Self.runInRepo(["captures/\(name)", "--json"]).stdout))))
         }
         let results = BrowserResults(count: pages.count)
         let jobs = pages.map(\.1)
@@ -212,11 +225,12 @@ import Testing
         }
     }
 
-    static func dumpDOM(_ chromium: String, _ page: URL, profile: String) -> String {
+    /// The page's DOM after its scripts ran; `window` ("1400,1000") sets the viewport's size.
+    static func dumpDOM(_ chromium: String, _ page: URL, profile: String, window: String? = nil) -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--virtual-time-budget=2000",
-                       "--dump-dom", page.absoluteString]
+        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--virtual-time-budget=2000"]
+            + (window.map { ["--window-size=\($0)", "--hide-scrollbars"] } ?? []) + ["--dump-dom", page.absoluteString]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

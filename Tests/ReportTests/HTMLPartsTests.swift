@@ -68,9 +68,45 @@ import Testing
         #expect(TimeAxis.niceStep(3_700) == 5_000)
         #expect(TimeAxis.niceStep(120) == 200)
         #expect(TimeAxis.niceStep(1_000_000) == 1_000_000)
+        // Past a second, steps a person counts in: 15 s, 20 min, 1 h — not 16 min 40 s.
+        #expect(TimeAxis.niceStep(12_000_000) == 15_000_000)
+        #expect(TimeAxis.niceStep(545_000_000) == 600_000_000)
+        #expect(TimeAxis.niceStep(1_000_000_000) == 1_800_000_000)
+        #expect(TimeAxis.niceStep(2_500_000_000) == 3_600_000_000)
+        let hours = TimeAxis(start: 0, end: 6_000_000_000, keyTimes: [], protected: [], x0: 0, width: 1100)
+        #expect(hours.ticks().map { HTML.offset($0.time, step: $0.step) }
+            == ["0", "+10 min", "+20 min", "+30 min", "+40 min", "+50 min", "+1 h", "+1 h 10 min", "+1 h 20 min", "+1 h 30 min", "+1 h 40 min"])
         let axis = TimeAxis(start: 0, end: 1_000_000, keyTimes: [], protected: [], x0: 0, width: 1100)
         let steps = Set(axis.ticks().map(\.step))
         #expect(steps == [100_000])
+    }
+
+    /// A label goes to the first free spot inside the bounds, or nowhere.
+    @Test func labelsNeverOverlapOrLeaveTheBounds() {
+        var placer = LabelPlacer(bounds: LabelBox(x0: 100, x1: 400, y0: 0, y1: 40))
+        let font = LabelFont.mark
+        let a = placer.place("discovery", font, [LabelSpot(x: 120, y: 20)])
+        #expect(a?.x == 120)
+        // Same spot taken: the second spot (the row above) is used.
+        let b = placer.place("MTU 247", font, [LabelSpot(x: 125, y: 20), LabelSpot(x: 125, y: 35)])
+        #expect(b?.y == 35)
+        // Near the right edge a label goes left of its mark; past the left edge, nowhere.
+        let c = placer.place("subscribed", font, [LabelSpot(x: 390, y: 20), LabelSpot(x: 386, y: 20, anchorEnd: true)])
+        #expect(c?.anchorEnd == true)
+        #expect(placer.place("x", font, [LabelSpot(x: 90, y: 20)]) == nil)
+        // Every pair of placed boxes is apart.
+        for (i, p) in placer.placed.enumerated() {
+            #expect(p.inside(placer.bounds))
+            for q in placer.placed[(i + 1)...] { #expect(!p.intersects(q)) }
+        }
+        #expect(LabelFont.flag.width("Disconnection") > LabelFont.mark.width("Disconnection"), "bold 12 px is wider than 11 px")
+    }
+
+    @Test func lanesGroupConnectionsByPeer() {
+        #expect(TimelineLane.ranges([1, 2, 3, 7, 9, 10]) == "1–3, 7, 9–10")
+        #expect(TimelineLane.ranges([4]) == "4")
+        #expect(TimelineSVG.fit("a very long peripheral name that does not fit", LabelFont(size: 13, bold: true), 120).hasSuffix("…"))
+        #expect(TimelineSVG.fit("short", LabelFont(size: 13, bold: true), 120) == "short")
     }
 
     /// Buffers held stay held until they come back: empty buckets carry the last value.

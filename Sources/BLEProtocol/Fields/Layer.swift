@@ -16,10 +16,15 @@ public struct Layer: Sendable {
     public var error: DecodeError?
     /// Warnings that do not make the layer malformed (trailing bytes, capture truncation).
     public var notes: [String]
+    /// The whole layer as one line of text, for records btmon prints on one line (`bluetoothd:
+    /// Terminating`, `MGMT Open: bluetoothd (privileged) version 1.22`): the packet text shows it
+    /// instead of the title and fields; JSON keeps the fields.
+    public var line: String?
 
     public init(protocolName: StaticString, name: String, code: String, length: Int? = nil,
-                fields: [Field] = [], error: DecodeError? = nil, notes: [String] = []) {
+                fields: [Field] = [], error: DecodeError? = nil, notes: [String] = [], line: String? = nil) {
         self.protocolName = protocolName
+        self.line = line
         self.name = name
         self.code = code
         self.length = length

@@ -24,7 +24,13 @@ public enum HCIDecoder {
     public static func commandName(_ opcode: HCIOpcode) -> String {
         if let e = commands[opcode.rawValue] { return e.name.description }
         if opcode.rawValue == 0 { return "NOP" }
-        return opcode.isVendor ? "Vendor" : "Unknown"
+        return opcode.isVendor ? "Vendor 0x\(Hex.pad(opcode.rawValue, 4, uppercase: true))" : "Unknown"
+    }
+
+    /// The name of a command of a controller by `vendor` (its vendor commands by name).
+    public static func commandName(_ opcode: HCIOpcode, vendor: HCIVendor?) -> String {
+        if let vendor, let name = vendor.name(opcode) { return name.description }
+        return commandName(opcode)
     }
 
     /// `0x08|0x000b`: OGF and OCF as btmon shows them.
@@ -34,12 +40,14 @@ public enum HCIDecoder {
 
     /// - Parameters:
     ///   - originalLength: the packet's length on the wire; larger than the bytes when the capture cut it.
-    public static func decode(_ type: HCIPacketType, _ r: inout ByteReader, originalLength: Int? = nil) -> Layer {
+    ///   - vendor: the controller's maker, when known: its vendor commands are named.
+    public static func decode(_ type: HCIPacketType, _ r: inout ByteReader, originalLength: Int? = nil,
+                              vendor: HCIVendor? = nil) -> Layer {
         let captureTruncated = (originalLength ?? r.remaining) > r.remaining
         var layer: Layer
         switch type {
-        case .command: layer = command(&r, captureTruncated: captureTruncated)
-        case .event: layer = event(&r, captureTruncated: captureTruncated)
+        case .command: layer = command(&r, captureTruncated: captureTruncated, vendor: vendor)
+        case .event: layer = event(&r, captureTruncated: captureTruncated, vendor: vendor)
         case .acl: layer = acl(&r, captureTruncated: captureTruncated)
         case .sco: layer = sco(&r)
         case .iso: layer = iso(&r)
@@ -79,14 +87,14 @@ public enum HCIDecoder {
         layer.notes += notes
     }
 
-    static func command(_ r: inout ByteReader, captureTruncated: Bool) -> Layer {
+    static func command(_ r: inout ByteReader, captureTruncated: Bool, vendor: HCIVendor? = nil) -> Layer {
         var layer = Layer(protocolName: "HCI Command", name: "Malformed", code: "")
         guard let raw = try? r.u16le("Opcode"), let plen = try? r.u8("Parameter Total Length") else {
             layer.error = DecodeError(kind: .truncated(needed: 3, available: r.remaining), offset: r.absoluteOffset, field: "HCI Command header")
             return layer
         }
         let opcode = HCIOpcode(rawValue: raw)
-        layer.name = commandName(opcode)
+        layer.name = commandName(opcode, vendor: vendor)
         layer.code = opcodeCode(opcode)
         layer.length = Int(plen)
         guard var p = parameters(&r, declared: Int(plen), captureTruncated: captureTruncated, layer: &layer) else { return layer }
@@ -98,7 +106,7 @@ public enum HCIDecoder {
         return layer
     }
 
-    static func event(_ r: inout ByteReader, captureTruncated: Bool) -> Layer {
+    static func event(_ r: inout ByteReader, captureTruncated: Bool, vendor: HCIVendor? = nil) -> Layer {
         var layer = Layer(protocolName: "HCI Event", name: "Malformed", code: "")
         guard let code = try? r.u8("Event Code"), let plen = try? r.u8("Parameter Total Length") else {
             layer.error = DecodeError(kind: .truncated(needed: 2, available: r.remaining), offset: r.absoluteOffset, field: "HCI Event header")
@@ -110,11 +118,11 @@ public enum HCIDecoder {
         switch code {
         case HCIEventCode.commandComplete:
             layer.name = "Command Complete"
-            commandComplete(&p, into: &layer)
+            commandComplete(&p, into: &layer, names: vendor?.opcodeNames ?? opcodeNames)
         case HCIEventCode.commandStatus:
             layer.name = "Command Status"
             apply([Param("Status", .status), Param("Num HCI Command Packets", .uint(1)),
-                   Param("Opcode", .named(2, opcodeNames))], &p, to: &layer)
+                   Param("Opcode", .named(2, vendor?.opcodeNames ?? opcodeNames))], &p, to: &layer)
         case HCIEventCode.leMeta:
             layer.name = "LE Meta Event"
             guard let sub = try? p.u8("Subevent Code") else {
@@ -141,10 +149,10 @@ public enum HCIDecoder {
     }
 
     /// Command Complete: its return parameters are decoded by the row of the command it completes.
-    static func commandComplete(_ p: inout ByteReader, into layer: inout Layer) {
+    static func commandComplete(_ p: inout ByteReader, into layer: inout Layer, names: NameTable = opcodeNames) {
         // The header fields only: what follows are the return parameters, not trailing bytes.
         let (header, headerError) = FieldDecoder.decodeAll([Param("Num HCI Command Packets", .uint(1)),
-                                                            Param("Opcode", .named(2, opcodeNames))], &p)
+                                                            Param("Opcode", .named(2, names))], &p)
         layer.fields += header
         if layer.error == nil { layer.error = headerError }
         guard layer.error == nil, layer.fields.count == 2, case let .integer(op, _) = layer.fields[1].value else { return }

@@ -30,6 +30,17 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let leExtendedCreateConnectionV2 = HCIOpcode(rawValue: 0x2085)
     public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
     public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
+    // What a twin (`bleanalyze peer`) sends to set up a peripheral.
+    public static let setEventMask = HCIOpcode(rawValue: 0x0C01)
+    public static let readBDAddr = HCIOpcode(rawValue: 0x1009)
+    public static let leSetEventMask = HCIOpcode(rawValue: 0x2001)
+    public static let leSetRandomAddress = HCIOpcode(rawValue: 0x2005)
+    public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)
+    public static let leLongTermKeyRequestReply = HCIOpcode(rawValue: 0x201A)
+    public static let leLongTermKeyRequestNegativeReply = HCIOpcode(rawValue: 0x201B)
+    public static let leSetAdvertisingSetRandomAddress = HCIOpcode(rawValue: 0x2035)
+    public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)
+    public static let leSetExtendedScanResponseData = HCIOpcode(rawValue: 0x2038)
 }
 
 /// HCI event codes used by the analysis, Core v5.4 Vol 4 Part E 7.7.

@@ -5,15 +5,33 @@ import BLEBytes
 /// (syslog lines from bluetoothd/CoreBluetooth, notes, power). Decoded for display; none throw.
 public enum LogRecords {
     /// Monitor New Index (opcode 0): u8 type, u8 bus, BD_ADDR, char name[8].
+    /// btmon: `New Index: E8:48:B8:C8:20:00 (Primary,USB,hci0)`.
     public static func newIndex(_ r: inout ByteReader) -> Layer {
-        message("New Index", [
-            Param("Type", .named(1, NameTable([(0, "Primary"), (1, "AMP")]))),
-            Param("Bus", .named(1, busNames)), Param("Address", .address), Param("Name", .text(8))], &r)
+        var layer = message("New Index", [
+            Param("Type", .named(1, indexTypes)), Param("Bus", .named(1, busNames)), Param("Address", .address), Param("Name", .text(8))], &r)
+        if layer.error == nil, layer.fields.count == 4, case let .integer(type, _) = layer.fields[0].value,
+           case let .integer(bus, _) = layer.fields[1].value, case let .address(a, _) = layer.fields[2].value,
+           case let .text(name) = layer.fields[3].value {
+            let typeName = indexTypes.staticName(type)?.description ?? "0x\(Hex.pad(type, 2))"
+            let busName = busNames.staticName(bus)?.description ?? "0x\(Hex.pad(bus, 2))"
+            layer.line = "New Index: \(a) (\(typeName),\(busName),\(name))"
+        }
+        return layer
     }
 
-    /// Monitor Index Info (opcode 10): BD_ADDR, u16 manufacturer.
+    /// Monitor Index Info (opcode 10): BD_ADDR, u16 manufacturer. btmon: `Index Info: E8:48:B8:C8:20:00 (Realtek Semiconductor Corporation)`.
     public static func indexInfo(_ r: inout ByteReader) -> Layer {
-        message("Index Info", [Param("Address", .address), Param("Manufacturer", .custom(CompanySpec.company))], &r)
+        var layer = message("Index Info", [Param("Address", .address), Param("Manufacturer", .custom(CompanySpec.company))], &r)
+        if layer.error == nil, layer.fields.count == 2, case let .address(a, _) = layer.fields[0].value,
+           case let .integer(company, _) = layer.fields[1].value {
+            layer.line = "Index Info: \(a) (\(AssignedNumbers.companyName(UInt16(truncatingIfNeeded: company)) ?? "Company 0x\(Hex.pad(company, 4))"))"
+        }
+        return layer
+    }
+
+    /// Monitor Open/Close/Delete Index (opcodes 8, 9, 1): no parameters; one line.
+    public static func index(_ name: StaticString) -> Layer {
+        Layer(protocolName: "Log", name: name.description, code: "", line: name.description)
     }
 
     /// Monitor User Logging (opcode 13): u8 priority, u8 ident length, ident, message.
@@ -26,30 +44,18 @@ public enum LogRecords {
             let text = cString(Array(r.rest().bytes))
             layer.fields = [Field("Priority", .integer(UInt64(priority), .named(bytes: 1, priorityNames))),
                             Field("Ident", .text(ident)), Field("Message", .text(text))]
+            layer.line = "\(ident): \(text.oneLine)"   // btmon: `= bluetoothd: Terminating`
         } catch { layer.error = error }
         return layer
     }
 
-    /// Monitor control (mgmt) channel open (opcode 14): cookie, format, version, revision, flags, ident.
-    public static func controlOpen(_ r: inout ByteReader) -> Layer {
-        var layer = message("Control Open", [
-            Param("Cookie", .hex(4)), Param("Format", .named(2, NameTable([(0, "Raw"), (1, "User"), (2, "Control")]))),
-            Param("Version", .uint(1)), Param("Revision", .uint(2)), Param("Flags", .hex(4))], &r)
-        if layer.error == nil, let n = try? r.u8("Ident Length"), let ident = try? r.copy(Int(n), "Ident") {
-            layer.fields.append(Field("Ident", .text(cString(ident))))
-        }
-        return layer
-    }
-
-    /// Monitor control command/event (opcodes 16/17): cookie, mgmt opcode, parameters.
-    public static func control(_ name: StaticString, _ r: inout ByteReader) -> Layer {
-        message(name, [Param("Cookie", .hex(4)), Param("Opcode", .hex(2)), Param("Parameters", .rest)], &r)
-    }
-
-    /// A record whose whole payload is text (monitor System Note, PacketLogger notes and power).
+    /// A record whose whole payload is text (monitor System Note, PacketLogger notes and power):
+    /// one line, `Note: Linux version 6.1.19` as btmon prints a system note.
     public static func text(_ name: StaticString, _ r: inout ByteReader) -> Layer {
         let text = cString(Array(r.rest().bytes)).trimmingTrailingNewlines()
-        return Layer(protocolName: "Log", name: name.description, code: "", fields: [Field("Text", .text(text))])
+        let title = name.description == "System Note" ? "Note" : name.description
+        return Layer(protocolName: "Log", name: name.description, code: "", fields: [Field("Text", .text(text))],
+                     line: "\(title): \(text.oneLine)")
     }
 
     /// PacketLogger syslog record (type 0xF7): u32 pid, u8 level, then NUL-terminated process,
@@ -70,6 +76,11 @@ public enum LogRecords {
             layer.fields = [Field("PID", .integer(UInt64(pid), .decimal(bytes: 4))),
                             Field("Level", .integer(UInt64(level), .hex(bytes: 1)))]
             for (i, s) in strings.enumerated() { layer.fields.append(Field(names[i], .text(s))) }
+            // One line: `bluetoothd: message` (the process, then the message; subsystem and
+            // category stay in the JSON fields).
+            let process = strings.first ?? ""
+            let message = strings.count == 5 ? strings[4].oneLine : ""
+            layer.line = "\(process.isEmpty ? "syslog" : process)[\(pid)]: \(message)"
         } catch { layer.error = error }
         return layer
     }
@@ -78,8 +89,9 @@ public enum LogRecords {
     public static func raw(_ name: String, _ r: inout ByteReader) -> Layer {
         let bytes = Array(r.rest().bytes)
         let printable = !bytes.isEmpty && bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0 }
-        let value: FieldValue = printable ? .text(cString(bytes).trimmingTrailingNewlines()) : .bytes(bytes)
-        return Layer(protocolName: "Log", name: name, code: "", fields: [Field(printable ? "Text" : "Data", value)])
+        guard printable else { return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Data", .bytes(bytes))]) }
+        let text = cString(bytes).trimmingTrailingNewlines()
+        return Layer(protocolName: "Log", name: name, code: "", fields: [Field("Text", .text(text))], line: "\(name): \(text.oneLine)")
     }
 
     static func message(_ name: StaticString, _ params: [Param], _ r: inout ByteReader) -> Layer {
@@ -92,6 +104,7 @@ public enum LogRecords {
         return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
+    static let indexTypes = NameTable([(0, "Primary"), (1, "AMP")])
     static let busNames = NameTable([
         (0, "Virtual"), (1, "USB"), (2, "PC Card"), (3, "UART"), (4, "RS232"), (5, "PCI"), (6, "SDIO"), (7, "SPI"), (8, "I2C"), (9, "SMD"),
         (10, "VIRTIO"), (11, "IPC"),
@@ -103,6 +116,13 @@ public enum LogRecords {
 }
 
 extension String {
+    /// The text on one line: trailing line breaks dropped, inner ones made spaces.
+    var oneLine: String {
+        let t = trimmingTrailingNewlines()
+        return t.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
+            ? String(t.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }) : t
+    }
+
     func trimmingTrailingNewlines() -> String {
         var s = self
         while let last = s.last, last == "\n" || last == "\r" { s.removeLast() }

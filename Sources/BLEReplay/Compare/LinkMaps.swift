@@ -8,6 +8,9 @@ struct LinkMaps: Sendable {
     private(set) var handles: [UInt16: UInt16] = [:]
     /// Recorded address → live address.
     var addresses: [BDAddr: BDAddr] = [:]
+    /// Recorded address → the address type the live peer uses (a twin's random static address
+    /// standing for a recorded public one), written in the type parameter before the address.
+    var addressTypes: [BDAddr: UInt8] = [:]
     /// The interval range (×1.25 ms) of the last connection request, for the next Connection Complete.
     var pendingIntervalRange: ClosedRange<UInt64>?
     /// Interval ranges of LE Connection Update requests, by live handle.

@@ -1,5 +1,9 @@
 import BLEProtocol
 
+extension FieldSpec {
+    var isAddressType: Bool { if case .addressType = self { return true }; return false }
+}
+
 /// Rewrites recorded host packets for the live controller: connection handles recorded → live,
 /// peer addresses by `--map-address`, and ACL packets split to the live buffer size.
 enum HostRewriter {
@@ -12,6 +16,7 @@ enum HostRewriter {
         guard let entry = HCIDecoder.commands[opcode] else { return bytes }
         var out = bytes
         var offset = 3
+        var typeOffset: Int?   // the address type parameter just before, if any
         for param in entry.parameters {
             let size = SizeRule([param])
             guard size.fixed, offset + size.minimum <= out.count else { break }
@@ -26,9 +31,13 @@ enum HostRewriter {
                 for i in 0..<6 { value |= UInt64(out[offset + i]) << UInt64(8 * i) }
                 let mapped = maps.live(BDAddr(value)).value
                 for i in 0..<6 { out[offset + i] = UInt8(truncatingIfNeeded: mapped >> UInt64(8 * i)) }
+                // A peer that lives at another kind of address (a twin's random static address
+                // for a recorded public one): its type before it too.
+                if let t = typeOffset, let type = maps.addressTypes[BDAddr(value)] { out[t] = type }
             default:
                 break
             }
+            typeOffset = param.spec.isAddressType ? offset : nil
             offset += size.minimum
         }
         return out

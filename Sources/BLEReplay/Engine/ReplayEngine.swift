@@ -57,6 +57,7 @@ public final class ReplayEngine {
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
         self.stepOf = script.steps
         maps.addresses = options.addressMap
+        maps.addressTypes = options.addressTypes
     }
 
     /// Runs the whole recording. Never throws: a transport failure ends the run and is in the outcome.
@@ -101,6 +102,12 @@ public final class ReplayEngine {
     private func reach(_ i: Int) {
         guard state[i] == .waiting else { return }   // matched early
         let view = views[i]
+        if view.category == .advertising, let only = options.advertisers,
+           !Sighting.reports(in: view.unit).contains(where: { only.contains($0.address) }) {
+            state[i] = .skipped
+            notCompared += view.unit.packets.count
+            return
+        }
         if view.category == .advertising, scanStopped { inFlightReports.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {

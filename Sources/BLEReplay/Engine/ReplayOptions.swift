@@ -17,9 +17,16 @@ public struct ReplayOptions: Sendable {
     public var rules = RuleSet()
     /// `--map-address OLD=NEW`: recorded peer address → live.
     public var addressMap: [BDAddr: BDAddr] = [:]
+    /// Recorded peer address → the live peer's address type (`replay --peer` with a twin that
+    /// could not take a recorded public address).
+    public var addressTypes: [BDAddr: UInt8] = [:]
     /// How far ahead (in units) a live packet may match an expectation not reached yet (a
     /// notification that comes before the host packet recorded ahead of it).
     public var lookahead = 256
+    /// When set, only advertising reports from these (recorded) advertisers are expected; the
+    /// others are not compared. `replay --peer` sets it to the twin's device: the rest of the
+    /// recorded radio neighbourhood is not there to advertise.
+    public var advertisers: Set<BDAddr>?
 
     public init() {}
 

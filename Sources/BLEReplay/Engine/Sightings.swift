@@ -19,10 +19,25 @@ struct Sighting: Hashable, Sendable {
             reports.forEach(in: raw, base: 0) { report in
                 let start = report.data.offset, end = report.data.offset + report.data.count
                 guard start >= 0, end <= raw.count else { return }
-                out.append(Sighting(address: map(report.address), eventType: report.eventType, extended: report.extended,
-                                    data: Array(raw[start ..< end])))
+                let (type, extended) = legacy(report.eventType, extended: report.extended)
+                out.append(Sighting(address: map(report.address), eventType: type, extended: extended, data: Array(raw[start ..< end])))
             }
             return out
+        }
+    }
+
+    /// A legacy advertising PDU reported in an LE Extended Advertising Report (event type bit 4)
+    /// is the same PDU as in an LE Advertising Report: its legacy type, so the two forms compare
+    /// equal (Core v5.4 Vol 4 Part E 7.7.65.13, the table of legacy event types).
+    static func legacy(_ type: UInt16, extended: Bool) -> (UInt16, Bool) {
+        guard extended, type & 0x10 != 0 else { return (type, extended) }
+        switch type & 0x1F {
+        case 0x13: return (0, false)          // ADV_IND
+        case 0x15: return (1, false)          // ADV_DIRECT_IND
+        case 0x12: return (2, false)          // ADV_SCAN_IND
+        case 0x10: return (3, false)          // ADV_NONCONN_IND
+        case 0x1B, 0x1A: return (4, false)    // SCAN_RSP to an ADV_IND or ADV_SCAN_IND
+        default: return (type, extended)
         }
     }
 

@@ -56,8 +56,8 @@ struct ConnectionChartSVG {
             s += "height=\"\(HTML.num(Self.ratesTop + Self.panelHeight - Self.buffersTop))\" class=\"band band-\(sev)\">"
             s += "<title>\(HTML.escape(f.message))</title></rect>"
             let label = (titles[f.rule] ?? f.rule) + (t1 > t0 ? " (" + TimeFormat.duration(t1 - t0) + ")" : "")
-            let w = Double(label.count) * 6.9
-            let lx = min(x0, Self.width - w - 4)
+            let w = LabelFont.flag.width(label)
+            let lx = max(min(x0, Self.width - w - 4), 2)
             if lx > labelEnd {
                 s += "<text x=\"\(HTML.num(lx))\" y=\"\(HTML.num(Self.buffersTop - 8))\" class=\"flaglabel flag-\(sev)\">\(HTML.escape(label))</text>"
                 labelEnd = lx + w
@@ -132,9 +132,12 @@ struct ConnectionChartSVG {
         let y = Self.ratesTop + Self.panelHeight
         while t <= span {
             let px = x(begin + t)
+            let text = HTML.offset(t, step: step)
             s += "<line x1=\"\(HTML.num(px))\" x2=\"\(HTML.num(px))\" y1=\"\(HTML.num(Self.buffersTop))\" y2=\"\(HTML.num(y + 4))\" class=\"grid\"/>"
-            s += "<text x=\"\(HTML.num(px + 3))\" y=\"\(HTML.num(y + 16))\" class=\"tick\">\(HTML.escape(HTML.offset(t, step: step)))</text>"
             t += step
+            // A label that would run past the right edge is left out (its grid line stays).
+            guard px + 3 + LabelFont.tick.width(text) <= Self.width else { continue }
+            s += "<text x=\"\(HTML.num(px + 3))\" y=\"\(HTML.num(y + 16))\" class=\"tick\">\(HTML.escape(text))</text>"
         }
         return s + "\n"
     }

@@ -8,11 +8,12 @@ import BLEAnalysis
 /// the tables, upper layers through the session's `onL2CAPPDU` hook with GATT names); the rest
 /// only feeds a detector-less `Analyzer` so buffers, names and context are right.
 public enum EvidencePass {
-    /// Findings whose frames are decoded (the first ones, which are the most severe).
+    /// Findings whose first `maxFramesPerFinding` frames are decoded (the first ones, which are the
+    /// most severe); of the others, the key frame.
     static let maxFindings = 80
     /// Evidence frames per finding around which frames are decoded.
     static let maxFramesPerFinding = 4
-    static let maxDecodedFrames = 1500
+    static let maxDecodedFrames = 3000
 
     /// - Parameter progress: called every 65,536 frames with (record offset, file size).
     public static func run(path: String, model: SessionModel, findings: [Finding], captureEnd: Int64?,
@@ -101,7 +102,8 @@ public enum EvidencePass {
     /// Sorted, merged frame ranges around the evidence frames of the first findings.
     static func frameWindows(_ findings: [Finding], around: Int) -> [ClosedRange<Int>] {
         var centres: [Int] = []
-        for f in findings.prefix(maxFindings) { centres += f.frames.prefix(maxFramesPerFinding) }
+        // Every finding's key frame, so each finding links to its decoded evidence; more frames of the first ones.
+        for (i, f) in findings.enumerated() { centres += f.frames.prefix(i < maxFindings ? maxFramesPerFinding : 1) }
         var ranges: [ClosedRange<Int>] = []
         for c in Set(centres).sorted() {
             let r = max(1, c - around) ... c + around

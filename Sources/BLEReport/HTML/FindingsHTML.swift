@@ -1,39 +1,78 @@
 import BLEBytes
 import BLEAnalysis
 
-/// The findings table: severity, rule, when, connection, message with the rule's advice, and
-/// links to the decoded evidence frames; MTU findings get a picture of the value against the MTU.
+/// The findings, grouped by rule (most severe rule first): a head row per rule with its count,
+/// the connections it concerns and the rule's advice, then one row per finding (when, connection,
+/// message, links to the decoded evidence frames; MTU findings get a picture of the value against
+/// the MTU). Rules with many findings start folded (`folded`); a filter box and severity switches narrow
+/// the table (script in `HTMLAssets.findingsScript`).
 struct FindingsHTML {
     let findings: [Finding]
     let extras: ReportExtras
     let captureStart: Int64
 
+    /// A rule with more findings than this starts folded (its head row says how many): facts
+    /// (info) above 5, problems above 20.
+    static func folded(_ count: Int, _ severity: Severity) -> Bool { count > (severity >= .warning ? 20 : 5) }
+
     func render() -> String {
         guard !findings.isEmpty else { return "<p class=\"none\">No findings: nothing the rules look for happened in this capture.</p>\n" }
         let infos = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0) })
         let shown = Set(extras.frames.map(\.number))
-        var s = "<table class=\"findings\">\n<thead><tr><th>#</th><th>Severity</th><th>Rule</th><th>When</th><th>Conn.</th>"
-        s += "<th>What happened</th><th>Evidence</th></tr></thead>\n<tbody>\n"
+        var order: [String] = []
+        var byRule: [String: [(number: Int, finding: Finding)]] = [:]
         for (i, f) in findings.enumerated() {
-            let sev = f.severity.rawValue
-            s += "<tr id=\"finding-\(i + 1)\" class=\"sev-\(sev)\"><td class=\"num\">\(i + 1)</td>"
-            s += "<td><span class=\"badge badge-\(sev)\">\(sev)</span></td>"
-            s += "<td><code>\(HTML.escape(f.rule))</code><div class=\"ruletitle\">\(HTML.escape(infos[f.rule]?.title ?? ""))</div></td>"
-            s += "<td class=\"when\" title=\"\(HTML.escape(TimeFormat.dateTime(f.time))) UTC\">\(HTML.escape(HTML.offset(f.time - captureStart, step: 1)))"
-            s += "<div class=\"clock\">\(HTML.escape(TimeFormat.time(f.time)))</div></td>"
-            s += "<td>" + (f.connectionIndex.map { "<a href=\"#conn-\($0)\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
-            s += "<td><div class=\"message\">\(HTML.escape(f.message))</div>"
-            s += picture(f)
-            if let advice = infos[f.rule]?.explanation {
+            if byRule[f.rule] == nil { order.append(f.rule) }
+            byRule[f.rule, default: []].append((i + 1, f))
+        }
+        var s = "<div class=\"filter\"><input type=\"search\" id=\"finding-filter\" placeholder=\"Filter: rule, peer, words of the message\" aria-label=\"Filter findings\">"
+        for sev in Severity.allCases.reversed() {
+            let n = findings.filter { $0.severity == sev }.count
+            s += "<label><input type=\"checkbox\" class=\"sev-switch\" value=\"\(sev.rawValue)\" checked\(n == 0 ? " disabled" : "")> "
+            s += "\(sev == .info ? "info" : sev.rawValue + "s") (\(n))</label>"
+        }
+        s += "<span id=\"filter-count\" class=\"hint\"></span></div>\n"
+        s += "<p class=\"hint\">\(findings.count) finding\(findings.count == 1 ? "" : "s") of \(order.count) rule\(order.count == 1 ? "" : "s"). "
+        s += "Click a rule to fold or unfold its findings.</p>\n"
+        s += "<table class=\"findings\">\n<thead><tr><th>#</th><th>Severity</th><th>When</th><th>Conn.</th>"
+        s += "<th>What happened</th><th>Evidence</th></tr></thead>\n"
+        for rule in order {
+            let items = byRule[rule] ?? []
+            let sev = items.map(\.finding.severity).max() ?? .info
+            let folded = Self.folded(items.count, sev)
+            s += "<tbody class=\"rule-group\(folded ? " folded" : "")\" id=\"rule-\(HTML.escape(rule))\" data-severity=\"\(sev.rawValue)\">\n"
+            s += "<tr class=\"rule-head sev-\(sev.rawValue)\"><td colspan=\"6\"><button type=\"button\" class=\"fold-toggle\" aria-expanded=\"\(!folded)\">"
+            s += "<span class=\"chevron\"></span><span class=\"badge badge-\(sev.rawValue)\">\(items.count)</span> "
+            s += "<b>\(HTML.escape(infos[rule]?.title ?? rule))</b> <code>\(HTML.escape(rule))</code></button>"
+            let connections = Set(items.compactMap(\.finding.connectionIndex)).sorted()
+            if !connections.isEmpty {
+                s += " <span class=\"hint\">connection\(connections.count == 1 ? "" : "s") " + HTML.escape(TimelineLane.ranges(connections)) + "</span>"
+            }
+            s += " <span class=\"hint matches\"></span>"
+            if let advice = infos[rule]?.explanation {
                 s += "<details><summary>What to do</summary><p>\(HTML.escape(advice))</p></details>"
             }
-            s += "</td><td class=\"frames\">"
-            s += f.frames.map { n in
-                shown.contains(n) ? "<a href=\"#\(HTML.frameID(n))\">#\(n)</a>" : "<span title=\"not decoded in this report\">#\(n)</span>"
-            }.joined(separator: " ")
             s += "</td></tr>\n"
+            for (n, f) in items { s += row(n, f, shown: shown) }
+            s += "</tbody>\n"
         }
-        return s + "</tbody></table>\n"
+        return s + "</table>\n"
+    }
+
+    func row(_ n: Int, _ f: Finding, shown: Set<Int>) -> String {
+        let sev = f.severity.rawValue
+        var s = "<tr id=\"finding-\(n)\" class=\"finding sev-\(sev)\" data-severity=\"\(sev)\"><td class=\"num\">\(n)</td>"
+        s += "<td><span class=\"badge badge-\(sev)\">\(sev)</span></td>"
+        s += "<td class=\"when\" title=\"\(HTML.escape(TimeFormat.dateTime(f.time))) UTC\">\(HTML.escape(HTML.offset(f.time - captureStart, step: 1)))"
+        s += "<div class=\"clock\">\(HTML.escape(TimeFormat.time(f.time)))</div></td>"
+        s += "<td>" + (f.connectionIndex.map { "<a href=\"#conn-\($0)\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
+        s += "<td><div class=\"message\">\(HTML.escape(f.message))</div>"
+        s += picture(f)
+        s += "</td><td class=\"frames\">"
+        s += f.frames.map { n in
+            shown.contains(n) ? "<a href=\"#\(HTML.frameID(n))\">#\(n)</a>" : "<span title=\"not decoded in this report\">#\(n)</span>"
+        }.joined(separator: " ")
+        return s + "</td></tr>\n"
     }
 
     /// A value drawn byte by byte against the limit the MTU sets, for the MTU rules.

@@ -35,6 +35,30 @@ enum HTMLAssets {
     })();
     """
 
+    /// The findings table: fold/unfold a rule, filter by text and severity, and unfold the rule of
+    /// a finding a link points to (#finding-N from the timeline or the header).
+    static let findingsScript = """
+    (function(){
+    var box=document.getElementById('finding-filter');if(!box)return;
+    var table=document.querySelector('table.findings'),sw=document.querySelectorAll('.sev-switch'),groups=document.querySelectorAll('tbody.rule-group'),count=document.getElementById('filter-count');
+    function apply(){var q=box.value.toLowerCase().trim(),on={},i,j,shown=0,total=0;
+    for(i=0;i<sw.length;i++)on[sw[i].value]=sw[i].checked;
+    table.classList.toggle('filtering',q.length>0);
+    for(i=0;i<groups.length;i++){var g=groups[i],rows=g.querySelectorAll('tr.finding'),head=g.querySelector('tr.rule-head').textContent.toLowerCase(),n=0;
+    for(j=0;j<rows.length;j++){var r=rows[j],ok=on[r.getAttribute('data-severity')]&&(!q||(head+' '+r.textContent.toLowerCase()).indexOf(q)>=0);
+    r.classList.toggle('filtered',!ok);if(ok)n++;}
+    total+=rows.length;shown+=n;g.classList.toggle('empty',n===0);
+    var m=g.querySelector('.matches');if(m)m.textContent=n<rows.length&&n>0?n+' of '+rows.length+' shown':'';}
+    count.textContent=shown<total?shown+' of '+total+' findings shown':'';}
+    function fold(g,f){g.classList.toggle('folded',f);var b=g.querySelector('.fold-toggle');if(b)b.setAttribute('aria-expanded',f?'false':'true');}
+    for(var i=0;i<groups.length;i++){(function(g){var b=g.querySelector('.fold-toggle');if(b)b.addEventListener('click',function(){fold(g,!g.classList.contains('folded'));});})(groups[i]);}
+    box.addEventListener('input',apply);for(i=0;i<sw.length;i++)sw[i].addEventListener('change',apply);
+    function reveal(){var id=location.hash.slice(1),t=id&&document.getElementById(id);
+    if(t&&t.classList.contains('finding')){fold(t.parentNode,false);t.classList.remove('filtered');t.parentNode.classList.remove('empty');t.scrollIntoView();}}
+    window.addEventListener('hashchange',reveal);reveal();
+    })();
+    """
+
     static let timelineLegend = """
     <p class="legend"><i class="sw bar"></i>connection <i class="sw traffic"></i>ACL traffic <i class="sw credits"></i>controller buffers held
     <i class="sw full"></i>all buffers in use <i class="sw connecting"></i>connecting <i class="sw scanning"></i>scanning
@@ -73,13 +97,13 @@ enum HTMLAssets {
     .connecting{fill:url(#hatch)}.credits{fill:#f0a04b}.credits-full{fill:var(--err)}
     .scanning{fill:#bfe0ef}.advertising{fill:#d9c8f0}.advtick{stroke:#3b8db5;stroke-width:1}.radiolabel{font-size:10px;fill:#355}
     .attempt-ok{fill:#c8d5e2}.attempt-failed,.attempt-pending{fill:#f6c4c4;stroke:var(--err)}.attempt-cancelled{fill:#dde3e8}.attempt-superseded{fill:#f5dcb8}
-    text.xmark{font-size:13px;font-weight:700;fill:var(--err)}.faillabel{font-size:11px;font-weight:600;fill:var(--err)}
+    .xmark{stroke:var(--err);stroke-width:2;fill:none}.faillabel{font-size:11px;font-weight:600;fill:var(--err)}
     .mark{stroke:#fff;stroke-width:1.5}.m-mtu{fill:#8250df}.m-discovery{fill:#0969da}.m-ok{fill:var(--ok)}.m-bad{fill:var(--err)}
     .m-end{fill:#57606a}.m-data{fill:#2da44e}.m-minor{fill:#9aa5b1}
-    .marklabel{font-size:11px;fill:#444}.bang{font-size:11px;font-weight:800;fill:#fff;pointer-events:none}text.m-bad{fill:var(--err);font-weight:600}text.m-mtu{fill:#8250df}text.m-discovery{fill:#0969da}text.m-ok{fill:var(--ok)}
+    .marklabel{font-size:11px;fill:#444}.bang{fill:#fff;pointer-events:none}.barlabel{font-size:11px;fill:#24476b;pointer-events:none}text.m-bad{fill:var(--err);font-weight:600}text.m-mtu{fill:#8250df}text.m-discovery{fill:#0969da}text.m-ok{fill:var(--ok)}
     .band{stroke-width:1}.band-error{fill:var(--err);fill-opacity:.14;stroke:var(--err)}.band-warning{fill:#e08a00;fill-opacity:.16;stroke:#d08000}
     .flag{stroke-width:1.5}.flag-error{fill:var(--err);stroke:var(--err)}.flag-warning{fill:#d08000;stroke:#d08000}.flag-info{fill:var(--info)}
-    .flaglabel{font-size:12px;font-weight:700}text.flag-error{fill:var(--err)}text.flag-warning{fill:var(--warn)}
+    .flaglabel{font-size:12px;font-weight:700}text.flaglabel{stroke:none}text.flag-error{fill:var(--err)}text.flag-warning{fill:var(--warn)}
     .panel{fill:#fbfcfd;stroke:#e1e6eb}.capacity{stroke:var(--err);stroke-dasharray:5 3}.caplabel{font-size:10px;fill:var(--mute)}
     .credits-area{fill:#f0a04b;fill-opacity:.85}.pool-line{fill:none;stroke:#6e7781;stroke-dasharray:2 2}
     .rate-tx,.rate-rx,.rate-values,.rate-writes{fill:none;stroke-width:1.5}.rate-tx{stroke:#0969da}.rate-rx{stroke:#1b9aaa}.rate-values{stroke:#2da44e}.rate-writes{stroke:#bc4c00}
@@ -93,6 +117,12 @@ enum HTMLAssets {
     i.dot.m-mtu{background:#8250df}i.dot.m-discovery{background:#0969da}i.dot.m-ok{background:var(--ok)}i.dot.m-bad{background:var(--err)}i.dot.m-end{background:#57606a}
     table{border-collapse:collapse;width:100%;margin:4px 0}th,td{text-align:left;vertical-align:top;padding:4px 8px;border-bottom:1px solid #eaeef2}
     th{background:var(--bg);font-weight:600;font-size:13px}
+    .filter{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:4px 0}.filter input[type=search]{width:320px;padding:3px 8px;border:1px solid var(--line);border-radius:5px;font:inherit}
+    .filter label{font-size:13px;color:var(--mute)}
+    tr.rule-head td{background:var(--bg);border-top:2px solid var(--line)}.fold-toggle{border:0;background:none;padding:0;font:inherit;cursor:pointer;color:var(--ink)}
+    .fold-toggle code{font-size:12px;color:var(--mute);margin-left:4px}.chevron::before{content:"▾";display:inline-block;width:14px;color:var(--mute)}
+    tbody.folded .chevron::before{content:"▸"}tr.rule-head details{display:inline-block;margin-left:10px}
+    tbody.folded tr.finding,tr.finding.filtered,tbody.empty{display:none}table.filtering tbody.folded tr.finding:not(.filtered){display:table-row}
     table.findings tr.sev-error td:first-child{border-left:4px solid var(--err)}table.findings tr.sev-warning td:first-child{border-left:4px solid #d08000}
     table.findings tr.sev-info td:first-child{border-left:4px solid var(--info)}tr:target{background:#fff8c5}
     .badge{display:inline-block;padding:0 7px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap}

@@ -29,8 +29,8 @@ public enum HTMLReport {
         s += "Click a flag for the finding, a dot for its frame.</span></div>\n"
         let timeline = TimelineSVG(model: model, findings: findings, extras: extras, start: start, end: end)
         s += "<div class=\"timeline-wrap\">" + timeline.render() + "</div>\n"
-        if model.connections.count > TimelineSVG.maxLanes {
-            s += "<p class=\"hint\">\(model.connections.count - TimelineSVG.maxLanes) more connections are not drawn; they are listed under Connections.</p>\n"
+        if timeline.hiddenConnections > 0 {
+            s += "<p class=\"hint\">\(timeline.hiddenConnections) more connections (to peers after the first \(TimelineSVG.maxLanes)) are not drawn; they are listed under Connections.</p>\n"
         }
         s += HTMLAssets.timelineLegend + "</section>\n"
         s += "<section id=\"findings\"><h2>Findings</h2>\n" + FindingsHTML(findings: findings, extras: extras, captureStart: start).render() + "</section>\n"
@@ -42,7 +42,7 @@ public enum HTMLReport {
         s += "<section id=\"advertisers\"><h2>Advertisers</h2>\n" + TablesHTML.advertisers(model) + "</section>\n"
         s += "<section id=\"capture\"><h2>Capture</h2>\n" + TablesHTML.capture(facts) + "</section>\n"
         s += "<footer>bleanalyze \(ToolVersion.current) · self-contained report: no network, no external files</footer>\n"
-        s += "<script>\(HTMLAssets.zoomScript)</script>\n</body></html>\n"
+        s += "<script>\(HTMLAssets.zoomScript)\(HTMLAssets.findingsScript)</script>\n</body></html>\n"
         return s
     }
 
@@ -88,12 +88,20 @@ public enum HTMLReport {
     static func attempts(_ model: SessionModel, start: Int64) -> String {
         let failed = ReportText.failedAttempts(model)
         guard !failed.isEmpty else { return "" }
-        var s = "<h3>Attempts that did not connect</h3>\n<table class=\"events\"><tbody>\n"
+        // The background (OS auto-connect, BR/EDR pages) one line per kind with counts, as the text
+        // report has it; every attempt below, folded when there are many.
+        var s = "<h3>Attempts that did not connect</h3>\n<ul class=\"background\">"
+        for (line, _) in ReportText.background(model, all: false) {
+            s += "<li>" + HTML.escape(line.trimmingCharacters()) + "</li>"
+        }
+        s += "</ul>\n<details\(failed.count <= 10 ? " open" : "")><summary>All \(failed.count) attempt\(failed.count == 1 ? "" : "s") that did not connect</summary>\n"
+        s += "<table class=\"events\"><tbody>\n"
         for a in failed.prefix(500) {
             s += "<tr class=\"m-bad\"><td class=\"when\">\(HTML.escape(HTML.offset(a.time - start, step: 1)))</td><td class=\"frame\">#\(a.frame)</td><td>"
             s += HTML.escape("to \(a.peerAddress?.description ?? "filter accept list"): " + ReportText.describe(a.outcome)
                              + (a.endFrame.map { " (frame \($0))" } ?? "")) + "</td></tr>\n"
         }
-        return s + "</tbody></table>\n"
+        if failed.count > 500 { s += "<tr><td></td><td></td><td>… \(failed.count - 500) more</td></tr>\n" }
+        return s + "</tbody></table></details>\n"
     }
 }

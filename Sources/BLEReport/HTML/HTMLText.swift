@@ -45,8 +45,15 @@ enum HTML {
         if micros == 0 { return "0" }
         let sign = micros < 0 ? "−" : "+"
         let m = micros.magnitude
-        if m >= 3_600_000_000 { return sign + "\(m / 3_600_000_000) h \((m % 3_600_000_000) / 60_000_000) min" }
-        if m >= 60_000_000 { return sign + "\(m / 60_000_000) min \((m % 60_000_000) / 1_000_000) s" }
+        // Zero parts are left out: +20 min, +1 h, +1 h 5 min, +2 min 30 s.
+        if m >= 3_600_000_000 {
+            let minutes = (m % 3_600_000_000) / 60_000_000
+            return sign + "\(m / 3_600_000_000) h" + (minutes > 0 ? " \(minutes) min" : "")
+        }
+        if m >= 60_000_000 {
+            let seconds = (m % 60_000_000) / 1_000_000
+            return sign + "\(m / 60_000_000) min" + (seconds > 0 ? " \(seconds) s" : "")
+        }
         if m >= 1_000_000 { return sign + decimal(m, unit: 1_000_000, step: step) + " s" }
         if m >= 1000 { return sign + decimal(m, unit: 1000, step: step) + " ms" }
         return sign + "\(m) µs"

@@ -92,7 +92,8 @@ struct TimeAxis {
 
     var foldedSegments: [Segment] { segments.filter(\.folded) }
 
-    /// Tick times per linear segment, about `spacing` pixels apart, on round steps (1, 2, 5 × 10ⁿ µs).
+    /// Tick times per linear segment, about `spacing` pixels apart, on steps a person counts in
+    /// (`niceStep`), at whole multiples of the step from the capture's start.
     func ticks(spacing: Double = 110) -> [(time: Int64, step: Int64)] {
         var out: [(Int64, Int64)] = []
         for s in segments where !s.folded && s.x1 - s.x0 >= 40 {
@@ -107,10 +108,21 @@ struct TimeAxis {
         return out
     }
 
+    /// Steps between ticks (µs): 1-2-5 below a second, then 1, 2, 5, 10, 15, 30 s and min, then
+    /// 1, 2, 3, 6, 12 h and days, so a 1 h 40 min log reads +20 min, +40 min … rather than
+    /// +16 min 40 s, +33 min 20 s.
+    static let steps: [Int64] = {
+        var s: [Int64] = []
+        var m: Int64 = 1
+        while m < 1_000_000 { s += [m, 2 * m, 5 * m]; m *= 10 }
+        let second: Int64 = 1_000_000, minute = 60 * second, hour = 60 * minute
+        s += [1, 2, 5, 10, 15, 30].map { $0 * second } + [1, 2, 5, 10, 15, 30].map { $0 * minute }
+        s += [1, 2, 3, 6, 12, 24, 48].map { $0 * hour } + [7 * 24 * hour, 14 * 24 * hour, 28 * 24 * hour]
+        return s
+    }()
+
+    /// The smallest step of `steps` at least `raw` µs.
     static func niceStep(_ raw: Double) -> Int64 {
-        var magnitude: Int64 = 1
-        while Double(magnitude) * 10 <= raw && magnitude < Int64.max / 100 { magnitude *= 10 }
-        for m: Int64 in [1, 2, 5, 10] where Double(magnitude * m) >= raw { return magnitude * m }
-        return magnitude * 10
+        steps.first { Double($0) >= raw } ?? Int64((raw / Double(steps[steps.count - 1])).rounded(.up)) * steps[steps.count - 1]
     }
 }

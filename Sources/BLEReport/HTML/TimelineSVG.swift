@@ -3,32 +3,51 @@ import BLEProtocol
 import BLEAnalysis
 
 /// The swimlane timeline: one lane for the host's radio (scanning, advertising, connection
-/// attempts) and one per connection (lifetime bar with traffic inside, buffers in use below,
-/// markers for MTU, discovery, subscriptions, errors and the disconnect reason), findings as
-/// coloured bands and flags on their lane. Elements positioned in time carry `data-x` so the
-/// inline script can zoom and pan without distorting text.
+/// attempts summarized into counted runs) and one per peer (a bar per connection with traffic
+/// inside, buffers in use below, markers for MTU, discovery, subscriptions, errors and the
+/// disconnect reason), findings as coloured bands and flags on their lane. Every label goes
+/// through a `LabelPlacer`, so none overlaps another or leaves the plot; a lane has as many label
+/// rows as its labels need. Elements positioned in time carry `data-x` so the inline script can
+/// zoom and pan without distorting text.
 struct TimelineSVG {
     let model: SessionModel
     let findings: [Finding]
     let extras: ReportExtras
     let start: Int64
     let end: Int64
+    let lanes: [TimelineLane]
+
+    init(model: SessionModel, findings: [Finding], extras: ReportExtras, start: Int64, end: Int64) {
+        self.model = model
+        self.findings = findings
+        self.extras = extras
+        self.start = start
+        self.end = end
+        lanes = Array(TimelineLane.group(model.connections).prefix(Self.maxLanes))
+    }
 
     static let width = 1320.0
     static let left = 196.0
     static let right = 16.0
     static let axisHeight = 34.0
-    static let radioLaneHeight = 62.0
-    static let laneHeight = 70.0
-    /// Connections drawn as lanes; later ones are listed below the picture.
+    /// Lanes drawn; later ones are listed below the picture.
     static let maxLanes = 60
     static var plotWidth: Double { width - left - right }
 
-    var lanes: [Connection] { Array(model.connections.prefix(Self.maxLanes)) }
+    var hiddenConnections: Int { model.connections.count - lanes.reduce(0) { $0 + $1.connections.count } }
 
     func render() -> String {
         let axis = makeAxis()
-        let height = Self.axisHeight + Self.radioLaneHeight + Double(lanes.count) * Self.laneHeight + 6
+        // Each lane is laid out once with every row available to learn how many rows its labels
+        // use, then drawn with that many (placement is relative to the bar, so it is the same).
+        var scratch = SVGOut()
+        let radioRows = radioLane(axis, &scratch, LaneGeometry(y0: 0, rows: LaneGeometry.maxRows, radio: true))
+        var geometry = [LaneGeometry(y0: Self.axisHeight, rows: radioRows, radio: true)]
+        for (i, lane) in lanes.enumerated() {
+            let rows = connectionLane(lane, i, axis, &scratch, LaneGeometry(y0: 0, rows: LaneGeometry.maxRows))
+            geometry.append(LaneGeometry(y0: geometry[i].y0 + geometry[i].height, rows: rows))
+        }
+        let height = (geometry.last.map { $0.y0 + $0.height } ?? Self.axisHeight) + 2
         var out = SVGOut()
         out += "<svg id=\"timeline\" class=\"timeline\" viewBox=\"0 0 \(HTML.num(Self.width)) \(HTML.num(height))\" "
         out += "data-left=\"\(HTML.num(Self.left))\" data-plot=\"\(HTML.num(Self.plotWidth))\" role=\"img\" "
@@ -36,16 +55,13 @@ struct TimelineSVG {
         out += "<defs><clipPath id=\"plot\"><rect x=\"\(HTML.num(Self.left))\" y=\"0\" width=\"\(HTML.num(Self.plotWidth))\" height=\"\(HTML.num(height))\"/></clipPath>"
         out += "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
         out += "<rect width=\"6\" height=\"6\" fill=\"#eef2f6\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#9aa7b4\" stroke-width=\"2\"/></pattern></defs>\n"
-        laneBackgrounds(&out, height: height)
+        laneBackgrounds(&out, geometry, height: height)
         out += "<g clip-path=\"url(#plot)\">\n"
         ticks(axis, &out, height: height)
-        findingBands(axis, &out)
-        radioLane(axis, &out, y0: Self.axisHeight)
-        for (i, c) in lanes.enumerated() {
-            connectionLane(c, axis, &out, y0: Self.axisHeight + Self.radioLaneHeight + Double(i) * Self.laneHeight)
-        }
+        _ = radioLane(axis, &out, geometry[0])
+        for (i, lane) in lanes.enumerated() { _ = connectionLane(lane, i, axis, &out, geometry[i + 1]) }
         folds(axis, &out, height: height)
-        findingFlags(axis, &out)
+        out.flushOverlay()
         out += "</g>\n</svg>\n"
         return out.text
     }
@@ -75,21 +91,31 @@ struct TimelineSVG {
     }
 
     func ticks(_ axis: TimeAxis, _ out: inout SVGOut, height: Double) {
-        for (t, step) in axis.ticks() {
-            let x = axis.x(t)
-            guard x < Self.width - Self.right - 36 else { continue }
-            out.at(x, 0, "<line x1=\"0\" y1=\"\(HTML.num(Self.axisHeight - 6))\" x2=\"0\" y2=\"\(HTML.num(height))\" class=\"grid\"/>"
-                + "<text x=\"3\" y=\"\(HTML.num(Self.axisHeight - 10))\" class=\"tick\">\(HTML.escape(HTML.offset(t - start, step: step)))</text>")
+        for (t, _) in axis.ticks() {
+            out.at(axis.x(t), 0, "<line x1=\"0\" y1=\"\(HTML.num(Self.axisHeight - 6))\" x2=\"0\" y2=\"\(HTML.num(height))\" class=\"grid\"/>")
+        }
+        // Labels of the axis: the folds' lengths first (they explain the breaks), then the ticks.
+        var labels = LabelPlacer(bounds: LabelBox(x0: Self.left + 1, x1: Self.width - Self.right - 1, y0: 0, y1: Self.axisHeight))
+        out.onTop { out in
+            for s in axis.foldedSegments {
+                let text = "⋯" + Self.duration(s.t1 - s.t0)
+                if let spot = labels.place(text, .fold, [LabelSpot(x: s.x0 + 1, y: 11), LabelSpot(x: s.x1 - 1, y: 11, anchorEnd: true)]) {
+                    out.label(text, spot, cls: "foldlabel")
+                }
+            }
+            for (t, step) in axis.ticks() {
+                let text = HTML.offset(t - start, step: step)
+                if let spot = labels.place(text, .tick, [LabelSpot(x: axis.x(t) + 3, y: Self.axisHeight - 10)]) {
+                    out.label(text, spot, cls: "tick")
+                }
+            }
         }
     }
 
     func folds(_ axis: TimeAxis, _ out: inout SVGOut, height: Double) {
-        var labels = LabelRow()
         for s in axis.foldedSegments {
-            let text = Self.duration(s.t1 - s.t0)
             out.span(s.x0 + 3, s.x1 - 3, Self.axisHeight - 4, height - Self.axisHeight + 4, cls: "fold",
-                     title: text + " without events, folded")
-            _ = labels.place(s.x0 + 1, "⋯" + text, &out, y: 12, cls: "foldlabel", left: false)
+                     title: Self.duration(s.t1 - s.t0) + " without events, folded")
         }
     }
 
@@ -98,97 +124,101 @@ struct TimelineSVG {
 
     // MARK: Lanes
 
-    func laneBackgrounds(_ out: inout SVGOut, height: Double) {
-        out += "<rect x=\"0\" y=\"\(HTML.num(Self.axisHeight))\" width=\"\(HTML.num(Self.width))\" height=\"\(HTML.num(Self.radioLaneHeight))\" class=\"lane lane-radio\" data-lane=\"radio\"/>\n"
-        out += label(y0: Self.axisHeight, title: "Host radio", lines: ["scanning · advertising", "connection attempts"], href: nil)
-        for (i, c) in lanes.enumerated() {
-            let y0 = Self.axisHeight + Self.radioLaneHeight + Double(i) * Self.laneHeight
-            out += "<rect x=\"0\" y=\"\(HTML.num(y0))\" width=\"\(HTML.num(Self.width))\" height=\"\(HTML.num(Self.laneHeight))\" "
-                + "class=\"lane \(i % 2 == 0 ? "lane-even" : "lane-odd")\" data-lane=\"\(c.index)\"/>\n"
-            var sub = "handle \(c.handle) · \(c.isLE ? "LE" : "BR/EDR")"
-            if c.role != .unknown { sub += " · " + c.role.rawValue }
-            if c.adapter != 0 { sub += " · hci\(c.adapter)" }
-            out += label(y0: y0, title: "Connection \(c.index)", lines: [sub, c.peerAddress?.description ?? "peer unknown"],
-                         href: "#conn-\(c.index)")
+    func laneBackgrounds(_ out: inout SVGOut, _ geometry: [LaneGeometry], height: Double) {
+        let radio = geometry[0]
+        out += "<rect x=\"0\" y=\"\(HTML.num(radio.y0))\" width=\"\(HTML.num(Self.width))\" height=\"\(HTML.num(radio.height))\" class=\"lane lane-radio\" data-lane=\"radio\"/>\n"
+        let failed = ReportText.failedAttempts(model).count
+        let attempts = model.attempts.isEmpty ? "no connection attempts"
+            : "\(model.attempts.count) attempt\(model.attempts.count == 1 ? "" : "s")" + (failed > 0 ? " · \(failed) failed" : "")
+        out += laneTitle(radio, title: "Host radio", lines: ["scanning · advertising", attempts], href: nil)
+        for (i, lane) in lanes.enumerated() {
+            let g = geometry[i + 1]
+            out += "<rect x=\"0\" y=\"\(HTML.num(g.y0))\" width=\"\(HTML.num(Self.width))\" height=\"\(HTML.num(g.height))\" "
+                + "class=\"lane \(i % 2 == 0 ? "lane-even" : "lane-odd")\" data-lane=\"\(lane.connections[0].index)\"/>\n"
+            out += laneTitle(g, title: lane.title, lines: lane.lines, href: lane.href)
         }
         out += "<line x1=\"\(HTML.num(Self.left))\" y1=\"0\" x2=\"\(HTML.num(Self.left))\" y2=\"\(HTML.num(height))\" class=\"divider\"/>\n"
     }
 
-    func label(y0: Double, title: String, lines: [String], href: String?) -> String {
+    /// The lane's name left of the plot, each line cut to the space there, as many lines as fit.
+    func laneTitle(_ g: LaneGeometry, title: String, lines: [String], href: String?) -> String {
+        let y0 = g.y0
+        let lines = lines.prefix(max(0, Int((g.height - 39) / 14) + 1))
+        let room = Self.left - 16
         var s = href.map { "<a href=\"\(HTML.escape($0))\">" } ?? ""
-        s += "<text x=\"10\" y=\"\(HTML.num(y0 + 20))\" class=\"lanetitle\">\(HTML.escape(title))</text>"
+        // The full name in a tooltip beside the text (a <title> inside <text> would join its textContent).
+        s += "<g><title>\(HTML.escape(title))</title>"
+        s += "<text x=\"10\" y=\"\(HTML.num(y0 + 20))\" class=\"lanetitle\">\(HTML.escape(Self.fit(title, LabelFont(size: 13, bold: true), room)))</text></g>"
         for (i, l) in lines.enumerated() {
-            s += "<text x=\"10\" y=\"\(HTML.num(y0 + 35 + Double(i) * 13))\" class=\"lanesub\">\(HTML.escape(l))</text>"
+            s += "<text x=\"10\" y=\"\(HTML.num(y0 + 35 + Double(i) * 14))\" class=\"lanesub\">\(HTML.escape(Self.fit(l, LabelFont(size: 11, bold: false), room)))</text>"
         }
         return s + (href == nil ? "" : "</a>") + "\n"
     }
 
-    func radioLane(_ axis: TimeAxis, _ out: inout SVGOut, y0: Double) {
-        for r in extras.radio {
-            let y = r.kind == .scanning ? y0 + 18 : y0 + 28
-            out.span(axis.x(r.start), axis.x(r.end), y, 8, cls: "\(r.kind.rawValue)", min: 2,
-                     title: "\(r.kind.rawValue) from frame \(r.frame), \(TimeFormat.duration(r.end - r.start))")
-        }
-        // Advertising reports heard, as ticks (each stands for `stride` reports).
-        var lastX = -10.0
-        for t in extras.advertisingReports.times {
-            let x = axis.x(t)
-            if x - lastX < 1.5 { continue }
-            lastX = x
-            out.at(x, y0 + 17, "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"10\" class=\"advtick\"/>")
-        }
-        var labels = LabelRow()
-        if let first = extras.radio.first(where: { $0.kind == .scanning }) {
-            _ = labels.place(axis.x(first.start) + 4, "scanning", &out, y: y0 + 25, cls: "radiolabel")
-        }
-        if let first = extras.radio.first(where: { $0.kind == .advertising }) {
-            var adv = LabelRow()
-            _ = adv.place(axis.x(first.start) + 4, "advertising", &out, y: y0 + 35, cls: "radiolabel")
-        }
-        var failures = LabelRow()
-        for a in model.attempts {
-            let endTime = a.endTime ?? end
-            let x0 = axis.x(a.time), x1 = axis.x(endTime)
-            let (cls, text): (String, String?)
-            switch a.outcome {
-            case .connected: (cls, text) = ("attempt-ok", nil)
-            case let .failed(status): (cls, text) = ("attempt-failed", status.name)
-            case .cancelled: (cls, text) = ("attempt-cancelled", nil)
-            case .pending: (cls, text) = ("attempt-pending", "never completed")
-            case .superseded: (cls, text) = ("attempt-superseded", nil)
-            }
-            let who = a.peerAddress?.description ?? "filter accept list"
-            out.span(x0, x1, y0 + 42, 10, cls: "\(cls)", min: 3,
-                     title: "Connection attempt to \(who) (frame \(a.frame)): " + ReportText.describe(a.outcome))
-            if let text {
-                out.at(x1, y0 + 47, "<text class=\"xmark \(cls)\" text-anchor=\"middle\" dy=\"4\">✕</text>")
-                _ = failures.place(x1 + 7, text, &out, y: y0 + 57, cls: "faillabel")
-            }
-        }
+    /// `text`, cut with "…" to `width`.
+    static func fit(_ text: String, _ font: LabelFont, _ width: Double) -> String {
+        guard font.width(text) > width else { return text }
+        var cut = Substring(text)
+        while !cut.isEmpty && font.width(cut + "…") > width { cut = cut.dropLast() }
+        return cut + "…"
     }
 
-    func connectionLane(_ c: Connection, _ axis: TimeAxis, _ out: inout SVGOut, y0: Double) {
-        let barY = y0 + 34, barH = 16.0
-        let begin = c.completeTime ?? c.firstDataTime ?? c.startTime ?? start
-        let finish = c.disconnectTime ?? end
-        if let a = c.attemptTime, let done = c.completeTime, done > a {
-            out.span(axis.x(a), axis.x(done), barY + 4, barH - 8, cls: "connecting", title: "connecting: \(TimeFormat.duration(done - a))")
+    func connectionLane(_ lane: TimelineLane, _ laneIndex: Int, _ axis: TimeAxis, _ out: inout SVGOut, _ g: LaneGeometry) -> Int {
+        var labels = LabelPlacer(bounds: g.bounds)
+        var used = 0
+        findingBands(laneIndex, axis, &out, g)
+        var groups: [MarkerGroup] = []
+        for c in lane.connections {
+            let begin = c.completeTime ?? c.firstDataTime ?? c.startTime ?? start
+            let finish = c.disconnectTime ?? end
+            if let a = c.attemptTime, let done = c.completeTime, done > a {
+                out.span(axis.x(a), axis.x(done), g.barY + 4, LaneGeometry.barHeight - 8, cls: "connecting", title: "connecting: \(TimeFormat.duration(done - a))")
+            }
+            out += "<a href=\"#conn-\(c.index)\">"
+            out.span(axis.x(begin), axis.x(finish), g.barY, LaneGeometry.barHeight, cls: c.isOpen ? "bar open" : "bar", min: 3,
+                     title: "Connection \(c.index): " + SessionText.header(c))
+            out += "</a>"
+            activity(c, axis, &out, barY: g.barY, barH: LaneGeometry.barHeight)
+            buffers(c, axis, &out, y: g.barY + LaneGeometry.barHeight + 2)
+            groups += markerGroups(c, axis)
         }
-        out.span(axis.x(begin), axis.x(finish), barY, barH, cls: c.isOpen ? "bar open" : "bar", min: 3,
-                 title: SessionText.header(c))
-        if c.inferred { out.at(axis.x(begin), barY + 12, "<text class=\"marklabel\" text-anchor=\"end\" dx=\"-3\">⋯</text>") }
-        activity(c, axis, &out, barY: barY, barH: barH)
-        buffers(c, axis, &out, y: barY + barH + 2)
-        var labels = LabelRow()
+        used = max(used, findingFlags(laneIndex, axis, &out, g, &labels))
+        // Inside the bars: which connection (when the lane has several), that it began before the
+        // capture or was still open at its end.
+        out.onTop { out in
+            for c in lane.connections {
+                let x0 = axis.x(c.completeTime ?? c.firstDataTime ?? c.startTime ?? start), x1 = axis.x(c.disconnectTime ?? end)
+                var name = lane.connections.count > 1 ? "connection \(c.index)" : ""
+                if c.inferred { name = "⋯ " + name }
+                let inside = LabelSpot(x: x0 + 3, y: g.barY + 12)
+                if !name.isEmpty, labels.box(name, .mark, inside).x1 <= x1 - 2, let spot = labels.place(name, .mark, [inside]) {
+                    out.label(name, spot, cls: "barlabel")
+                }
+                if c.isOpen, let spot = labels.place("still open ▸", .mark, [LabelSpot(x: x1 - 3, y: g.barY + 12, anchorEnd: true)]) {
+                    out.label("still open ▸", spot, cls: "barlabel")
+                }
+            }
+        }
         // Labels by importance (failures, then milestones, then data, then the disconnect), so the
         // important ones win the space; failures are drawn last, so their dots are on top.
         let rank = ["m-bad": 0, "m-ok": 1, "m-discovery": 1, "m-mtu": 1, "m-data": 2, "m-end": 3]
-        let byRank = c.timeline.enumerated().sorted { (rank[Self.markerStyle($0.1).0 ?? ""] ?? 4, $0.0) < (rank[Self.markerStyle($1.1).0 ?? ""] ?? 4, $1.0) }
-        for (_, e) in byRank { marker(e, axis, &out, y0: y0, barY: barY, labels: &labels, draw: false) }
-        for (_, e) in byRank.reversed() { marker(e, axis, &out, y0: y0, barY: barY, labels: &labels, draw: true) }
-        if c.isOpen {
-            out.at(axis.x(finish), barY + 12, "<text class=\"marklabel\" text-anchor=\"end\" dx=\"-4\">still open ▸</text>")
+        for m in groups.enumerated().sorted(by: { ($0.1.cls == "m-bad" ? 1 : 0, $0.0) < ($1.1.cls == "m-bad" ? 1 : 0, $1.0) }) {
+            marker(m.1, &out, g)
         }
+        out.onTop { out in
+            for m in groups.enumerated().sorted(by: { (rank[$0.1.cls] ?? 4, $0.0) < (rank[$1.1.cls] ?? 4, $1.0) }).map(\.1) {
+                guard let text = m.label else { continue }
+                let spots = (0 ..< g.rows).flatMap { r in
+                    // Kept inside the plot: a mark at its very edge (the capture's last frame) still gets its label.
+                    [LabelSpot(x: max(m.x - 4, labels.bounds.x0), y: g.row(r)), LabelSpot(x: min(m.x + 4, labels.bounds.x1), y: g.row(r), anchorEnd: true)]
+                }
+                if let spot = labels.place(text, m.cls == "m-bad" ? .markBold : .mark, spots) {
+                    out.label(text, spot, cls: "marklabel \(m.cls)")
+                    used = max(used, (spots.firstIndex { $0.y == spot.y && $0.anchorEnd == spot.anchorEnd } ?? 0) / 2 + 1)
+                }
+            }
+        }
+        return max(used, 1)
     }
 
     /// ACL packets (both directions) binned into 2-pixel columns, height by the square root of the count.
@@ -227,33 +257,59 @@ struct TimelineSVG {
         }
     }
 
-    /// One story event: a dot on the bar, a short label above it when there is room.
-    func marker(_ e: TimelineEvent, _ axis: TimeAxis, _ out: inout SVGOut, y0: Double, barY: Double, labels: inout LabelRow, draw: Bool) {
-        let (cls, label) = Self.markerStyle(e)
-        guard let cls else { return }
-        let x = axis.x(e.time)
-        if !draw {
-            if let label { _ = labels.place(x - 4, label, &out, y: y0 + 28, cls: "marklabel \(cls)") }
-            return
+    /// Story events of one kind that fall within a few pixels of each other: one dot, one label
+    /// (with the count), every event in the tooltip.
+    struct MarkerGroup {
+        var x: Double
+        var cls: String
+        var label: String?
+        var events: [TimelineEvent]
+    }
+
+    static let groupDistance = 5.0
+
+    func markerGroups(_ c: Connection, _ axis: TimeAxis) -> [MarkerGroup] {
+        var groups: [MarkerGroup] = []
+        for e in c.timeline {
+            let (cls, label) = Self.markerStyle(e)
+            guard let cls else { continue }
+            let x = axis.x(e.time)
+            if let i = groups.lastIndex(where: { $0.cls == cls }), x - groups[i].x < Self.groupDistance {
+                groups[i].events.append(e)
+                if groups[i].label == nil { groups[i].label = label }
+                continue
+            }
+            groups.append(MarkerGroup(x: x, cls: cls, label: label, events: [e]))
         }
-        let link = extras.frames.contains { $0.number == e.frame } ? "#" + HTML.frameID(e.frame) : nil
-        var g = link.map { "<a href=\"\($0)\">" } ?? ""
-        let tip = "<title>#\(e.frame) \(HTML.escape(TimeFormat.time(e.time)))  \(HTML.escape(e.text))</title>"
-        if cls == "m-bad" {
-            g += "<circle r=\"7\" class=\"mark m-bad\">\(tip)</circle><text class=\"bang\" text-anchor=\"middle\" dy=\"4\">!</text>"
+        for i in groups.indices where groups[i].events.count > 1 {
+            let labels = Set(groups[i].events.compactMap { Self.markerStyle($0).1 })
+            if let l = groups[i].label, labels.count == 1 { groups[i].label = l + " ×\(groups[i].events.count)" }
+        }
+        return groups
+    }
+
+    /// A group's dot on the bar, linked to its first decoded frame, with every event in its tooltip.
+    func marker(_ m: MarkerGroup, _ out: inout SVGOut, _ g: LaneGeometry) {
+        let first = m.events[0]
+        let link = extras.frames.contains { $0.number == first.frame } ? "#" + HTML.frameID(first.frame) : nil
+        var tip = m.events.prefix(12).map { "#\($0.frame) \(TimeFormat.time($0.time))  \($0.text)" }.joined(separator: "\n")
+        if m.events.count > 12 { tip += "\n… \(m.events.count - 12) more" }
+        var s = link.map { "<a href=\"\($0)\">" } ?? ""
+        if m.cls == "m-bad" {
+            s += "<circle r=\"7\" class=\"mark m-bad\"><title>\(HTML.escape(tip))</title></circle>"
+            s += "<path d=\"M-1.2,-4.5 L1.2,-4.5 L0.7,1.2 L-0.7,1.2 Z M-1.2,2.4 L1.2,2.4 L1.2,4.6 L-1.2,4.6 Z\" class=\"bang\"/>"
         } else {
-            g += "<circle r=\"4.5\" class=\"mark \(cls)\">\(tip)</circle>"
+            s += "<circle r=\"4.5\" class=\"mark \(m.cls)\"><title>\(HTML.escape(tip))</title></circle>"
         }
-        g += link == nil ? "" : "</a>"
-        out.at(x, barY + 8, g)
+        s += link == nil ? "" : "</a>"
+        out.at(m.x, g.barY + 8, s)
     }
 
     /// Class and short label per event kind; nil class: not drawn.
     static func markerStyle(_ e: TimelineEvent) -> (String?, String?) {
         switch e.kind {
         case .mtu:
-            let mtu = e.text.split(separator: " ").last.map(String.init) ?? ""
-            return ("m-mtu", e.text.contains("ATT_MTU") ? "MTU " + mtu : "MTU")
+            return ("m-mtu", e.fields.mtu.map { "MTU \($0)" } ?? "MTU")
         case .discovery: return ("m-discovery", "discovery")
         case .subscribe: return ("m-ok", "subscribed")
         case .subscribeFailed: return ("m-bad", "subscribe failed")
@@ -263,9 +319,9 @@ struct TimelineSVG {
             if e.text.contains("failed") { return ("m-bad", "security failed") }
             return ("m-ok", e.text.hasPrefix("encryption on") ? "encrypted" : nil)
         case .disconnected:
-            let bad = ["(0x08)", "(0x3e)", "(0x22)", "(0x3d)"].contains { e.text.lowercased().contains($0) }
-            let reason = e.text.split(separator: ":").dropFirst().first.map { String($0.split(separator: "(").first ?? "") } ?? ""
-            return (bad ? "m-bad" : "m-end", "✕" + reason.trimmingCharacters())
+            let reason = e.fields.reason
+            let bad = reason.map { [0x08, 0x3E, 0x22, 0x3D].contains($0) } ?? false
+            return (bad ? "m-bad" : "m-end", "✕ " + (reason.map(Self.shortReason) ?? "disconnected"))
         case .notifications, .indications:
             return ("m-data", e.text.hasPrefix("first") ? (e.kind == .notifications ? "notifications" : "indications") : nil)
         case .read, .write, .requests: return ("m-data", nil)
@@ -274,96 +330,159 @@ struct TimelineSVG {
         }
     }
 
-    // MARK: Findings
-
-    /// Findings in time order by severity (most severe first, so they win the label space), with their lane.
-    func placedFindings() -> [(number: Int, finding: Finding, lane: Int?)] {
-        let laneOf = Dictionary(uniqueKeysWithValues: lanes.enumerated().map { ($1.index, $0) })
-        return findings.enumerated().sorted { ($0.1.severity, -$0.0) > ($1.1.severity, -$1.0) }
-            .map { ($0.offset + 1, $0.element, $0.element.connectionIndex.flatMap { laneOf[$0] }) }
+    /// A disconnect reason in a few words for the timeline (the story and the tooltip carry the
+    /// full name and who initiated it; 0x13 is also what a host sends in its own Disconnect, so the
+    /// words follow the code, not a guess at the side); Core v5.4 Vol 1 Part F 1.3 (error codes).
+    static func shortReason(_ code: UInt8) -> String {
+        switch code {
+        case 0x05: "authentication failure"
+        case 0x08: "supervision timeout"
+        case 0x13: "remote user terminated"
+        case 0x14: "remote: low resources"
+        case 0x15: "remote: power off"
+        case 0x16: "local host terminated"
+        case 0x1F: "unspecified error"
+        case 0x22: "LL response timeout"
+        case 0x28: "instant passed"
+        case 0x3B: "parameters unacceptable"
+        case 0x3D: "MIC failure"
+        case 0x3E: "failed to establish"
+        default: HCIStatus(rawValue: code).name
+        }
     }
 
-    func laneTop(_ lane: Int?) -> (Double, Double) {
-        guard let lane else { return (Self.axisHeight, Self.radioLaneHeight) }
-        return (Self.axisHeight + Self.radioLaneHeight + Double(lane) * Self.laneHeight, Self.laneHeight)
+    // MARK: Findings
+
+    /// Findings (numbered as in the table) on lane `lane` (nil: the radio lane, for findings of no
+    /// connection; those of connections not drawn are only in the table), most severe first.
+    func findings(on lane: Int?) -> [(number: Int, finding: Finding)] {
+        var laneOf: [Int: Int] = [:]
+        for (i, l) in lanes.enumerated() { for c in l.connections { laneOf[c.index] = i } }
+        return findings.enumerated().filter { f in
+            guard let c = f.element.connectionIndex else { return lane == nil }
+            return lane != nil && laneOf[c] == lane
+        }
+            .sorted { ($0.element.severity, -$0.offset) > ($1.element.severity, -$1.offset) }
+            .map { ($0.offset + 1, $0.element) }
     }
 
     /// Warnings and errors as shaded spans behind their lane's content.
-    func findingBands(_ axis: TimeAxis, _ out: inout SVGOut) {
-        for (n, f, lane) in placedFindings() where f.severity >= .warning {
-            let (y0, h) = laneTop(lane)
+    func findingBands(_ lane: Int?, _ axis: TimeAxis, _ out: inout SVGOut, _ g: LaneGeometry) {
+        for (n, f) in findings(on: lane) where f.severity >= .warning {
             let (t0, t1) = extras.span(f)
-            out.span(axis.x(t0) - 2, axis.x(t1) + 2, y0 + 16, h - 18, cls: "band band-\(f.severity.rawValue)", min: 5,
+            out.span(axis.x(t0) - 2, axis.x(t1) + 2, g.y0 + 3, g.height - 6, cls: "band band-\(f.severity.rawValue)", min: 5,
                      title: "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.message)")
         }
     }
 
-    /// A flag with the rule's title (and the span's length) for warnings and errors; a small
-    /// diamond for facts (info).
-    func findingFlags(_ axis: TimeAxis, _ out: inout SVGOut) {
+    /// Flags for warnings and errors: those of one severity within a few pixels of each other share
+    /// a flag whose label counts them (the rule's title ×n, or "n findings") and whose tooltip lists
+    /// them; info findings are small diamonds on the bar's edge. Returns the label rows used.
+    func findingFlags(_ lane: Int?, _ axis: TimeAxis, _ out: inout SVGOut, _ g: LaneGeometry, _ labels: inout LabelPlacer) -> Int {
         let titles = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0.title) })
-        var rows: [Int: LabelRow] = [:]
-        for (n, f, lane) in placedFindings() {
-            let (y0, _) = laneTop(lane)
-            let (t0, t1) = extras.span(f)
-            let x0 = axis.x(t0)
-            let sev = f.severity.rawValue
-            let title = "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.message)"
-            out += "<a href=\"#finding-\(n)\">"
+        func tip(_ n: Int, _ f: Finding) -> String { "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.message)" }
+        var clusters: [(x: Double, items: [(number: Int, finding: Finding)])] = []
+        for (n, f) in findings(on: lane) {
+            let x = axis.x(extras.span(f).0)
             if f.severity == .info {
-                out.at(x0, y0 + 8, "<path d=\"M0,-4 L4,0 L0,4 L-4,0 Z\" class=\"flag-info\"><title>\(HTML.escape(title))</title></path>")
-            } else {
-                out.at(x0, y0 + 2, "<path d=\"M0,0 L0,16 M0,0 L9,4 L0,8 Z\" class=\"flag flag-\(sev)\"><title>\(HTML.escape(title))</title></path>")
-                var label = titles[f.rule] ?? f.rule
-                if t1 - t0 >= 1000 && (axis.x(t1) - x0) > 30 { label += " · " + TimeFormat.duration(t1 - t0) }
-                var row = rows[lane ?? -1] ?? LabelRow()
-                _ = row.place(x0 + 11, label, &out, y: y0 + 12, cls: "flaglabel flag-\(sev)", bold: true, leftOf: x0 - 3)
-                rows[lane ?? -1] = row
+                out.onTop { out in
+                    out += "<a href=\"#finding-\(n)\">"
+                    out.at(x, g.barY, "<path d=\"M0,-4 L4,0 L0,4 L-4,0 Z\" class=\"flag-info\"><title>\(HTML.escape(tip(n, f)))</title></path>")
+                    out += "</a>\n"
+                }
+                continue
             }
-            out += "</a>\n"
+            if let i = clusters.firstIndex(where: { abs($0.x - x) < 14 && $0.items[0].finding.severity == f.severity }) {
+                clusters[i].items.append((n, f))
+            } else {
+                clusters.append((x, [(n, f)]))
+            }
         }
+        var used = 0
+        for cluster in clusters {
+            let (n, f) = cluster.items[0]
+            let x = cluster.x
+            let rules = Set(cluster.items.map(\.finding.rule))
+            var text = titles[f.rule] ?? f.rule
+            if cluster.items.count > 1 {
+                text = rules.count == 1 ? text + " ×\(cluster.items.count)" : "\(cluster.items.count) findings"
+            } else {
+                let (t0, t1) = extras.span(f)
+                if t1 - t0 >= 1000 && axis.x(t1) - x > 30 { text += " · " + TimeFormat.duration(t1 - t0) }
+            }
+            // Right of the flag, then left of it (the pennant then points left), nearest row first;
+            // the pennant and the pole below it are kept clear of other labels.
+            var placed: (spot: LabelSpot, row: Int)? = nil
+            for r in 0 ..< g.rows {
+                for left in [false, true] {
+                    let spot = LabelSpot(x: left ? x - 11 : x + 11, y: g.row(r), anchorEnd: left)
+                    let box = labels.box(text, .flag, spot)
+                    var pennant = LabelBox(x0: left ? x - 10 : x - 1, x1: left ? x + 1 : x + 10, y0: box.y0, y1: g.barY)
+                    pennant.x0 = max(pennant.x0, labels.bounds.x0)
+                    pennant.x1 = min(pennant.x1, labels.bounds.x1)
+                    if labels.free(box) && labels.free(pennant) {
+                        labels.reserve(box)
+                        labels.reserve(pennant)
+                        placed = (spot, r)
+                        break
+                    }
+                }
+                if placed != nil { break }
+            }
+            let top = placed.map { $0.spot.y - 10 } ?? g.row(0) - 10
+            let left = placed?.spot.anchorEnd ?? false
+            let tips = cluster.items.prefix(12).map { tip($0.number, $0.finding) }.joined(separator: "\n")
+                + (cluster.items.count > 12 ? "\n… \(cluster.items.count - 12) more" : "")
+            out.onTop { out in
+                out += "<a href=\"#finding-\(n)\">"
+                out.at(x, top, "<path d=\"M0,0 L0,\(HTML.num(g.barY - top)) M0,0 L\(left ? -9 : 9),4 L0,8 Z\" class=\"flag flag-\(f.severity.rawValue)\">"
+                    + "<title>\(HTML.escape(tips))</title></path>")
+                if let placed {
+                    out.label(text, placed.spot, cls: "flaglabel flag-\(f.severity.rawValue)")
+                    used = max(used, placed.row + 1)
+                }
+                out += "</a>\n"
+            }
+        }
+        return used
     }
 }
 
-/// Greedy placement of labels on one row: a label is drawn only where it does not overlap another
-/// (its marker keeps a tooltip either way); near the right edge it goes left of its mark.
-struct LabelRow {
-    private var occupied: [(Double, Double)] = []
-
-    mutating func place(_ x: Double, _ text: String, _ out: inout SVGOut, y: Double, cls: String, bold: Bool = false,
-                        left: Bool = true, leftOf: Double? = nil) -> Bool {
-        let w = Double(text.count) * (bold ? 7.0 : 6.1) + 6
-        var start = x, anchor = ""
-        if x + w > TimelineSVG.width - 2 {
-            guard left else { return false }
-            start = (leftOf ?? x - 6) - w
-            anchor = " text-anchor=\"end\""
-            guard start >= TimelineSVG.left else { return false }
-        }
-        guard !occupied.contains(where: { start < $0.1 && start + w > $0.0 }) else { return false }
-        occupied.append((start, start + w))
-        out.at(anchor.isEmpty ? start : start + w - 6, y, "<text class=\"\(cls)\"\(anchor)>\(HTML.escape(text))</text>")
-        return true
-    }
-}
-
-/// SVG text built by appending; `at` and `span` emit the zoomable elements.
+/// SVG text built by appending; `at` and `span` emit the zoomable elements. Labels and flags go to an overlay, drawn after every shape (`flushOverlay`), so no bar or
+/// fold covers them.
 struct SVGOut {
     private(set) var text = ""
+    private var overlay = ""
+    private var toOverlay = false
 
-    static func += (o: inout SVGOut, s: String) { o.text += s }
+    static func += (o: inout SVGOut, s: String) {
+        if o.toOverlay { o.overlay += s } else { o.text += s }
+    }
+
+    /// Appends what `body` emits to the overlay.
+    mutating func onTop(_ body: (inout SVGOut) -> Void) {
+        let was = toOverlay
+        toOverlay = true
+        body(&self)
+        toOverlay = was
+    }
+
+    mutating func flushOverlay() {
+        text += overlay
+        overlay = ""
+    }
 
     /// A group at (x, y) whose x follows the zoom.
     mutating func at(_ x: Double, _ y: Double, _ body: String) {
-        text += "<g class=\"t\" data-x=\"\(HTML.num(x))\" data-y=\"\(HTML.num(y))\" transform=\"translate(\(HTML.num(x)),\(HTML.num(y)))\">" + body + "</g>\n"
+        self += "<g class=\"t\" data-x=\"\(HTML.num(x))\" data-y=\"\(HTML.num(y))\" transform=\"translate(\(HTML.num(x)),\(HTML.num(y)))\">" + body + "</g>\n"
     }
 
     /// A rectangle from x0 to x1 (at least `min` wide) whose ends follow the zoom.
     mutating func span(_ x0: Double, _ x1: Double, _ y: Double, _ h: Double, cls: String, min: Double = 0, title: String? = nil) {
         let w = max(x1 - x0, min)
-        text += "<rect class=\"s \(cls)\" data-x=\"\(HTML.num(x0))\" data-x2=\"\(HTML.num(x1))\"" + (min > 0 ? " data-min=\"\(HTML.num(min))\"" : "")
+        self += "<rect class=\"s \(cls)\" data-x=\"\(HTML.num(x0))\" data-x2=\"\(HTML.num(x1))\"" + (min > 0 ? " data-min=\"\(HTML.num(min))\"" : "")
             + " x=\"\(HTML.num(x0))\" y=\"\(HTML.num(y))\" width=\"\(HTML.num(w))\" height=\"\(HTML.num(h))\""
-        text += title.map { "><title>\(HTML.escape($0))</title></rect>\n" } ?? "/>\n"
+        self += title.map { "><title>\(HTML.escape($0))</title></rect>\n" } ?? "/>\n"
     }
 }
 

@@ -57,14 +57,19 @@ struct Packets: ParsableCommand {
         // decodes those of every frame but ACL data (the ACL header is cheap, the L2CAP and ATT
         // layers above it need the session): that splits the work between the threads about evenly.
         let splitDecoding = pipeline != nil && !filter.active
+        // Vendor commands are named by the maker the controller reported earlier: those frames
+        // (few) are decoded here, where that is known.
+        var vendors = ControllerVendors()
         let summary = file.read { frame in
             if relative && !originSet { pipeline?.timeOrigin = frame.timestamp; originSet = true }
             layers = []
             layers.reserveCapacity(4)
             received = frame.direction == .received
             let air = frame.kind == .airLE
-            let decodeThere = splitDecoding && !air && frame.kind != .aclData
-            if !air && !decodeThere { FrameLayers.decode(frame, into: &layers) }   // before the session moves on
+            vendors.observe(frame)
+            let vendor = vendors.vendor(for: frame)
+            let decodeThere = splitDecoding && !air && frame.kind != .aclData && vendor == nil
+            if !air && !decodeThere { FrameLayers.decode(frame, vendor: vendor, into: &layers) }   // before the session moves on
             analyzer.consume(frame)
             if air { layers.insert(contentsOf: analyzer.airLayers(frame), at: 0) }
             guard filter.accepts(frame, layers: layers, session: analyzer.session) else { return }

@@ -23,6 +23,8 @@ struct Replay: ParsableCommand {
     @OptionGroup var session: ReplayRunOptions
     @Option(name: .long, help: "Recorded peer address → live one, OLD=NEW (repeatable).") var mapAddress: [String] = []
     @Option(name: .long, help: "Seconds to wait for the TCP connection.") var connectTimeout: Double = 5
+    @Option(name: .long, help: "Also play the recorded peer device (a twin, as `peer`) on this controller: hci:N, tcp:HOST:PORT, tty:PATH.") var peer: String?
+    @Option(name: .long, help: "With --peer: the device the twin plays (default: the peer with the most ATT traffic).") var device: String?
 
     func validate() throws {
         try session.validate()
@@ -31,6 +33,8 @@ struct Replay: ParsableCommand {
             throw ValidationError("--map-address takes OLD=NEW with two addresses (C0:11:22:33:44:55=D0:11:22:33:44:66), not \(m)")
         }
         guard connectTimeout > 0 else { throw ValidationError("--connect-timeout must be positive") }
+        if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
+        if device != nil && peer == nil { throw ValidationError("--device goes with --peer") }
     }
 
     func run() throws {
@@ -46,10 +50,52 @@ struct Replay: ParsableCommand {
             ReplayOutput.fail(error, file: file, peer: hci, run: session)
         }
         defer { transport.close() }
+        let twin = try peer.map { try startTwin($0, options: options) }
+        if let twin, let live = twin.address, let recorded = twin.recorded, live != recorded { options.addressMap[recorded] = live }
+        if let twin, let recorded = twin.recorded, let type = twin.thread.addressType, type != twin.recordedType {
+            options.addressTypes[recorded] = type.rawValue
+        }
+        if let twin, let recorded = twin.recorded {
+            options.advertisers = [recorded]
+            Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
+        }
         let capture = session.write.map { _ in LiveCapture(weAreHost: true) }
         var outcome = ReplayEngine(script: script, transport: transport, options: options, capture: capture).run()
         outcome.recording = file
+        if let twin { outcome.notes += twin.thread.finish(grace: 3).map(TwinNotes.lines) ?? ["twin: did not end"] }
         ReplayOutput.finish(outcome, capture: capture, run: session, verb: "replayed")
+    }
+}
+
+extension Replay {
+    /// Starts the twin of the recording on `uri` and waits until it advertises (exit 2 if it cannot).
+    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?, recordedType: LEAddressType) {
+        let twin = try PeerRun.load(file, device: device)
+        let transport: HCITransport
+        do { transport = try Transports.open(try TransportURI(uri), timeout: connectTimeout) } catch {
+            ReplayOutput.fail(error, file: file, peer: uri, run: session)
+        }
+        var twinOptions = options
+        twinOptions.timeout = max(options.timeout, 5)
+        let thread = TwinThread(PeerEngine(twin: twin, transport: transport, options: twinOptions, limit: 3600))
+        thread.start()
+        guard let line = thread.waitAdvertising(timeout: 30) else {
+            let message = thread.finish(grace: 0)?.error?.message ?? "the twin did not start advertising"
+            ReplayOutput.fail(TransportError(.open, "--peer \(uri): \(message)"), file: file, peer: uri, run: session)
+        }
+        Diagnostics.message("twin on \(uri): \(line)")
+        return (thread, thread.address, twin.device, twin.deviceType)
+    }
+}
+
+/// The twin's result as notes of the replay.
+enum TwinNotes {
+    static func lines(_ o: ReplayOutcome) -> [String] {
+        var lines = ["twin: served \(o.replayed)/\(o.total) recorded central PDUs, \(o.divergences.count) divergence\(o.divergences.count == 1 ? "" : "s")"
+                     + (o.error.map { "; stopped: \($0.message)" } ?? "")]
+        lines += o.notes.map { "twin: " + $0 }
+        lines += o.divergences.map { "twin: \($0.kind.rawValue): \($0.message)" }
+        return lines
     }
 }
 

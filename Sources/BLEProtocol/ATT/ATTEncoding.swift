@@ -1,0 +1,114 @@
+import BLEBytes
+
+/// Builds the ATT PDUs a GATT server sends (Core v5.4 Vol 3 Part F 3.4), the encoding side of the
+/// decoders in this folder. Each function returns the ATT PDU (opcode first), to be carried in an
+/// L2CAP basic frame on the ATT channel (`L2CAPEncoding.basicFrame`).
+public enum ATTEncoding {
+    /// Error Response (3.4.1.1): request opcode in error, attribute handle in error, error code.
+    public static func errorResponse(request: ATTOpcode, handle: UInt16, _ error: ATTErrorCode) -> [UInt8] {
+        var w = ByteWriter(capacity: 5)
+        w.u8(ATTOpcode.errorResponse.rawValue); w.u8(request.rawValue); w.u16le(handle); w.u8(error.rawValue)
+        return w.bytes
+    }
+
+    /// Exchange MTU Response (3.4.2.2): the server's Rx MTU.
+    public static func exchangeMTUResponse(serverMTU: UInt16) -> [UInt8] {
+        var w = ByteWriter(capacity: 3)
+        w.u8(ATTOpcode.exchangeMTUResponse.rawValue); w.u16le(serverMTU)
+        return w.bytes
+    }
+
+    /// Find Information Response (3.4.3.2): format 1 (16-bit UUIDs) or 2 (128-bit); all entries
+    /// must have the same width (the caller stops at the first of another width).
+    public static func findInformationResponse(_ entries: [(handle: UInt16, uuid: BluetoothUUID)]) -> [UInt8] {
+        let short = entries.first.map { $0.uuid.uuid16 != nil } ?? true
+        var w = ByteWriter()
+        w.u8(ATTOpcode.findInformationResponse.rawValue); w.u8(short ? 1 : 2)
+        for e in entries { w.u16le(e.handle); w.append(uuidBytes(e.uuid)) }
+        return w.bytes
+    }
+
+    /// Find By Type Value Response (3.4.3.4): found attribute handle and group end handle pairs.
+    public static func findByTypeValueResponse(_ ranges: [(handle: UInt16, end: UInt16)]) -> [UInt8] {
+        var w = ByteWriter()
+        w.u8(ATTOpcode.findByTypeValueResponse.rawValue)
+        for r in ranges { w.u16le(r.handle); w.u16le(r.end) }
+        return w.bytes
+    }
+
+    /// Read By Type Response (3.4.4.2): every value has the same length (the caller ensures it).
+    public static func readByTypeResponse(_ entries: [(handle: UInt16, value: [UInt8])]) -> [UInt8] {
+        var w = ByteWriter()
+        w.u8(ATTOpcode.readByTypeResponse.rawValue); w.u8(UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0)))
+        for e in entries { w.u16le(e.handle); w.append(e.value) }
+        return w.bytes
+    }
+
+    /// Read By Group Type Response (3.4.4.10): handle, end group handle, value of equal length.
+    public static func readByGroupTypeResponse(_ entries: [(handle: UInt16, end: UInt16, value: [UInt8])]) -> [UInt8] {
+        var w = ByteWriter()
+        w.u8(ATTOpcode.readByGroupTypeResponse.rawValue); w.u8(UInt8(truncatingIfNeeded: 4 + (entries.first?.value.count ?? 0)))
+        for e in entries { w.u16le(e.handle); w.u16le(e.end); w.append(e.value) }
+        return w.bytes
+    }
+
+    /// Read Response / Read Blob Response (3.4.4.4, 3.4.4.6): the value, as much as fits.
+    public static func readResponse(_ value: ArraySlice<UInt8>, blob: Bool = false) -> [UInt8] {
+        [blob ? ATTOpcode.readBlobResponse.rawValue : ATTOpcode.readResponse.rawValue] + value
+    }
+
+    /// Write Response (3.4.5.2) and Execute Write Response (3.4.6.4): the opcode alone.
+    public static func writeResponse() -> [UInt8] { [ATTOpcode.writeResponse.rawValue] }
+    public static func executeWriteResponse() -> [UInt8] { [ATTOpcode.executeWriteResponse.rawValue] }
+
+    /// Prepare Write Response (3.4.6.2): the request's handle, offset and part value echoed.
+    public static func prepareWriteResponse(handle: UInt16, offset: UInt16, part: ArraySlice<UInt8>) -> [UInt8] {
+        var w = ByteWriter()
+        w.u8(ATTOpcode.prepareWriteResponse.rawValue); w.u16le(handle); w.u16le(offset); w.append(part)
+        return w.bytes
+    }
+
+    /// Handle Value Notification / Indication (3.4.7.1, 3.4.7.2).
+    public static func handleValue(_ handle: UInt16, _ value: ArraySlice<UInt8>, indication: Bool) -> [UInt8] {
+        var w = ByteWriter()
+        w.u8(indication ? ATTOpcode.handleValueIndication.rawValue : ATTOpcode.handleValueNotification.rawValue)
+        w.u16le(handle); w.append(value)
+        return w.bytes
+    }
+
+    /// A UUID as ATT carries it: 2 bytes for one on the Bluetooth base, else 16, little-endian
+    /// (3.2.1: 32-bit UUIDs are sent as 128-bit).
+    public static func uuidBytes(_ uuid: BluetoothUUID) -> [UInt8] {
+        if let short = uuid.uuid16 { return [UInt8(short & 0xFF), UInt8(short >> 8)] }
+        return uuid.bigEndianBytes.reversed()
+    }
+}
+
+/// L2CAP framing for what a twin sends (Core v5.4 Vol 3 Part A 3.1) and the ACL packets that carry
+/// it (Vol 4 Part E 5.4.2).
+public enum L2CAPEncoding {
+    /// A basic frame: length, channel id, payload.
+    public static func basicFrame(channel: UInt16, _ payload: [UInt8]) -> [UInt8] {
+        var w = ByteWriter(capacity: payload.count + 4)
+        w.u16le(UInt16(truncatingIfNeeded: payload.count)); w.u16le(channel); w.append(payload)
+        return w.bytes
+    }
+
+    /// The ACL data packets (header included, no H4 indicator) carrying `pdu` on `handle`, each at
+    /// most `maxLength` bytes of data: the first with Packet_Boundary_Flag 0b00 (first
+    /// non-flushable, as LE requires), the rest 0b01 (continuing fragment).
+    public static func aclPackets(handle: UInt16, pdu: [UInt8], maxLength: Int) -> [[UInt8]] {
+        let size = max(1, maxLength)
+        var out: [[UInt8]] = []
+        var start = 0
+        repeat {
+            let end = min(pdu.count, start + size)
+            var w = ByteWriter(capacity: end - start + 4)
+            w.u16le((handle & 0x0FFF) | (start == 0 ? 0x0000 : 0x1000))
+            w.u16le(UInt16(end - start)); w.append(pdu[start ..< end])
+            out.append(w.bytes)
+            start = end
+        } while start < pdu.count
+        return out
+    }
+}

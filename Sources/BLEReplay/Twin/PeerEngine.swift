@@ -1,0 +1,254 @@
+import BLEProtocol
+
+/// Plays the recorded peer device on a controller of its own (`bleanalyze peer`): sets the
+/// controller up as that device (`PeerSetup.swift`), advertises, accepts the connection, and
+/// answers the central as the recording's device did (`TwinStory`, `AttributeTable`,
+/// `PeerRules.swift`). Ends when the central disconnects, at the overall time limit, or when
+/// `shouldStop` says so; never throws: a transport failure is in the outcome.
+public final class PeerEngine {
+    let twin: TwinRecording
+    let transport: HCITransport
+    let options: ReplayOptions
+    let capture: LiveCapture?
+    /// The overall time limit, seconds.
+    let limit: Double
+    /// Called once advertising is on, with `advertising as ADDR`.
+    public var announce: (String) -> Void = { _ in }
+    /// Polled between packets (an in-process twin is stopped by its replay).
+    public var shouldStop: () -> Bool = { false }
+
+    var notes: [String] = []
+    var aclMaxLength = 27
+    var aclCredits = 1
+    var extendedAdvertising = false
+    private(set) var address: BDAddr?
+    private(set) var addressType: LEAddressType?
+
+    /// The live connection.
+    var liveHandle: UInt16?
+    var liveMTU = ATT.defaultLEMTU
+    private var assembler = ACLAssembler()
+    private var liveCount = 0
+    /// Next story step a live PDU may match, and the step the story is at.
+    var next = 0
+    var position = -1
+    private var matched: [Bool]
+    /// What to send and when (seconds on `Clock`), in order.
+    private var outbox: [(due: Double, pdu: [UInt8])] = []
+    private var inFlight = 0
+    var divergences: [Divergence] = []
+    /// Prepared writes queued (Core v5.4 Vol 3 Part F 3.4.6).
+    var prepared: [(handle: UInt16, offset: UInt16, part: [UInt8])] = []
+    private var disconnected = false
+    /// The link is encrypted; SMP key distribution (codes 0x06–0x0A) waits for it (Core v5.4 Vol 3
+    /// Part H 3.6.1: keys are distributed over the encrypted link).
+    private var encrypted = false
+    private var held: [(pdu: [UInt8], timestamp: Int64)] = []
+    /// The live central (from its Connection Complete) and the twin's own address, for pairing.
+    var centralAddress: (address: BDAddr, type: UInt8)?
+    /// A live central's legacy pairing in progress (`PeerPairing.swift`).
+    var pairing: LegacyPairingState?
+    private var timedOut = false
+
+    public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
+        self.twin = twin
+        self.transport = transport
+        self.options = options
+        self.capture = capture
+        self.limit = limit
+        self.matched = Array(repeating: false, count: twin.story.steps.count)
+    }
+
+    /// The address the twin advertises with (after `run` set the controller up).
+    public var advertisedAddress: BDAddr? { address }
+    public var advertisedAddressType: LEAddressType? { addressType }
+
+    public func run() -> ReplayOutcome {
+        let start = Clock.now()
+        var failure: TransportError?
+        do throws(TransportError) {
+            let (a, t) = try setUp()
+            (address, addressType) = (a, t)
+            announce("advertising as \(a)" + (t == .randomDevice ? " (random)" : " (public)"))
+            let end = start + limit
+            while !disconnected {
+                if shouldStop() { break }
+                let now = Clock.now()
+                if now >= end { timedOut = true; break }
+                try flush(now: now)
+                let nextDue = outbox.first.map { $0.due - now } ?? 0.1
+                let wait = max(0.001, min(0.1, nextDue, end - now))
+                if let packet = try transport.receive(timeout: wait) { try handle(packet) }
+            }
+        } catch {
+            failure = error
+        }
+        if timedOut { notes.append("stopped at the time limit (\(ReplayEngine.seconds(limit))) with the connection \(liveHandle == nil ? "never made" : "still open")") }
+        reportUnplayed()
+        var notes = self.notes
+        for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
+        let steps = [ReplayStep(index: 0, frame: nil, title: "set up, advertise and accept the connection")]
+            + twin.story.steps.enumerated().map { ReplayStep(index: $0.offset + 1, frame: $0.element.unit.frame, title: "central: " + $0.element.unit.title) }
+        let played = twin.story.steps.indices.filter { matched[$0] }.reduce(0) { $0 + twin.story.steps[$1].unit.packets.count }
+        let total = twin.story.steps.reduce(0) { $0 + $1.unit.packets.count }
+        var outcome = ReplayOutcome(recording: twin.path, peer: transport.name, steps: steps, divergences: divergences, replayed: played,
+                                    total: total, notCompared: 0, error: failure, notes: notes, seconds: Clock.now() - start)
+        outcome.lastStep = max(0, position + 1)
+        return outcome
+    }
+
+    // MARK: packets from the controller
+
+    private func handle(_ packet: H4Packet) throws(TransportError) {
+        capture?.log(packet, outgoing: false)
+        liveCount += 1
+        let b = packet.bytes
+        switch packet.type {
+        case .event where b.count >= 2:
+            try event(b[0], Array(b[2...]))
+        case .acl:
+            for o in assembler.push(packet, frame: liveCount) where o.handle == liveHandle {
+                if let pdu = o.pdu { try central(pdu) }
+            }
+        default: break
+        }
+    }
+
+    private func event(_ code: UInt8, _ p: [UInt8]) throws(TransportError) {
+        switch code {
+        case HCIEventCode.leMeta where !p.isEmpty:
+            let sub = p[0]
+            if [LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2].contains(sub),
+               p.count >= 5, p[1] == 0, liveHandle == nil {
+                liveHandle = (UInt16(p[2]) | UInt16(p[3]) << 8) & 0x0FFF
+                if p.count >= 12 { centralAddress = (BDAddr(p[6 ..< 12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), p[5] & 1) }
+                schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
+            } else if sub == LESubevent.longTermKeyRequest, p.count >= 13 {
+                try longTermKeyRequest(handle: UInt16(p[1]) | UInt16(p[2]) << 8, random: Array(p[3 ..< 11]), ediv: UInt16(p[11]) | UInt16(p[12]) << 8)
+            }
+        case HCIEventCode.encryptionChange where p.count >= 4, HCIEventCode.encryptionChangeV2 where p.count >= 4:
+            if p[0] == 0, p[3] != 0, !encrypted {
+                encrypted = true
+                let release = held + pairingKeyDistribution()
+                held.removeAll()
+                schedule(release, reference: release.first?.timestamp ?? 0)
+            }
+        case HCIEventCode.disconnectionComplete where p.count >= 4:
+            if (UInt16(p[1]) | UInt16(p[2]) << 8) & 0x0FFF == liveHandle { disconnected = true }
+        case HCIEventCode.numberOfCompletedPackets where !p.isEmpty:
+            var i = 1
+            for _ in 0 ..< Int(p[0]) where i + 3 < p.count {
+                let n = Int(p[i + 2]) | Int(p[i + 3]) << 8
+                inFlight = max(0, inFlight - n)
+                i += 4
+            }
+        default: break
+        }
+    }
+
+    // MARK: the central's PDUs
+
+    /// A PDU from the central: the story's answer when the recording has this PDU ahead, else
+    /// the rules (`PeerRules.swift`).
+    private func central(_ pdu: [UInt8]) throws(TransportError) {
+        guard pdu.count >= 4 else { return }
+        let channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8
+        let payload = Array(pdu[4...])
+        if channel == L2CAP.ChannelID.att.rawValue, payload.first == ATTOpcode.exchangeMTURequest.rawValue, payload.count >= 3 {
+            let client = Int(payload[1]) | Int(payload[2]) << 8
+            liveMTU = max(ATT.defaultLEMTU, min(client, Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
+        }
+        // A device that paired with legacy pairing: every SMP PDU goes through the pairing
+        // (`PeerPairing.swift`), which gives the recorded answers to a replayed pairing and
+        // computed ones to a live central's; a recorded PDU sent again still counts as done.
+        if channel == L2CAP.ChannelID.smp.rawValue, let response = twin.story.pairingResponse, response[3] & 0x08 == 0 {
+            if let k = twin.story.match(pdu, from: next) { matched[k] = true; next = k + 1; position = k }
+            try answerByRule(channel: channel, payload: payload, pdu: pdu)
+            return
+        }
+        if let k = twin.story.match(pdu, from: next) {
+            matched[k] = true
+            next = k + 1
+            position = k
+            let step = twin.story.steps[k]
+            var answer = step.answer
+            // A discovery answer depends on the MTU: at another MTU the table answers.
+            if channel == L2CAP.ChannelID.att.rawValue, liveMTU != step.mtu, let fresh = twin.table.discovery(payload[...], mtu: liveMTU),
+               let first = answer.first, first.pdu.count > 4, ATTOpcode(first.pdu[4]).kind == .response || first.pdu[4] == ATTOpcode.errorResponse.rawValue {
+                answer[0].pdu = L2CAPEncoding.basicFrame(channel: channel, fresh)
+            }
+            schedule(answer, reference: step.unit.timestamp)
+            return
+        }
+        try answerByRule(channel: channel, payload: payload, pdu: pdu)
+    }
+
+    // MARK: sending
+
+    /// Queues the device's PDUs: at once (`fast`), or at the recorded offsets from `reference`.
+    func schedule(_ pdus: [(pdu: [UInt8], timestamp: Int64)], reference: Int64) {
+        let now = Clock.now()
+        for p in pdus {
+            if !encrypted, p.pdu.count > 4, p.pdu[2] == 6, p.pdu[3] == 0, (0x06 ... 0x0A).contains(p.pdu[4]) { held.append(p); continue }
+            let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
+            outbox.append((due, p.pdu))
+        }
+    }
+
+    /// Sends what is due, as the controller's ACL buffers allow.
+    private func flush(now: Double) throws(TransportError) {
+        guard let handle = liveHandle else { return }
+        while let first = outbox.first, first.due <= now {
+            let packets = L2CAPEncoding.aclPackets(handle: handle, pdu: first.pdu, maxLength: aclMaxLength)
+            guard inFlight + packets.count <= max(aclCredits, packets.count) || inFlight == 0 else { return }
+            outbox.removeFirst()
+            for p in packets { try transmit(H4Packet(.acl, p)); inFlight += 1 }
+        }
+    }
+
+    /// The controller asks for the key of the link (Core v5.4 Vol 4 Part E 7.7.65.5): the one the
+    /// recording's central started encryption with for this random and EDIV (the STK of a legacy
+    /// pairing replayed as recorded, or a bonded LTK); none recorded: Negative Reply.
+    private func longTermKeyRequest(handle: UInt16, random: [UInt8], ediv: UInt16) throws(TransportError) {
+        let h = HCICommandEncoding.Value.int(UInt64(handle & 0x0FFF))
+        if let stk = pairing?.stk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
+            notes.append("encryption: with the STK of the central's legacy pairing")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(stk)])) ?? []))
+        } else if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
+            notes.append("encryption: answered with the key the recording's central used (LE Enable Encryption #\(k.frame))")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(k.key)])) ?? []))
+        } else {
+            notes.append("the central asked to encrypt the link with a key the recording does not have: LE Long Term Key Request Negative Reply")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestNegativeReply, ["Handle": h])) ?? []))
+        }
+    }
+
+    func transmit(_ packet: H4Packet) throws(TransportError) {
+        try transport.send(packet)
+        capture?.log(packet, outgoing: true)
+    }
+
+    /// The live PDU as a unit for a divergence (the recorded connection handle, so reports read
+    /// like the recording).
+    func liveUnit(_ pdu: [UInt8]) -> LinkUnit {
+        LinkUnit(content: .l2cap(handle: twin.handle, pdu: pdu), packets: [H4Packet(.acl, [])], frames: [liveCount],
+                 timestamp: Clock.wallMicros(), fromHost: true)
+    }
+
+    /// Recorded central PDUs the live central did not send, one divergence per run of them.
+    private func reportUnplayed() {
+        var k = 0
+        let steps = twin.story.steps
+        while k < steps.count {
+            guard !matched[k] else { k += 1; continue }
+            var end = k
+            while end + 1 < steps.count && !matched[end + 1] { end += 1 }
+            let count = end - k + 1
+            let range = count == 1 ? "#\(steps[k].unit.frame)" : "#\(steps[k].unit.frame)–#\(steps[end].unit.frame)"
+            divergences.append(Divergence(kind: .missing, frame: steps[k].unit.frame, step: k + 1, fromHost: true,
+                                          message: "\(count) recorded central PDU\(count == 1 ? "" : "s") (\(range)) not done again by the live central; first: \(steps[k].unit.title)",
+                                          differences: [], expected: steps[k].unit, actual: nil))
+            k = end + 1
+        }
+    }
+}

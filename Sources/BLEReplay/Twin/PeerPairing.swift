@@ -1,0 +1,84 @@
+import BLEProtocol
+
+/// A live central's pairing with the twin, when the device paired in the recording with LE legacy
+/// pairing (its Pairing Response has no Secure Connections bit): the twin answers with the
+/// device's recorded Pairing Response (key distribution narrowed to what the central asked), its
+/// recorded random, confirm values computed with c1 for Just Works (TK = 0), the STK from s1 for
+/// the controller's key request, and the device's recorded keys once the link is encrypted
+/// (Core v5.4 Vol 3 Part H 2.3.5.5, 2.4.4, 3.5, 3.6). Secure Connections pairing is not done.
+struct LegacyPairingState {
+    var preq: [UInt8]
+    var pres: [UInt8]
+    var srand: [UInt8]
+    var mconfirm: [UInt8]?
+    var stk: [UInt8]?
+}
+
+extension PeerEngine {
+    /// Handles an SMP PDU of a live pairing; false when legacy pairing does not apply.
+    func legacyPairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
+        let smp = L2CAP.ChannelID.smp.rawValue
+        switch p[0] {
+        case 0x01:   // Pairing Request
+            guard p.count == 7, let recorded = twin.story.pairingResponse, recorded[3] & 0x08 == 0 else { return false }
+            var pres = recorded
+            pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
+            let srand = twin.story.pairingRandom ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
+            pairing = LegacyPairingState(preq: p, pres: pres, srand: srand)
+            notes.append("pairing: legacy Just Works with the device's recorded Pairing Response and random")
+            send(smp, pres)
+        case 0x03:   // Pairing Confirm: answer with ours
+            guard p.count == 17, var state = pairing, let confirm = confirmValue(state.srand, state) else { return false }
+            state.mconfirm = Array(p[1...])
+            pairing = state
+            send(smp, [0x03] + confirm)
+        case 0x04:   // Pairing Random: check the central's confirm, answer with our random
+            guard p.count == 17, var state = pairing, let mconfirm = state.mconfirm else { return false }
+            let mrand = Array(p[1...])
+            guard confirmValue(mrand, state) == mconfirm else {
+                diverge(pdu, "the central's confirm value does not fit Just Works (TK 0): answered Pairing Failed (Confirm Value Failed)")
+                send(smp, [0x05, 0x04])
+                pairing = nil
+                return true
+            }
+            state.stk = LegacyPairing.s1(k: [UInt8](repeating: 0, count: 16), r1: state.srand, r2: mrand)
+            pairing = state
+            send(smp, [0x04] + state.srand)
+        case 0x06 ... 0x0A:   // the central's own keys: taken, not kept
+            return pairing != nil
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// c1 with TK 0, the central as initiator and the twin as responder.
+    private func confirmValue(_ r: [UInt8], _ state: LegacyPairingState) -> [UInt8]? {
+        guard let central = centralAddress, let own = advertisedAddress, let ownType = advertisedAddressType else { return nil }
+        return LegacyPairing.c1(k: [UInt8](repeating: 0, count: 16), r: r, preq: state.preq, pres: state.pres,
+                                iat: central.type, ia: Self.bytes(central.address), rat: ownType.rawValue & 1, ra: Self.bytes(own))
+    }
+
+    static func bytes(_ a: BDAddr) -> [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: a.value >> UInt64(8 * $0)) } }
+
+    /// After a live legacy pairing encrypted the link: the device's recorded keys the Pairing
+    /// Response promised (EncKey: Encryption Information + Central Identification; IdKey: Identity
+    /// Information + Identity Address Information; SignKey: Signing Information).
+    func pairingKeyDistribution() -> [(pdu: [UInt8], timestamp: Int64)] {
+        guard let state = pairing, state.stk != nil else { return [] }
+        let keys = state.pres[6]
+        var codes: [UInt8] = []
+        if keys & 1 != 0 { codes += [0x06, 0x07] }
+        if keys & 2 != 0 { codes += [0x08, 0x09] }
+        if keys & 4 != 0 { codes += [0x0A] }
+        var out: [(pdu: [UInt8], timestamp: Int64)] = []
+        for code in codes {
+            guard let payload = twin.story.keyDistribution[code] else {
+                notes.append("pairing: the recording has no SMP 0x\(String(code, radix: 16)) of the device to distribute")
+                continue
+            }
+            out.append((L2CAPEncoding.basicFrame(channel: L2CAP.ChannelID.smp.rawValue, payload), 0))
+        }
+        return out
+    }
+}

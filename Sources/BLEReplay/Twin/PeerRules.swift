@@ -1,0 +1,126 @@
+import BLEBytes
+import BLEProtocol
+
+/// How a twin answers what the story does not have ahead (a central that asks in another order,
+/// at another MTU, or something the recording never shows). Each rule is stated in the divergence
+/// it reports; answers that come from recorded facts (the attribute table, a value or an error
+/// recorded for that handle, the recorded MTU) are not divergences.
+///
+/// | request | answer |
+/// |---|---|
+/// | discovery (Find Information, Find By Type Value, Read By Type of 0x2802/0x2803, Read By Group Type) | from the attribute table at the live MTU |
+/// | Exchange MTU | the recorded server MTU (23 when none was recorded: a divergence) |
+/// | Read, Read Blob, Read By Type of a value | the error the device recorded for that handle, else the latest value recorded by then; never recorded: an empty value (divergence) |
+/// | Write Request, Prepare/Execute Write | the recorded answer for that handle, else Write Response / echo (divergence when the handle was never written) |
+/// | a handle not in the table | Invalid Handle (divergence) |
+/// | any other request | Request Not Supported (divergence) |
+/// | SMP | the device's recorded Pairing Failed, else Pairing Failed (Pairing Not Supported): pairing is not reproduced |
+/// | other channels | nothing; a signalling request gets Command Reject (divergence) |
+extension PeerEngine {
+    func answerByRule(channel: UInt16, payload: [UInt8], pdu: [UInt8]) throws(TransportError) {
+        switch channel {
+        case L2CAP.ChannelID.att.rawValue: att(payload, pdu: pdu)
+        case L2CAP.ChannelID.smp.rawValue: smp(payload, pdu: pdu)
+        case L2CAP.ChannelID.leSignaling.rawValue:
+            // Requests have odd codes except Command Reject (0x01); responses are even (Vol 3 Part A 4).
+            guard payload.count >= 2, payload[0] & 1 == 0 || payload[0] == 0x01 else { return }
+            guard payload[0] != 0x01 else { return }
+            diverge(pdu, "answered with Command Reject (not understood)")
+            send(channel, [0x01, payload[1], 0x02, 0x00, 0x00, 0x00])
+        default:
+            diverge(pdu, "ignored (channel 0x\(Hex.pad(channel, 4)))")
+        }
+    }
+
+    private func att(_ p: [UInt8], pdu: [UInt8]) {
+        guard let first = p.first else { return }
+        let op = ATTOpcode(first)
+        let handle = p.count >= 3 ? UInt16(p[1]) | UInt16(p[2]) << 8 : 0
+        let story = twin.story
+        let at = max(position, 0)
+        switch op {
+        case .exchangeMTURequest:
+            if story.serverMTU == nil { diverge(pdu, "the recording has no MTU exchange; answered with the default MTU 23") }
+            reply(ATTEncoding.exchangeMTUResponse(serverMTU: story.serverMTU ?? UInt16(ATT.defaultLEMTU)))
+        case _ where twin.table.discovery(p[...], mtu: liveMTU) != nil:   // discovery: from the table
+            reply(twin.table.discovery(p[...], mtu: liveMTU) ?? [])
+        case .readRequest, .readBlobRequest:
+            let offset = op == .readBlobRequest && p.count >= 5 ? Int(p[3]) | Int(p[4]) << 8 : 0
+            guard twin.table.attribute(handle) != nil || story.value(of: handle, at: at) != nil else {
+                diverge(pdu, "handle 0x\(Hex.pad(handle, 4)) is not in the recorded database: answered Invalid Handle")
+                reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidHandle)); return
+            }
+            if let error = story.recordedError(request: .readRequest, handle: handle, at: at) { reply(error); return }
+            var value = story.value(of: handle, at: at)
+            if value == nil {
+                diverge(pdu, "handle 0x\(Hex.pad(handle, 4)) was never read in the recording: answered with an empty value")
+                value = []
+            }
+            let v = value ?? []
+            guard offset <= v.count else { reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidOffset)); return }
+            reply(ATTEncoding.readResponse(v[offset...].prefix(liveMTU - 1), blob: op == .readBlobRequest))
+        case .readByTypeRequest:
+            guard p.count >= 7, let type = AttributeTable.uuid(p[5...]) else {
+                reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidPDU)); return
+            }
+            let end = UInt16(p[3]) | UInt16(p[4]) << 8
+            guard let found = twin.table.attributes.first(where: { $0.handle >= handle && $0.handle <= end && $0.type == type }) else {
+                reply(ATTEncoding.errorResponse(request: op, handle: handle, .attributeNotFound)); return
+            }
+            if let error = story.recordedError(request: .readRequest, handle: found.handle, at: at) { reply(error); return }
+            let value = story.value(of: found.handle, at: at)
+            if value == nil { diverge(pdu, "handle 0x\(Hex.pad(found.handle, 4)) was never read in the recording: answered with an empty value") }
+            reply(ATTEncoding.readByTypeResponse([(found.handle, Array((value ?? []).prefix(min(liveMTU - 4, 253))))]))
+        case .writeRequest, .prepareWriteRequest:
+            if let answer = story.recordedAnswer(request: op, handle: handle, at: at) {
+                if answer.first == ATTOpcode.errorResponse.rawValue { reply(answer); return }
+            } else if twin.table.attribute(handle) == nil {
+                diverge(pdu, "handle 0x\(Hex.pad(handle, 4)) is not in the recorded database: answered Invalid Handle")
+                reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidHandle)); return
+            } else {
+                diverge(pdu, "the recording never wrote handle 0x\(Hex.pad(handle, 4)) this way: answered as a server that accepts it")
+            }
+            if op == .writeRequest { reply(ATTEncoding.writeResponse()); return }
+            let offset = p.count >= 5 ? UInt16(p[3]) | UInt16(p[4]) << 8 : 0
+            let part = p.count > 5 ? Array(p[5...]) : []
+            prepared.append((handle, offset, part))
+            reply(ATTEncoding.prepareWriteResponse(handle: handle, offset: offset, part: part[...]))
+        case .executeWriteRequest:
+            prepared.removeAll()
+            reply(ATTEncoding.executeWriteResponse())
+        case .writeCommand, .signedWriteCommand, .handleValueConfirmation:
+            return   // no answer (a confirmation of an indication the story already moved past)
+        default:
+            guard op.kind == .request else { return }
+            diverge(pdu, "\(op.name) is not in the recording: answered Request Not Supported")
+            reply(ATTEncoding.errorResponse(request: op, handle: handle, .requestNotSupported))
+        }
+    }
+
+    private func smp(_ p: [UInt8], pdu: [UInt8]) {
+        guard let code = p.first, code != 0x05 else { pairing = nil; return }   // the central's own Pairing Failed ends it
+        if legacyPairing(p, pdu: pdu) { return }
+        if let failed = twin.story.pairingFailed {
+            notes.append("pairing: answered with the device's recorded Pairing Failed (reason 0x\(Hex.pad(failed.count > 1 ? failed[1] : UInt8(0), 2)))")
+            send(L2CAP.ChannelID.smp.rawValue, failed)
+            return
+        }
+        // Pairing Failed, reason 0x05 Pairing Not Supported (Core v5.4 Vol 3 Part H 3.5.5).
+        diverge(pdu, twin.story.pairingRecorded
+                ? "pairing is not reproduced (the key exchange needs P-256 and AES-CMAC, not available in this build): answered Pairing Failed (Pairing Not Supported)"
+                : "the recording has no pairing: answered Pairing Failed (Pairing Not Supported)")
+        send(L2CAP.ChannelID.smp.rawValue, [0x05, 0x05])
+    }
+
+    private func reply(_ att: [UInt8]) { send(L2CAP.ChannelID.att.rawValue, att) }
+
+    func send(_ channel: UInt16, _ payload: [UInt8]) {
+        schedule([(L2CAPEncoding.basicFrame(channel: channel, payload), 0)], reference: 0)
+    }
+
+    func diverge(_ pdu: [UInt8], _ rule: String) {
+        let unit = liveUnit(pdu)
+        divergences.append(Divergence(kind: .unexpected, frame: nil, step: max(0, position + 1), fromHost: true,
+                                      message: "\(unit.title): not in the recording; \(rule)", differences: [], expected: nil, actual: unit))
+    }
+}

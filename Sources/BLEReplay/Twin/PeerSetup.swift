@@ -1,0 +1,129 @@
+import BLEProtocol
+
+/// The twin's own little host for its controller: commands sent and answered one at a time,
+/// then the peripheral set up as the recording shows (Core v5.4 Vol 6 Part B 4.4.2 advertising;
+/// Vol 4 Part E 7.8.4–7.8.9 legacy, 7.8.53–7.8.56 extended commands).
+extension PeerEngine {
+    struct CommandFailure: Error { var message: String }
+
+    /// Sends a command built from the table and waits for its Command Complete / Status;
+    /// returns (status, return parameters after the status).
+    @discardableResult
+    func command(_ opcode: HCIOpcode, _ values: [String: HCICommandEncoding.Value] = [:]) throws(TransportError) -> (status: UInt8, returns: [UInt8]) {
+        let bytes: [UInt8]
+        do { bytes = try HCICommandEncoding.command(opcode, values) } catch {
+            throw TransportError(.io, "cannot build \(HCIDecoder.commandName(opcode)): \(error)")
+        }
+        try transmit(H4Packet(.command, bytes))
+        let deadline = Clock.now() + options.timeout
+        while Clock.now() < deadline {
+            guard let packet = try transport.receive(timeout: deadline - Clock.now()) else { continue }
+            capture?.log(packet, outgoing: false)
+            let b = packet.bytes
+            if packet.type == .event, b.count >= 6, b[0] == HCIEventCode.commandComplete, UInt16(b[3]) | UInt16(b[4]) << 8 == opcode.rawValue {
+                return (b[5], Array(b[6...]))
+            }
+            if packet.type == .event, b.count >= 6, b[0] == HCIEventCode.commandStatus, UInt16(b[4]) | UInt16(b[5]) << 8 == opcode.rawValue {
+                return (b[2], [])
+            }
+        }
+        throw TransportError(.timeout, "\(transport.name): no answer to \(HCIDecoder.commandName(opcode)) within \(ReplayEngine.seconds(options.timeout))")
+    }
+
+    /// Reset, event masks, buffer sizes, address, advertising. Returns the address advertised.
+    func setUp() throws(TransportError) -> (BDAddr, LEAddressType) {
+        try command(.reset)
+        // Disconnection Complete (bit 4), Encryption Change (7), LE Meta (61) and the defaults.
+        try command(.setEventMask, ["Mask": .int(0x3DBF_F807_FFFB_FFFF)])
+        // LE Connection Complete, Advertising Report, Connection Update Complete, Read Remote
+        // Features Complete, Long Term Key Request (the defaults, 7.8.1).
+        try command(.leSetEventMask, ["Mask": .int(0x1F)])
+        let le = try command(.leReadBufferSize)
+        if le.status == 0, le.returns.count >= 3, le.returns[0] | le.returns[1] != 0 {
+            aclMaxLength = Int(le.returns[0]) | Int(le.returns[1]) << 8
+            aclCredits = Int(le.returns[2])
+        } else {
+            let br = try command(.readBufferSize)
+            if br.status == 0, br.returns.count >= 5 {
+                aclMaxLength = Int(br.returns[0]) | Int(br.returns[1]) << 8
+                aclCredits = Int(br.returns[3]) | Int(br.returns[4]) << 8
+            }
+        }
+        aclCredits = max(1, aclCredits)
+
+        // The address: the recorded one when the controller can take it.
+        var address = twin.device, type = twin.deviceType
+        if type == .randomDevice {
+            if try command(.leSetRandomAddress, ["Address": .address(address)]).status != 0 {
+                address = Self.randomStatic(from: address)
+                notes.append("the controller refused the recorded random address \(twin.device); advertising as random static \(address)")
+                try command(.leSetRandomAddress, ["Address": .address(address)])
+            }
+        } else {
+            let own = try command(.readBDAddr)
+            let mine = own.returns.count >= 6 ? BDAddr(own.returns.prefix(6).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) : nil
+            if mine != address {
+                address = Self.randomStatic(from: twin.device)
+                type = .randomDevice
+                notes.append("the recorded public address \(twin.device) cannot be taken by this controller (it is \(mine.map(\.description) ?? "unknown")); advertising as random static \(address)")
+                try command(.leSetRandomAddress, ["Address": .address(address)])
+            }
+        }
+
+        let adv = twin.advertising ?? TwinRecording.Advertising()
+        if twin.advertising == nil { notes.append("no advertising of \(twin.device) in the recording: advertising with no data") }
+        // Interval: the median gap between reports as heard, in 0.625 ms units (7.8.5).
+        let units = UInt64(max(0x20, min(0x4000, (adv.intervalMicros ?? 100_000) / 625)))
+        let ownType = UInt64(type.rawValue)
+        if adv.extended || adv.data.count > 31 || (adv.scanResponse?.count ?? 0) > 31 {
+            // Properties: connectable (bit 0), scannable (bit 1) only with a scan response (7.8.53).
+            let properties: UInt64 = (adv.connectable ? 0x01 : 0) | (adv.scanResponse != nil && !adv.connectable ? 0x02 : 0)
+            try check(command(.leSetExtendedAdvertisingParameters, [
+                "Advertising Handle": .int(0), "Properties": .int(properties), "Min Advertising Interval": .int(units),
+                "Max Advertising Interval": .int(units), "Channel Map": .int(7), "Own Address Type": .int(ownType),
+                "Peer Address Type": .int(0), "Peer Address": .address(BDAddr(0)), "Filter Policy": .int(0), "TX Power": .int(0x7F),
+                "Primary PHY": .int(1), "Secondary Max Skip": .int(0), "Secondary PHY": .int(1), "SID": .int(0),
+                "Scan Request Notification": .int(0)]), "LE Set Extended Advertising Parameters")
+            if type == .randomDevice {
+                try check(command(.leSetAdvertisingSetRandomAddress, ["Advertising Handle": .int(0), "Random Address": .address(address)]),
+                          "LE Set Advertising Set Random Address")
+            }
+            try check(command(.leSetExtendedAdvertisingData, ["Advertising Handle": .int(0), "Operation": .int(3), "Fragment Preference": .int(1),
+                                                              "Length": .int(UInt64(adv.data.count)), "Data": .bytes(adv.data)]), "LE Set Extended Advertising Data")
+            if let scan = adv.scanResponse, !adv.connectable {
+                try check(command(.leSetExtendedScanResponseData, ["Advertising Handle": .int(0), "Operation": .int(3), "Fragment Preference": .int(1),
+                                                                   "Length": .int(UInt64(scan.count)), "Data": .bytes(scan)]), "LE Set Extended Scan Response Data")
+            } else if adv.scanResponse != nil {
+                notes.append("the recorded scan response is not sent: connectable extended advertising is not scannable (Core v5.4 Vol 4 Part E 7.8.53)")
+            }
+            try check(command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])]), "LE Set Extended Advertising Enable")
+        } else {
+            // Type 0 ADV_IND (connectable, scannable), 3 ADV_NONCONN_IND.
+            try check(command(.leSetAdvertisingParameters, [
+                "Min Advertising Interval": .int(units), "Max Advertising Interval": .int(units), "Type": .int(adv.connectable ? 0 : 3),
+                "Own Address Type": .int(ownType), "Direct Address Type": .int(0), "Direct Address": .address(BDAddr(0)),
+                "Channel Map": .int(7), "Filter Policy": .int(0)]), "LE Set Advertising Parameters")
+            try check(command(.leSetAdvertisingData, ["Length": .int(UInt64(adv.data.count)), "Data": .bytes(Self.padded(adv.data))]),
+                      "LE Set Advertising Data")
+            if let scan = adv.scanResponse {
+                try check(command(.leSetScanResponseData, ["Length": .int(UInt64(scan.count)), "Data": .bytes(Self.padded(scan))]),
+                          "LE Set Scan Response Data")
+            }
+            try check(command(.leSetAdvertisingEnable, ["Advertising": .int(1)]), "LE Set Advertising Enable")
+        }
+        extendedAdvertising = adv.extended
+        return (address, type)
+    }
+
+    private func check(_ answer: (status: UInt8, returns: [UInt8]), _ name: String) throws(TransportError) {
+        guard answer.status == 0 else {
+            throw TransportError(.io, "\(transport.name): \(name) failed: \(HCIStatus(rawValue: answer.status))")
+        }
+    }
+
+    /// Legacy advertising data is a fixed 31-byte parameter (7.8.7).
+    static func padded(_ data: [UInt8]) -> [UInt8] { Array(data.prefix(31)) + [UInt8](repeating: 0, count: max(0, 31 - data.count)) }
+
+    /// A random static address (Core v5.4 Vol 6 Part B 1.3.2.1: the two top bits 1) made from `address`.
+    static func randomStatic(from address: BDAddr) -> BDAddr { BDAddr(address.value | 0xC000_0000_0000) }
+}

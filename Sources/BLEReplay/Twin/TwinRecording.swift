@@ -1,0 +1,137 @@
+import BLEAnalysis
+import BLECapture
+import BLEProtocol
+
+/// What a twin needs from a recording: which device it plays (the peer of one connection), how
+/// that device advertised, its attribute table, and the story of the connection (every L2CAP PDU
+/// both ways, in order). Built from the recording's units (`Script`) and one analysis pass
+/// (connections, GATT database, advertisers).
+public struct TwinRecording: Sendable {
+    /// How the device advertised, from the advertising reports the recording's host received.
+    public struct Advertising: Sendable {
+        public var data: [UInt8] = []
+        public var scanResponse: [UInt8]?
+        /// Reports came as extended (non-legacy) PDUs.
+        public var extended = false
+        public var connectable = true
+        /// Median gap between reports, µs (an upper bound of the interval, as heard).
+        public var intervalMicros: Int64?
+    }
+
+    /// A key the recording's central started encryption with (LE Enable Encryption, Core v5.4 Vol 4
+    /// Part E 7.8.24): the twin answers its controller's LE Long Term Key Request with it.
+    public struct RecordedKey: Sendable {
+        public var random: [UInt8]
+        public var ediv: UInt16
+        public var key: [UInt8]
+        public var frame: Int
+    }
+
+    public var path: String
+    public var device: BDAddr
+    public var deviceType: LEAddressType
+    /// The recorded connection the story comes from: handle, frames.
+    public var handle: UInt16
+    public var firstFrame: Int
+    public var advertising: Advertising?
+    public var table: AttributeTable
+    public var story: TwinStory
+    public var keys: [RecordedKey] = []
+    /// What was chosen and why, for stderr.
+    public var notes: [String]
+
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case input(String)
+        public var description: String { if case let .input(m) = self { return m }; return "" }
+    }
+
+    /// Reads `path` and picks the device: `device`, or the peer of the connection with the most
+    /// ATT traffic.
+    public static func load(path: String, device: BDAddr?) throws(Failure) -> TwinRecording {
+        let recording: Recording
+        do { recording = try Recording.load(path: path) } catch { throw .input(error.description) }
+        let script = Script(recording)
+        let analyzer = Analyzer()
+        do {
+            let file = try CaptureFile(path: path)
+            _ = file.read { analyzer.consume($0) }
+            _ = analyzer.finish()
+        } catch { throw .input(error.description) }
+
+        // ATT PDUs per connection (handle + frame range; a handle is reused by later connections).
+        func attCount(_ c: Connection) -> Int {
+            let from = c.completeFrame ?? 0, to = c.disconnectFrame ?? Int.max
+            return script.units.reduce(0) { n, u in
+                guard case let .l2cap(h, pdu) = u.content, h == c.handle, pdu.count >= 4, pdu[2] == 4, pdu[3] == 0,
+                      u.frame >= from, u.frame <= to else { return n }
+                return n + 1
+            }
+        }
+        let candidates = analyzer.session.connections.filter { $0.isLE && $0.peerAddress != nil && (device == nil || $0.peerAddress == device) }
+        guard !candidates.isEmpty else {
+            throw .input(device.map { "\(path): no LE connection to \($0) in the recording" } ?? "\(path): no LE connection in the recording")
+        }
+        let counted = candidates.map { ($0, attCount($0)) }
+        guard let (chosen, count) = counted.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0.index > $1.0.index) }),
+              let address = chosen.peerAddress else { throw .input("\(path): no connection to play") }
+        var notes: [String] = []
+        if device == nil {
+            let others = Set(candidates.compactMap(\.peerAddress)).subtracting([address]).count
+            notes.append("playing \(address) (\(chosen.peerLabel)), the peer of connection #\(chosen.index) with \(count) ATT PDUs"
+                         + (others > 0 ? "; \(others) other device\(others == 1 ? "" : "s") in the recording (--device picks one)" : ""))
+        }
+        guard chosen.role != .peripheral else {
+            throw .input("\(path): the recording's host was the peripheral of its connection to \(address): peer plays the remote device of a central's capture")
+        }
+        let db = chosen.peerGATT ?? analyzer.session.databases[address.description]
+        var table = AttributeTable(db)
+        if table.isEmpty { notes.append("no GATT discovery of \(address) in the recording: the twin serves an empty database") }
+
+        let from = chosen.completeFrame ?? 0, to = chosen.disconnectFrame ?? Int.max
+        let units = script.units.filter { u in
+            guard case let .l2cap(h, _) = u.content else { return false }
+            return h == chosen.handle && u.frame >= from && u.frame <= to
+        }
+        let story = TwinStory(units: units, centralIsHost: true)
+
+        table.notFoundHandle = story.notFoundHandle
+        if table.notFoundHandle != .start { notes.append("the device names the \(table.notFoundHandle == .end ? "ending handle" : "handle after the range") in its Attribute Not Found answers, not the starting one: the twin does too") }
+
+        var advertising = Self.advertising(of: address, in: script, before: from)
+        if let a = analyzer.session.advertisers.all.first(where: { $0.address == address }) {
+            advertising?.intervalMicros = a.intervalEstimate
+        }
+        // LE Enable Encryption: handle (2), random (8), EDIV (2), LTK (16) — on this connection.
+        let keys: [RecordedKey] = script.units.compactMap { u in
+            guard case let .command(b) = u.content, b.count >= 31, UInt16(b[0]) | UInt16(b[1]) << 8 == HCIOpcode.leEnableEncryption.rawValue,
+                  (UInt16(b[3]) | UInt16(b[4]) << 8) & 0x0FFF == chosen.handle, u.frame >= from, u.frame <= to else { return nil }
+            return RecordedKey(random: Array(b[5 ..< 13]), ediv: UInt16(b[13]) | UInt16(b[14]) << 8, key: Array(b[15 ..< 31]), frame: u.frame)
+        }
+        return TwinRecording(path: path, device: address, deviceType: chosen.peerAddressType ?? .publicDevice, handle: chosen.handle,
+                             firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)
+    }
+
+    /// The last advertising and scan response data `address` sent before `frame` (any, if none before).
+    static func advertising(of address: BDAddr, in script: Script, before frame: Int) -> Advertising? {
+        var before: Advertising?, after: Advertising?
+        for u in script.units where !u.fromHost {
+            for s in Sighting.reports(in: u) where s.address == address {
+                if u.frame < frame { update(&before, s) } else { update(&after, s) }
+            }
+        }
+        return before ?? after
+    }
+
+    /// Legacy event types (Core v5.4 Vol 4 Part E 7.7.65.2): 0 ADV_IND, 1 ADV_DIRECT_IND, 4
+    /// SCAN_RSP; extended (7.7.65.13): bit 0 connectable, bit 3 scan response, bit 4 legacy PDU.
+    private static func update(_ a: inout Advertising?, _ s: Sighting) {
+        var new = a ?? Advertising()
+        let scanResponse = s.extended ? s.eventType & 0x08 != 0 : s.eventType == 4
+        if scanResponse { new.scanResponse = s.data } else {
+            new.data = s.data
+            new.extended = s.extended && s.eventType & 0x10 == 0
+            new.connectable = s.extended ? s.eventType & 0x01 != 0 : s.eventType == 0 || s.eventType == 1
+        }
+        a = new
+    }
+}

@@ -1,0 +1,132 @@
+import BLEProtocol
+
+/// The recorded connection as a story: the central's L2CAP PDUs in order, each followed by what
+/// the device sent until the central's next PDU (its answer first, then notifications,
+/// indications, its own requests). A twin plays it forward: a live PDU equal to a recorded
+/// central PDU not yet played (the first such, searching forward) advances the story there and
+/// the device's part after it is sent again. Attribute values are followed along the story, so
+/// a read the recording cannot answer at that point is answered with the latest value recorded
+/// by then (or the first recorded, if none yet).
+public struct TwinStory: Sendable {
+    public struct Step: Sendable {
+        /// The central's PDU (L2CAP basic header included) and its unit.
+        public var unit: LinkUnit
+        /// The device's PDUs after it, with their recorded timestamps (µs).
+        public var answer: [(pdu: [UInt8], timestamp: Int64)]
+        /// The ATT MTU in force when the central sent it (a discovery answer depends on it).
+        public var mtu: Int
+        public var pdu: [UInt8] { if case let .l2cap(_, p) = unit.content { return p }; return [] }
+    }
+
+    public private(set) var steps: [Step] = []
+    /// The device's PDUs before the central's first one (sent when the connection opens).
+    public private(set) var opening: [(pdu: [UInt8], timestamp: Int64)] = []
+    /// Per attribute handle, the values recorded along the story: (step index, value).
+    public private(set) var values: [UInt16: [(step: Int, value: [UInt8])]] = [:]
+    /// The server MTU the device answered an Exchange MTU Request with.
+    public private(set) var serverMTU: UInt16?
+    /// The device's first Pairing Failed (SMP 0x05), if it refused pairing.
+    public private(set) var pairingFailed: [UInt8]?
+    public private(set) var pairingRecorded = false
+    /// The device's Pairing Response and Pairing Random (SMP 0x02, 0x04) and its key distribution
+    /// (0x06–0x0A, the first of each), for a live central's legacy pairing.
+    public private(set) var pairingResponse: [UInt8]?
+    public private(set) var pairingRandom: [UInt8]?
+    public private(set) var keyDistribution: [UInt8: [UInt8]] = [:]
+
+    public init(units: [LinkUnit], centralIsHost: Bool) {
+        var mtu = ATT.defaultLEMTU, clientMTU: Int?
+        var lastRequest: [UInt8]?
+        for u in units {
+            guard case let .l2cap(_, pdu) = u.content, pdu.count >= 4 else { continue }
+            let channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8
+            let payload = Array(pdu[4...])
+            if u.fromHost == centralIsHost {
+                steps.append(Step(unit: u, answer: [], mtu: mtu))
+                if channel == L2CAP.ChannelID.att.rawValue, let op = payload.first {
+                    if op == ATTOpcode.exchangeMTURequest.rawValue, payload.count >= 3 { clientMTU = Int(payload[1]) | Int(payload[2]) << 8 }
+                    if ATTOpcode(op).kind == .request { lastRequest = payload }
+                    if (op == ATTOpcode.writeRequest.rawValue || op == ATTOpcode.writeCommand.rawValue), payload.count >= 3 {
+                        keep(UInt16(payload[1]) | UInt16(payload[2]) << 8, Array(payload[3...]))
+                    }
+                }
+                if channel == L2CAP.ChannelID.smp.rawValue { pairingRecorded = true }
+                continue
+            }
+            if steps.isEmpty { opening.append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
+            if channel == L2CAP.ChannelID.smp.rawValue, let code = payload.first {
+                if code == 0x05, pairingFailed == nil { pairingFailed = payload }
+                if code == 0x02, pairingResponse == nil, payload.count == 7 { pairingResponse = payload }
+                if code == 0x04, pairingRandom == nil, payload.count == 17 { pairingRandom = Array(payload[1...]) }
+                if (0x06 ... 0x0A).contains(code), keyDistribution[code] == nil { keyDistribution[code] = payload }
+            }
+            guard channel == L2CAP.ChannelID.att.rawValue, let op = payload.first else { continue }
+            switch ATTOpcode(op) {
+            case .exchangeMTUResponse where payload.count >= 3:
+                let server = UInt16(payload[1]) | UInt16(payload[2]) << 8
+                serverMTU = serverMTU ?? server
+                mtu = max(ATT.defaultLEMTU, min(Int(server), clientMTU ?? Int(server)))
+            case .readResponse:
+                if let r = lastRequest, r.first == ATTOpcode.readRequest.rawValue, r.count >= 3 {
+                    keep(UInt16(r[1]) | UInt16(r[2]) << 8, Array(payload[1...]))
+                }
+            case .handleValueNotification, .handleValueIndication:
+                if payload.count >= 3 { keep(UInt16(payload[1]) | UInt16(payload[2]) << 8, Array(payload[3...])) }
+            default: break
+            }
+        }
+
+        func keep(_ handle: UInt16, _ value: [UInt8]) {
+            values[handle, default: []].append((max(0, steps.count - 1), value))
+        }
+    }
+
+    /// The device's recorded ATT answer to `request` on `handle` (the latest by step `step`, else
+    /// the first later); nil when the recording has no such request.
+    public func recordedAnswer(request: ATTOpcode, handle: UInt16, at step: Int) -> [UInt8]? {
+        var latest: [UInt8]?, first: [UInt8]?
+        for (k, s) in steps.enumerated() {
+            let p = s.pdu
+            guard p.count >= 7, p[2] == 4, p[3] == 0, p[4] == request.rawValue, UInt16(p[5]) | UInt16(p[6]) << 8 == handle,
+                  let answer = s.answer.first(where: { $0.pdu.count > 4 && $0.pdu[2] == 4 && $0.pdu[3] == 0 }) else { continue }
+            let att = Array(answer.pdu[4...])
+            if first == nil { first = att }
+            if k <= step { latest = att } else { break }
+        }
+        return latest ?? first
+    }
+
+    /// The Error Response the device recorded for `request` on `handle`, if its answer was one.
+    public func recordedError(request: ATTOpcode, handle: UInt16, at step: Int) -> [UInt8]? {
+        guard let answer = recordedAnswer(request: request, handle: handle, at: step), answer.first == ATTOpcode.errorResponse.rawValue else { return nil }
+        return answer
+    }
+
+    /// Which handle the device's Attribute Not Found answers to discovery requests name: the
+    /// convention most of them follow (the starting handle on a tie or when none was recorded).
+    public var notFoundHandle: AttributeTable.NotFoundHandle {
+        var counts: [AttributeTable.NotFoundHandle: Int] = [:]
+        for s in steps {
+            let p = s.pdu
+            guard p.count >= 9, p[2] == 4, p[3] == 0, [0x04, 0x06, 0x08, 0x10].contains(p[4]),
+                  let a = s.answer.first?.pdu, a.count >= 9, a[4] == ATTOpcode.errorResponse.rawValue, a[8] == ATTErrorCode.attributeNotFound.rawValue else { continue }
+            let start = UInt16(p[5]) | UInt16(p[6]) << 8, end = UInt16(p[7]) | UInt16(p[8]) << 8
+            let handle = UInt16(a[6]) | UInt16(a[7]) << 8
+            for rule in AttributeTable.NotFoundHandle.allCases where rule.handle(start: start, end: end) == handle { counts[rule, default: 0] += 1 }
+        }
+        return AttributeTable.NotFoundHandle.allCases.max { counts[$0, default: 0] < counts[$1, default: 0] || (counts[$0, default: 0] == counts[$1, default: 0] && $0 == .start) } ?? .start
+    }
+
+    /// The first step at or after `from` whose central PDU is `pdu`.
+    public func match(_ pdu: [UInt8], from: Int) -> Int? {
+        guard from < steps.count else { return nil }
+        return steps[from...].firstIndex { $0.pdu == pdu }
+    }
+
+    /// The value of `handle` as recorded by step `step`: the latest one recorded at or before
+    /// it, else the first recorded later; nil when the recording never shows it.
+    public func value(of handle: UInt16, at step: Int) -> [UInt8]? {
+        guard let list = values[handle], let first = list.first else { return nil }
+        return list.last { $0.step <= step }?.value ?? first.value
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import BLEProtocol
+import BLEReplay
+
+/// `bleanalyze peer FILE --hci URI`: be the recorded peer device on a controller of its own — a
+/// device twin for CI (docs/REPLAY.md "Turn a field log into a CI test"). Exit 0: the live central
+/// did everything the recording's central did; 1: divergences; 2: transport or input failure.
+struct Peer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Act as the recorded peer device (a twin) on a live controller: advertise, serve its GATT database, answer as it did.",
+        discussion: """
+            --hci hci:N, tcp:HOST:PORT (RootCanal, Bumble tcp-server) or tty:PATH[,BAUD]. Prints "advertising as ADDR" \
+            once it advertises (on stderr with --json). Ends when the central disconnects or at --timeout. \
+            Exit 0: the central did what the recording's central did; 1: divergences (requests the recording cannot \
+            answer, recorded requests not done again); 2: transport or input failure.
+            """)
+
+    @Argument(help: "The recording: a capture taken on the central's side (phone, btmon, PacketLogger).") var file: String
+    @Option(name: .long, help: "The twin's own controller: hci:N, tcp:HOST:PORT or tty:PATH[,BAUD].") var hci: String
+    @Option(name: .long, help: "The device to play, when the capture talks to several (default: the peer with the most ATT traffic).") var device: String?
+    @Option(name: .long, help: "Seconds before giving up (the connection never came or never ended).") var timeout: Double = 300
+    @Option(name: .long, help: "fast (answer at once) or original (recorded gaps between the device's packets).") var timing: String = "fast"
+    @Option(name: .long, help: "With --timing original: play this many times faster.") var speed: Double = 1
+    @Flag(name: .long, help: "Print the result as one JSON document.") var json = false
+    @Option(name: .long, help: "Write a JUnit XML report (one test case per recorded central PDU).") var junit: String?
+    @Option(name: [.customShort("w"), .long], help: "Write what was sent and received live as btsnoop.") var write: String?
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard speed > 0 else { throw ValidationError("--speed must be positive") }
+        guard ReplayOptions.Timing(rawValue: timing) != nil else { throw ValidationError("--timing takes fast or original, not \(timing)") }
+        if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
+    }
+
+    func run() throws {
+        let twin = try PeerRun.load(file, device: device)
+        var options = ReplayOptions()
+        options.timing = ReplayOptions.Timing(rawValue: timing) ?? .fast
+        options.speed = speed
+        let run = runOptions
+        let transport: HCITransport
+        do { transport = try Transports.open(try TransportURI(hci), timeout: 5) } catch {
+            ReplayOutput.fail(error, file: file, peer: hci, run: run)
+        }
+        defer { transport.close() }
+        let capture = write.map { _ in LiveCapture(weAreHost: true) }
+        let engine = PeerEngine(twin: twin, transport: transport, options: options, limit: timeout, capture: capture)
+        let json = json
+        engine.announce = { line in
+            if json { Diagnostics.message(line); return }
+            var out = Output()
+            out.line(line)
+            out.flush()
+        }
+        var outcome = engine.run()
+        outcome.recording = file
+        transport.close()
+        ReplayOutput.finish(outcome, capture: capture, run: run, verb: "served")
+    }
+
+    /// The output options `ReplayOutput` reads.
+    private var runOptions: ReplayRunOptions {
+        var o = ReplayRunOptions()
+        o.json = json
+        o.junit = junit
+        o.write = write
+        return o
+    }
+}
+
+/// Loading a twin for `peer` and `replay --peer`.
+enum PeerRun {
+    /// The twin of `file` (device chosen by `device` or by ATT traffic), or exit 2 with the reason.
+    static func load(_ file: String, device: String?) throws -> TwinRecording {
+        do {
+            let twin = try TwinRecording.load(path: file, device: device.flatMap(BDAddr.init(string:)))
+            for note in twin.notes { Diagnostics.message("peer: \(note)") }
+            return twin
+        } catch {
+            Diagnostics.warn(error.description)
+            throw ExitCode(ExitCodes.badInput)
+        }
+    }
+}

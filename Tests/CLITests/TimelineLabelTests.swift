@@ -1,0 +1,130 @@
+import BLECapture
+import Dispatch
+import Foundation
+import TestSupport
+import Testing
+
+/// The timeline's labels as a person sees them: each report is loaded in headless Chromium with
+/// scripts/reports/measure-labels.js appended, which measures every `<text>` of `svg#timeline`
+/// (getBoundingClientRect) and writes into the DOM how many pairs overlap and how many are cut off
+/// by the svg or the plot's clip path. Before the labels were placed, pongbot's page had 591
+/// overlapping pairs; every page must have none. Each finding's key frame must be decoded in the page.
+@Suite struct TimelineLabelTests {
+    static var corpusAndBrowser: Bool { HTMLReportTests.chromium != nil && CLI.sharedReal != nil }
+    static var browser: Bool { HTMLReportTests.chromium != nil }
+
+    struct Measure {
+        var texts = -1, overlaps = -1, clipped = -1
+        var details = ""
+    }
+
+    @Test(.enabled(if: corpusAndBrowser, "needs chromium and ../shared/captures/real"))
+    func realCapturesHaveNoOverlappingOrCutLabels() throws {
+        let captures = (try CLI.allCaptures()).filter { $0.hasPrefix(CLI.sharedReal!.path) }
+        try check(captures, name: "real")
+    }
+
+    @Test(.enabled(if: browser, "needs chromium"))
+    func projectCapturesHaveNoOverlappingOrCutLabels() throws {
+        try check(try HTMLReportTests.reportCaptures().map(CLI.capture), name: "own")
+    }
+
+    /// However many events: 90 connections to 90 peers (the timeline draws 60 lanes) and 400 failed
+    /// connection attempts, all within 2 s, every connection ending with a disconnect reason — far
+    /// denser than any real log. Built with the capture writer from HCI packets
+    /// (Core v5.4 Vol 4 Part E 7.8.12 LE Create Connection, 7.7.15 Command Status,
+    /// 7.7.65.1 LE Connection Complete, 7.7.5 Disconnection Complete).
+    @Test(.enabled(if: browser, "needs chromium"))
+    func denseSyntheticCaptureHasNoOverlappingOrCutLabels() throws {
+        var w = BTSnoopWriter()
+        var rng = SplitMix64(seed: 15)
+        let t0: Int64 = 1_700_000_000_000_000
+        func event(_ t: Int64, _ payload: [UInt8]) { w.append(RecordToWrite(timestamp: t, direction: .received, kind: .event, payload: payload)) }
+        func create(_ t: Int64, _ peer: UInt8) {
+            let params: [UInt8] = [0x60, 0, 0x30, 0, 0, 0, peer, 0x22, 0x33, 0x44, 0x55, 0xC6, 0, 0x18, 0, 0x28, 0, 0, 0, 0xF4, 0x01, 0, 0, 0, 0]
+            w.append(RecordToWrite(timestamp: t, direction: .sent, kind: .command, payload: [0x0D, 0x20, UInt8(params.count)] + params))
+            event(t + 300, [0x0F, 4, 0x00, 1, 0x0D, 0x20])
+        }
+        func complete(_ t: Int64, status: UInt8, handle: UInt16, peer: UInt8) {
+            event(t, [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0, 0, peer, 0x22, 0x33, 0x44, 0x55, 0xC6,
+                      0x18, 0, 0, 0, 0xF4, 0x01, 0])
+        }
+        var times: [(Int64, Int)] = []
+        for i in 0 ..< 490 { times.append((Int64(rng.next() % 2_000_000), i)) }
+        var disconnects: [(Int64, UInt16, UInt8)] = []
+        for (t, i) in times.sorted(by: { $0.0 < $1.0 }) {
+            let peer = UInt8(i % 250)
+            create(t0 + t, peer)
+            if i < 90 {
+                let handle = UInt16(0x40 + i)
+                complete(t0 + t + 2_000, status: 0, handle: handle, peer: peer)
+                let reasons: [UInt8] = [0x08, 0x13, 0x16, 0x3E, 0x22]
+                disconnects.append((t0 + t + 5_000 + Int64(rng.next() % 300_000), handle, reasons[i % reasons.count]))
+            } else {
+                complete(t0 + t + 2_000, status: 0x3E, handle: 0, peer: peer)
+            }
+        }
+        for (t, h, r) in disconnects.sorted(by: { $0.0 < $1.0 }) { event(t, [0x05, 4, 0, UInt8(h & 0xFF), UInt8(h >> 8), r]) }
+        let capture = try CLI.temporaryFile("dense.btsnoop", w.bytes)
+        let connections = try CLI.json(try CLI.run([capture, "--json"]).stdout)["connections"] as? [Any] ?? []
+        #expect(connections.count == 90, "the capture holds what it was built with")
+        try check([capture], name: "dense")
+    }
+
+    func check(_ captures: [String], name: String) throws {
+        let dir = try HTMLReportTests.temporaryDirectory("labels-\(name)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = try String(contentsOf: CLI.repoRoot.appendingPathComponent("scripts/reports/measure-labels.js"), encoding: .utf8)
+        var pages: [URL] = []
+        for capture in captures {
+            let page = dir.appendingPathComponent(URL(fileURLWithPath: capture).lastPathComponent + ".html")
+            let r = try CLI.run(["report", capture, "-o", page.path])
+            #expect(r.status == 0, "\(capture): \(r.stderr)")
+            var html = try String(contentsOf: page, encoding: .utf8)
+            #expect(html.contains("<svg id=\"timeline\""), "\(capture): the timeline is one inline svg#timeline")
+            // Each finding links to its decoded evidence: its key frame is a link into the page.
+            for row in html.components(separatedBy: "<tr id=\"finding-").dropFirst() {
+                let cells = row.components(separatedBy: "</tr>")[0]
+                #expect(!cells.contains("class=\"frames\"><span"), "\(capture): finding \(cells.prefix { $0 != "\"" }) has no decoded evidence")
+            }
+            html = html.replacingOccurrences(of: "</body></html>", with: "<script>\(script)</script>\n</body></html>")
+            try html.write(to: page, atomically: true, encoding: .utf8)
+            pages.append(page)
+        }
+        let chromium = try #require(HTMLReportTests.chromium)
+        let results = BrowserResults(count: pages.count)
+        let jobs = pages
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            for i in stride(from: worker, to: jobs.count, by: 2) {
+                // A desktop-sized window: the page as a person reads it.
+                results.set(i, HTMLReportTests.dumpDOM(chromium, jobs[i], profile: dir.appendingPathComponent("profile-\(worker)").path,
+                                                       window: "1400,1000"))
+            }
+        }
+        var total = 0
+        for (i, capture) in captures.enumerated() {
+            let m = Self.measure(results.get(i))
+            let file = URL(fileURLWithPath: capture).lastPathComponent
+            #expect(m.texts > 0, "\(file): the measuring script did not run (no label counted)")
+            #expect(m.overlaps == 0, "\(file): \(m.overlaps) pairs of timeline labels overlap\n\(m.details)")
+            #expect(m.clipped == 0, "\(file): \(m.clipped) timeline labels are cut off\n\(m.details)")
+            total += max(m.texts, 0)
+        }
+        print("timeline labels measured in Chromium: \(total) on \(captures.count) pages")
+    }
+
+    /// Reads `<pre id="label-check" data-texts=… data-overlaps=… data-clipped=…>details</pre>`.
+    static func measure(_ dom: String) -> Measure {
+        guard let start = dom.range(of: "<pre id=\"label-check\"") else { return Measure() }
+        let rest = dom[start.upperBound...]
+        let tagEnd = rest.firstIndex(of: ">") ?? rest.endIndex
+        let tag = rest[..<tagEnd]
+        func attribute(_ name: String) -> Int {
+            guard let r = tag.range(of: "\(name)=\"") else { return -1 }
+            return Int(tag[r.upperBound...].prefix { $0 != "\"" }) ?? -1
+        }
+        let body = rest[tagEnd...].dropFirst().prefix { $0 != "<" }
+        return Measure(texts: attribute("data-texts"), overlaps: attribute("data-overlaps"), clipped: attribute("data-clipped"),
+                       details: body.replacingOccurrences(of: "&quot;", with: "\""))
+    }
+}
