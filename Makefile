@@ -8,11 +8,18 @@ VENV         := .venv
 BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
-APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium
+# openjdk-17-jre-headless: Apache Spark 4 for the fleet job (scripts/fleet, docs/FLEET.md).
+APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium \
+                openjdk-17-jre-headless
+# The fleet job's Python side (~690 MB in the venv, about a minute to install).
+FLEET_PIP    := pyspark==4.3.0 pyarrow
+FLEET_INPUT  ?= captures
+FLEET_OUTPUT ?= .fleet-out
+FLEET_MASTER ?= local[2]
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release static install uninstall install-check deps venv captures assigned-numbers oui clean bench reports fuzz
+.PHONY: run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers oui clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -20,7 +27,9 @@ run: deps release
 # A short libFuzzer run over every harness first (60 s in all, fixed seed; skips with a notice where
 # the sanitizer build is impossible; `make fuzz` runs them for FUZZ_SECONDS each), then every test,
 # so the test runner's summary is the last thing printed.
-test: deps venv
+# The fleet test (a Spark standalone master and two workers; CLITests/FleetSparkTests) runs inside
+# `swift test` with the debug binary; `make fleet-test` runs it with the static release binary.
+test: deps venv venv-fleet
 	FUZZ_SEED=1 bash scripts/fuzz.sh --short
 	$(SWIFT) build
 	BLEANALYZE_VENV=$(CURDIR)/$(VENV) $(SWIFT) test
@@ -33,7 +42,7 @@ release: deps
 
 # Install like a tool: a release binary with the Swift runtime (stdlib, Foundation) linked in, so it
 # runs on a machine without Swift (installed stripped: 63 MB instead of 88); libpcap, libarchive,
-# zlib and libbluetooth stay shared (Debian: libpcap0.8 libarchive13 zlib1g libbluetooth3). Built in
+# zlib, libbluetooth and libcrypto stay shared (Debian: libpcap0.8 libarchive13 zlib1g libbluetooth3 libssl3). Built in
 # its own directory so it never trades places with `make release`. `make static && sudo make install` builds as you and copies as root;
 # `make install PREFIX=$$HOME/.local` needs no root. DESTDIR stages a package.
 PREFIX       ?= /usr/local
@@ -76,6 +85,22 @@ $(VENV)/.installed: Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q $(BUMBLE) $(ROOTCANAL) jsonschema
 	touch $@
+
+# PySpark and pyarrow for the fleet job, installed once into the same venv.
+venv-fleet: $(VENV)/.fleet-installed
+$(VENV)/.fleet-installed: $(VENV)/.installed
+	$(VENV)/bin/pip install -q $(FLEET_PIP)
+	touch $@
+
+# Fleets of field logs on Apache Spark (docs/FLEET.md): `make fleet FLEET_INPUT=DIR FLEET_OUTPUT=DIR
+# FLEET_MASTER=spark://HOST:7077` analyses every capture under DIR and writes Parquet. The job ships
+# the static binary of `make static` to the executors (they need no Swift).
+fleet: deps venv-fleet $(STATIC_BIN)
+	$(VENV)/bin/python scripts/fleet/spark_fleet.py $(FLEET_INPUT) $(FLEET_OUTPUT) --master '$(FLEET_MASTER)' --binary $(STATIC_BIN)
+
+# The fleet test with the binary the job ships: a standalone master and two workers on 127.0.0.1.
+fleet-test: deps venv-fleet $(STATIC_BIN)
+	$(VENV)/bin/python scripts/fleet/test_spark_fleet.py --binary $(STATIC_BIN)
 
 # Regenerates captures/ with two Bumble devices over a virtual link (see captures/README.md).
 captures: venv

@@ -30,7 +30,8 @@ let package = Package(
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
-        // Linux: OpenSSL's libcrypto for AES (the twin's pairing functions); macOS uses CommonCrypto.
+        // Linux: OpenSSL's libcrypto for AES (the twin's pairing functions) and SHA-256 of capture files
+        // (`check --jsonl`; swift-crypto cannot be fetched offline); macOS uses CommonCrypto.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
@@ -48,6 +49,7 @@ let package = Package(
         ]),
         .executableTarget(name: "bleanalyze", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport", "BLEReplay",
+            .target(name: "CCrypto", condition: .when(platforms: [.linux])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fuzz harnesses: a corpus-replay runner in normal builds, a libFuzzer binary with

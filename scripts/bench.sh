@@ -21,6 +21,7 @@
 #   BENCH_DIR=.bench        cache and results (gitignored)
 #   BLEANALYZE=path         use this binary instead of building with `swift build -c release`
 #   BENCH_SCRATCH=dir       build with --scratch-path dir (e.g. .build-bench)
+#   BENCH_SMALL_FILES=1000  captures of BENCH_SMALL_FRAMES=300 frames for the check --jsonl files/s step
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -198,3 +199,7 @@ fi
 # ---- 5. report -------------------------------------------------------------------------------------
 python3 scripts/bench/report.py --results "$RESULTS" --frames "$NFRAMES" --bytes "$BYTES" \
     --capture "$BIG" --btmon-fact "$BTMON_FACT" --dir "$DIR" "${SHAPE2_ARGS[@]}"
+
+# ---- 6. many small captures: check --jsonl files/s (the fleet job's unit of work) ----------------
+say "check --jsonl over ${BENCH_SMALL_FILES:-1000} small captures"
+bash scripts/bench/small_files.sh "$BLEANALYZE" "$GEN" "$DIR"

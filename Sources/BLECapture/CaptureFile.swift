@@ -111,6 +111,13 @@ public final class CaptureFile {
         if let temporaryPath { unlink(temporaryPath) }
     }
 
+    /// True when `head` (a file's first bytes, 4 KiB is enough) starts like something `init(path:)`
+    /// reads: a capture (btsnoop, pcap, pcapng, PacketLogger), gzip, or a field-log container (zip,
+    /// tar, a text with a btsnooz summary in it). For directory walks: from the bytes, never the name.
+    public static func recognises(_ head: UnsafeRawBufferPointer) -> Bool {
+        FormatSniffer.guess(head) != .unknown || FieldLogs.container(head) != nil
+    }
+
     private static func map(_ path: String) throws(CaptureError) -> MappedFile {
         do { return try MappedFile(path: path) } catch { throw CaptureError(path: path, reason: error.reason) }
     }

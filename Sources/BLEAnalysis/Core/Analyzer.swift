@@ -32,6 +32,8 @@ public final class Analyzer {
     public let air = AirCaptureAdapter()
     /// PacketLogger syslog lines (bluetoothd, CoreBluetooth) put on the connections' timelines.
     public let syslog = SyslogCorrelator()
+    /// What PacketLogger's note records say of the recording device (product, OS, chipset).
+    @exclusivity(unchecked) public private(set) var hostNotes = HostNotes()
 
     /// - Parameter detect: feed the detectors (off for `packets`/`info`, which only decode).
     public init(detect: Bool = false, configuration: RuleConfiguration = RuleConfiguration()) {
@@ -127,6 +129,8 @@ public final class Analyzer {
             adapters[frame.adapter, default: AdapterInfo(index: frame.adapter)].apply(layer)
         case .syslog:
             syslog.consume(frame, session: session)
+        case .note:
+            hostNotes.consume(frame.payload)
         default:
             break
         }

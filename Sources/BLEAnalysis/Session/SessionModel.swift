@@ -23,6 +23,8 @@ public final class SessionModel {
     @exclusivity(unchecked) public private(set) var flow = FlowControl()
     @exclusivity(unchecked) public private(set) var databases: [String: GATTDatabase] = [:]
     @exclusivity(unchecked) public internal(set) var advertisers = Advertisers()
+    /// The controller's version per adapter, from Read Local Version Information (the last answer).
+    @exclusivity(unchecked) public private(set) var localVersions: [UInt16: LocalVersion] = [:]
     /// Checked for exclusive access in debug builds and in the fuzzer's build (`EXCLUSIVITY_CHECKED`):
     /// `l2cap()` runs inside `reassembler.push` and must never touch the reassembler (a re-entry would be
     /// an overlapping access). Unchecked in release, where the check costs ~7 % of the analysis.
@@ -209,6 +211,10 @@ public final class SessionModel {
             let start = cc.returnParameters.offset - frame.payloadOffset
             guard start >= 0, start <= frame.payload.count else { return }
             r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start...]), base: cc.returnParameters.offset)
+            if cc.opcode == .readLocalVersionInformation {
+                if let v = try? LocalVersion.decode(&r) { localVersions[frame.adapter] = v }
+                return
+            }
             if let size = try? BufferSize.decode(cc.opcode, &r) {
                 if cc.opcode == .readBufferSize { flow.aclBuffers = size } else { flow.leBuffers = size }
             }

@@ -31,6 +31,8 @@ public struct FieldLogOrigin: Sendable {
     public var members: [Member]
     /// Set when part of the container could not be read (the logs before it are kept).
     public var problem: String?
+    /// The Android build the bugreport was taken on (dumpstate's `Build fingerprint:` header line).
+    public var buildFingerprint: String?
 
     /// The logs that were not analyzed (select one with `FILE#NAME`).
     public var others: [Member] { members.filter { $0 != member } }
@@ -107,7 +109,9 @@ public enum FieldLogs {
         case .text:
             let member = FieldLogOrigin.Member(name: "btsnooz", kind: .btsnooz, size: bytes.count)
             let path = try btsnoozToTemporaryFile(bytes, displayPath: displayPath)
-            return (path, FieldLogOrigin(container: .text, member: member, members: [member]))
+            var origin = FieldLogOrigin(container: .text, member: member, members: [member])
+            origin.buildFingerprint = BuildFingerprint.find(in: bytes)
+            return (path, origin)
         case .zip, .tar:
             return try resolveArchive(readPath: readPath, container: container, displayPath: displayPath, selector: selector)
         }
@@ -214,6 +218,7 @@ public enum FieldLogs {
         var members: [FieldLogOrigin.Member] = []
         var summaries: [String: [UInt8]] = [:]
         var problem: String?
+        var fingerprint: String?
         do {
             let archive = try ArchiveReader(path: readPath)
             while let entry = archive.next() {
@@ -221,6 +226,7 @@ public enum FieldLogs {
                 if let kind = classify(name: entry.name, head: head) {
                     members.append(.init(name: entry.name, kind: kind, size: entry.size))
                 } else if entry.name.lowercased().hasSuffix(".txt"), (entry.size ?? 0) <= maxScannedText {
+                    if fingerprint == nil { fingerprint = BuildFingerprint.find(in: head) }
                     if let section = scanForBtsnooz(head: head, archive) {
                         let name = entry.name + "#btsnooz"
                         summaries[name] = section
@@ -238,7 +244,8 @@ public enum FieldLogs {
             throw CaptureError(path: displayPath, offset: 0, reason: "\(container) archive holds no HCI log "
                                + "(no btsnoop, pcap, .pklg or btsnooz summary)" + (problem.map { " (\($0))" } ?? ""))
         }
-        let origin = FieldLogOrigin(container: container, member: chosen, members: members, problem: problem)
+        var origin = FieldLogOrigin(container: container, member: chosen, members: members, problem: problem)
+        origin.buildFingerprint = fingerprint
         if chosen.kind == .btsnooz, let text = summaries[chosen.name] {
             return (try btsnoozToTemporaryFile(text, displayPath: displayPath + "#" + chosen.name), origin)
         }

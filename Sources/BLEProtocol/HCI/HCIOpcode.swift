@@ -13,6 +13,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let createConnection = HCIOpcode(rawValue: 0x0405)
     public static let createConnectionCancel = HCIOpcode(rawValue: 0x0408)
     public static let reset = HCIOpcode(rawValue: 0x0C03)
+    public static let readLocalVersionInformation = HCIOpcode(rawValue: 0x1001)
     public static let readBufferSize = HCIOpcode(rawValue: 0x1005)
     public static let leReadBufferSize = HCIOpcode(rawValue: 0x2002)
     public static let leReadBufferSizeV2 = HCIOpcode(rawValue: 0x2060)

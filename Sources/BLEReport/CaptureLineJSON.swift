@@ -1,0 +1,140 @@
+import BLEAnalysis
+import BLECapture
+import BLEProtocol
+
+/// One capture as one line of JSON (`bleanalyze check PATH... --jsonl`), for fleets of field logs:
+/// what the file is, what the log says of the phone and its controller, the peers it talked to
+/// (address type, name, Device Information strings) and the findings. Described by
+/// docs/check-jsonl-schema.json. Interface other tools rely on: `file`, `sha256`, `format`,
+/// `frames`, `error`, `host`, `peers`, `findings`, `ruleCounts` on every line.
+public enum CaptureLineJSON {
+    /// Peers listed per capture at most (a phone's day-long log may meet hundreds of devices).
+    public static let maxPeers = 500
+
+    /// The line of an analysed capture (without the newline).
+    public static func render(_ facts: CaptureFacts, model: SessionModel, hostNotes: HostNotes,
+                              findings: [Finding], sha256: String?) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("file", facts.path)
+        w.optional("sha256", sha256)
+        w.string("format", facts.info.format.rawValue)
+        if let origin = facts.info.fieldLog {
+            w.beginObject("fieldLog"); w.string("container", origin.container.rawValue); w.string("member", origin.member.name); w.endObject()
+        } else {
+            w.null("fieldLog")
+        }
+        w.int("frames", facts.summary.frames)
+        if let a = facts.summary.firstTimestamp, let b = facts.summary.lastTimestamp {
+            w.double("durationSeconds", Double(b - a) / 1e6)
+        } else {
+            w.null("durationSeconds")
+        }
+        w.null("error")
+        host(facts, model: model, notes: hostNotes, &w)
+        peers(model, &w)
+        w.beginArray("findings")
+        for f in findings {
+            w.beginObject()
+            w.string("rule", f.rule)
+            w.string("severity", f.severity.rawValue)
+            w.optional("connection", f.connection)
+            w.optional("frame", f.frames.first)
+            w.string("message", f.message)
+            w.endObject()
+        }
+        w.endArray()
+        w.beginObject("ruleCounts")
+        var counts: [String: Int] = [:]
+        for f in findings { counts[f.rule, default: 0] += 1 }
+        for (rule, n) in counts.sorted(by: { $0.key < $1.key }) { w.int(rule, n) }
+        w.endObject()
+        w.endObject()
+        return w.output
+    }
+
+    /// The line of a file that could not be read: the message, and every other field empty.
+    public static func unreadable(file: String, sha256: String?, error: String) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.string("file", file)
+        w.optional("sha256", sha256)
+        w.null("format")
+        w.null("fieldLog")
+        w.null("frames")
+        w.null("durationSeconds")
+        w.string("error", error)
+        w.null("host")
+        w.beginArray("peers"); w.endArray()
+        w.beginArray("findings"); w.endArray()
+        w.beginObject("ruleCounts"); w.endObject()
+        w.endObject()
+        return w.output
+    }
+
+    /// What the log says of the recording device: PacketLogger's notes, the bugreport's build
+    /// fingerprint, the controller's Read Local Version Information (first adapter that answered).
+    static func host(_ facts: CaptureFacts, model: SessionModel, notes: HostNotes, _ w: inout JSONWriter) {
+        w.beginObject("host")
+        w.optional("product", notes.product)
+        w.optional("software", notes.software)
+        w.optional("bluetoothHost", notes.bluetoothHost)
+        w.optional("chipset", notes.chipset)
+        w.optional("controllerFirmware", notes.controllerFirmware)
+        w.optional("transport", notes.transport)
+        w.optional("buildFingerprint", facts.info.fieldLog?.buildFingerprint)
+        if let (adapter, v) = model.localVersions.min(by: { $0.key < $1.key }) {
+            w.beginObject("controller")
+            w.int("adapter", adapter)
+            w.int("manufacturerId", v.manufacturer)
+            w.optional("manufacturer", AssignedNumbers.companyName(v.manufacturer))
+            w.int("hciVersion", v.hciVersion)
+            w.optional("hciVersionName", LocalVersion.versionName(v.hciVersion))
+            w.int("hciRevision", v.hciRevision)
+            w.int("lmpVersion", v.lmpVersion)
+            w.optional("lmpVersionName", LocalVersion.versionName(v.lmpVersion))
+            w.int("lmpSubversion", v.lmpSubversion)
+            w.endObject()
+        } else {
+            w.null("controller")
+        }
+        w.endObject()
+    }
+
+    /// The devices connected to, once per address (connections without an address, once each), in
+    /// order of first connection.
+    static func peers(_ model: SessionModel, _ w: inout JSONWriter) {
+        var order: [String] = []
+        var byKey: [String: (c: Connection, name: String?, connections: Int, info: DeviceInformation)] = [:]
+        for c in model.connections {
+            let key = c.peerAddress?.description ?? "#\(c.index)"
+            let info = c.peerGATT.map(DeviceInformation.init) ?? DeviceInformation()
+            if var seen = byKey[key] {
+                seen.connections += 1
+                seen.name = seen.name ?? c.peerName
+                if seen.info.isEmpty { seen.info = info }
+                byKey[key] = seen
+            } else if order.count < maxPeers {
+                order.append(key)
+                byKey[key] = (c, c.peerName, 1, info)
+            }
+        }
+        w.beginArray("peers")
+        for key in order {
+            guard let p = byKey[key] else { continue }
+            w.beginObject()
+            w.optional("address", p.c.peerAddress?.description)
+            w.string("transport", p.c.isLE ? "LE" : "BR/EDR")
+            w.optional("addressType", p.c.peerAddressType.flatMap { t in p.c.peerAddress.map { t.describe($0) } })
+            w.optional("name", p.name)
+            w.int("connections", p.connections)
+            w.optional("manufacturer", p.info.manufacturer)
+            w.optional("model", p.info.model)
+            w.optional("firmware", p.info.firmware)
+            w.optional("software", p.info.software)
+            w.optional("hardware", p.info.hardware)
+            w.endObject()
+        }
+        w.endArray()
+    }
+}
