@@ -1,34 +1,64 @@
-/// A small streaming JSON builder: output is appended to a String with correct escaping, without
-/// Foundation or intermediate dictionaries (one object per frame in `packets --json`).
+/// A small streaming JSON builder: output is appended as UTF-8 bytes with correct escaping, without
+/// Foundation or intermediate dictionaries (one object per frame in `packets --json`, one document of
+/// thousands of connections for the report). `output` turns the bytes into a String once.
 public struct JSONWriter {
-    public private(set) var output = ""
+    private var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
 
     public init() {}
 
+    /// The document so far.
+    public var output: String { String(decoding: bytes, as: UTF8.self) }
+
+    @inline(__always) private mutating func put(_ s: StaticString) {
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) private mutating func put(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Decimal digits of an integer, without a String in between.
+    private mutating func putInteger<T: BinaryInteger>(_ v: T) {
+        guard let wide = Int64(exactly: v) else { put(String(v)); return }
+        if wide < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = wide.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for the 20 digits of a UInt64
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
+        }
+    }
+
     private mutating func separator() {
-        if needsComma[needsComma.count - 1] { output += "," }
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
         needsComma[needsComma.count - 1] = true
     }
 
     private mutating func key(_ k: String?) {
         separator()
-        if let k { Self.appendString(k, to: &output); output += ":" }
+        if let k { Self.appendString(k, to: &bytes); bytes.append(UInt8(ascii: ":")) }
     }
 
-    public mutating func beginObject(_ k: String? = nil) { key(k); output += "{"; needsComma.append(false) }
-    public mutating func endObject() { needsComma.removeLast(); output += "}" }
-    public mutating func beginArray(_ k: String? = nil) { key(k); output += "["; needsComma.append(false) }
-    public mutating func endArray() { needsComma.removeLast(); output += "]" }
+    public mutating func beginObject(_ k: String? = nil) { key(k); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
+    public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray(_ k: String? = nil) { key(k); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
+    public mutating func endArray() { needsComma.removeLast(); bytes.append(UInt8(ascii: "]")) }
 
-    public mutating func string(_ k: String?, _ v: String) { key(k); Self.appendString(v, to: &output) }
-    public mutating func int<T: BinaryInteger>(_ k: String?, _ v: T) { key(k); output += String(v) }
+    public mutating func string(_ k: String?, _ v: String) { key(k); Self.appendString(v, to: &bytes) }
+    public mutating func int<T: BinaryInteger>(_ k: String?, _ v: T) { key(k); putInteger(v) }
     public mutating func double(_ k: String?, _ v: Double) {
         key(k)
-        output += v.isFinite ? String(v) : "null"
+        if v.isFinite { put(String(v)) } else { put("null") }
     }
-    public mutating func bool(_ k: String?, _ v: Bool) { key(k); output += v ? "true" : "false" }
-    public mutating func null(_ k: String?) { key(k); output += "null" }
+    public mutating func bool(_ k: String?, _ v: Bool) { key(k); if v { put("true") } else { put("false") } }
+    public mutating func null(_ k: String?) { key(k); put("null") }
     public mutating func optional<T: BinaryInteger>(_ k: String?, _ v: T?) {
         if let v { int(k, v) } else { null(k) }
     }
@@ -36,30 +66,33 @@ public struct JSONWriter {
         if let v { string(k, v) } else { null(k) }
     }
     /// Inserts already-encoded JSON.
-    public mutating func raw(_ k: String?, _ json: String) { key(k); output += json }
+    public mutating func raw(_ k: String?, _ json: String) { key(k); put(json) }
 
-    static func appendString(_ s: String, to out: inout String) {
-        out += "\""
-        // Runs of characters that need no escape are appended whole (a string per scalar is slow).
-        let utf8 = s.utf8
-        var runStart = utf8.startIndex
-        var i = runStart
-        while i != utf8.endIndex {
-            let byte = utf8[i]
-            if byte >= 0x20 && byte != 0x22 && byte != 0x5C { utf8.formIndex(after: &i); continue }
-            if runStart != i { out += s[runStart ..< i] }
-            switch byte {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0x0A: out += "\\n"
-            case 0x0D: out += "\\r"
-            case 0x09: out += "\\t"
-            default: out += "\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
+    /// `s` as a JSON string (RFC 8259 section 7): quotes, backslashes and control characters escaped,
+    /// runs that need no escape copied whole.
+    static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0 ..< utf8.count {
+                let byte = utf8[i]
+                if byte >= 0x20 && byte != 0x22 && byte != 0x5C { continue }
+                if runStart != i { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< i])) }
+                switch byte {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+                runStart = i + 1
             }
-            utf8.formIndex(after: &i)
-            runStart = i
+            if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
-        if runStart != utf8.endIndex { out += s[runStart...] }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

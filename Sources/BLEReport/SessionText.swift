@@ -139,6 +139,7 @@ public enum SessionText {
     /// ("02f00000…ff01 @0x0018"); SIG names stay whole.
     static func shortAttribute(_ name: String?) -> String? {
         guard let name else { return nil }
+        guard name.utf8.count >= 36, name.utf8.contains(UInt8(ascii: "-")) else { return name }
         return name.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
             word.count == 36 && word.filter({ $0 == "-" }).count == 4 ? word.prefix(8) + "…" + word.suffix(4) : String(word)
         }.joined(separator: " ")
