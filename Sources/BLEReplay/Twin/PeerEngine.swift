@@ -169,7 +169,10 @@ public final class PeerEngine {
         // when that key is the recorded one (its private key is not in the recording).
         if channel == L2CAP.ChannelID.smp.rawValue, twin.story.pairingResponse != nil {
             let k = twin.story.match(pdu, from: next)
-            if let k { matched[k] = true; next = k + 1; position = k }
+            // A live pairing's PDU (other keys and nonces) stands for the recorded one of its code.
+            if let done = k ?? twin.story.steps[min(next, twin.story.steps.count)...].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
+                matched[done] = true; next = done + 1; position = done
+            }
             if let k, var state = secure, state.replayed || (payload.first == 0x0C && state.own == nil) {
                 if !state.replayed { notes.append("pairing: the central sent the recorded Pairing Public Key: the device's recorded answers are sent") }
                 state.replayed = true
