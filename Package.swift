@@ -30,7 +30,8 @@ let package = Package(
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
-        // Linux: OpenSSL's libcrypto for AES (the twin's pairing functions); macOS uses CommonCrypto.
+        // Linux: OpenSSL's libcrypto for the twin's pairing (AES-128; P-256 ECDH and AES-CMAC for LE Secure
+        // Connections); macOS uses CommonCrypto for AES and has no Secure Connections pairing.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 

@@ -82,3 +82,39 @@ struct SecureConnectionsTests {
         #expect(value == 0x2F9E_D5BA)
     }
 }
+
+/// The pairing method from the Pairing Request and Response, against Core v5.4 Vol 3 Part H
+/// 2.3.5.1 Tables 2.6–2.8 (IO capabilities: 0 DisplayOnly, 1 DisplayYesNo, 2 KeyboardOnly,
+/// 3 NoInputNoOutput, 4 KeyboardDisplay; AuthReq bit 2 MITM, bit 3 SC).
+@Suite struct SecureConnectionsMethodTests {
+    /// A Pairing Request (0x01) or Response (0x02) with these fields.
+    static func pdu(_ code: UInt8, io: UInt8, oob: UInt8 = 0, mitm: Bool) -> [UInt8] {
+        [code, io, oob, 0x01 | 0x08 | (mitm ? 0x04 : 0), 16, 0x03, 0x03]
+    }
+
+    @Test func tableEntries() {
+        func method(_ i: UInt8, _ r: UInt8, sc: Bool, mitm: Bool = true) -> PairingMethod {
+            PairingMethod.choose(request: Self.pdu(1, io: i, mitm: mitm), response: Self.pdu(2, io: r, mitm: false), sc: sc)
+        }
+        // Neither side asks for MITM protection: Just Works whatever the IO (Table 2.6/2.7).
+        #expect(method(4, 4, sc: true, mitm: false) == .justWorks)
+        // DisplayYesNo with DisplayYesNo: Numeric Comparison with SC, Just Works legacy.
+        #expect(method(1, 1, sc: true) == .numericComparison)
+        #expect(method(1, 1, sc: false) == .justWorks)
+        // KeyboardDisplay initiator, DisplayYesNo responder: Numeric Comparison (SC), Passkey Entry (legacy).
+        #expect(method(4, 1, sc: true) == .numericComparison)
+        #expect(method(4, 1, sc: false) == .passkeyEntry)
+        // DisplayOnly initiator, KeyboardOnly responder: Passkey Entry (the responder inputs).
+        #expect(method(0, 2, sc: true) == .passkeyEntry)
+        // NoInputNoOutput on either side: Just Works.
+        #expect(method(4, 3, sc: true) == .justWorks)
+        #expect(method(3, 4, sc: false) == .justWorks)
+    }
+
+    @Test func outOfBand() {
+        let request = Self.pdu(1, io: 3, oob: 1, mitm: false), response = Self.pdu(2, io: 3, mitm: false)
+        // SC: OOB when either side has OOB data; legacy: only when both do (Tables 2.6, 2.7).
+        #expect(PairingMethod.choose(request: request, response: response, sc: true) == .outOfBand)
+        #expect(PairingMethod.choose(request: request, response: response, sc: false) == .justWorks)
+    }
+}

@@ -68,6 +68,8 @@ final class P256KeyPair {
     }
 
     deinit { EVP_PKEY_free(key) }
+    #else
+    private init(x: [UInt8], y: [UInt8]) { (self.x, self.y) = (x, y) }
     #endif
 
     /// The DHKey with the peer's public key (the X coordinate of the shared point, big-endian); nil
