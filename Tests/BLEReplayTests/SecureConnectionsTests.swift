@@ -58,6 +58,7 @@ struct SecureConnectionsTests {
         #expect(ab.count == 32 && ab == b.dhKey(peerX: a.x, peerY: a.y))
     }
 
+    /// D.2 and D.5 print V as 55188b3d… (the bits of private key B), used here as printed.
     @Test func f4MatchesD2() {
         let value = SecureConnections.f4(u: Self.le(Self.publicAX), v: Self.le(Self.privateB), x: Self.le(Self.n1), z: 0)
         #expect(value == Self.le("f2c916f1 07a9bd1c f1eda1be a974872d"))

@@ -71,10 +71,10 @@ extension PeerEngine {
             }
             send(smp, [0x04] + state.nb)
         case 0x0D where p.count == 17:   // DHKey Check Ea; answer Eb (3.5.7)
-            guard let na = state.na, let w = state.dhKey, let ia = centralAddress, let ra = advertisedAddress, let rt = advertisedAddressType,
-                  let keys = SecureConnections.f5(w: w, n1: na, n2: state.nb, a1: Self.bytes(ia.address) + [ia.type],
-                                                   a2: Self.bytes(ra) + [rt.rawValue & 1]) else { return false }
+            // A, B: the central's and the twin's addresses, 56 bits with the address type on top.
+            guard let na = state.na, let w = state.dhKey, let ia = centralAddress, let ra = advertisedAddress, let rt = advertisedAddressType else { return false }
             let a = Self.bytes(ia.address) + [ia.type], b = Self.bytes(ra) + [rt.rawValue & 1]
+            guard let keys = SecureConnections.f5(w: w, n1: na, n2: state.nb, a1: a, a2: b) else { return false }
             let zero = [UInt8](repeating: 0, count: 16)
             // IOcap = AuthReq || OOB flag || IO capability: bytes 3, 2, 1 of the Pairing Request / Response.
             let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: zero, ioCap: Array(state.preq[1 ... 3]), a1: a, a2: b)
