@@ -30,8 +30,9 @@ let package = Package(
         // so the package also builds on macOS, where libpcap and zlib exist but libbluetooth does not.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez",
                        providers: [.apt(["libbluetooth-dev"])]),
-        // Linux: OpenSSL's libcrypto for AES (the twin's pairing functions) and SHA-256 of capture files
-        // (`check --jsonl`; swift-crypto cannot be fetched offline); macOS uses CommonCrypto.
+        // Linux: OpenSSL's libcrypto for the twin's pairing (AES-128; P-256 ECDH and AES-CMAC for LE Secure
+        // Connections) and SHA-256 of capture files (`check --jsonl`); macOS uses CommonCrypto for AES and
+        // SHA-256 and has no Secure Connections pairing.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 

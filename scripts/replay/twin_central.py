@@ -8,7 +8,8 @@ characteristic and every descriptor with Bumble's own GATT client, pair with ``-
 ``--read``, write (with response) the values given with ``--write`` in order, then wait for N
 notifications or indications (any handle), and disconnect.  Prints ``RESULT {json}``:
 services (handle, end, uuid), characteristics (value handle, properties, uuid),
-descriptors (handle, uuid), paired and encrypted (with --pair), reads (handle -> hex or error:0xNN), notifications ([handle, hex]).
+descriptors (handle, uuid), paired, encrypted and the LTK Bumble derived, hex as the controller takes it
+(with --pair), reads (handle -> hex or error:0xNN), notifications ([handle, hex]).
 The Swift tests compare these with what tshark decodes from the capture the twin was made of.
 """
 
@@ -70,12 +71,16 @@ async def run(args) -> dict:
                 for d in await asyncio.wait_for(client.discover_descriptors(c), rc.STEP_TIMEOUT):
                     result["descriptors"].append({"handle": d.handle, "uuid": uuid_text(d.type)})
         if args.pair:
+            keys: list = []
+            connection.on(connection.EVENT_PAIRING, keys.append)
             try:
                 await asyncio.wait_for(connection.pair(), rc.STEP_TIMEOUT)
                 result["paired"] = "ok"
             except Exception as error:  # the twin's refusal is a result, not a crash
                 result["paired"] = f"error:{error}"
             result["encrypted"] = bool(connection.is_encrypted)
+            ltk = keys[0].ltk if keys and keys[0].ltk else None   # Secure Connections: the f5 LTK both sides hold
+            result["ltk"] = bytes(ltk.value).hex() if ltk else None
         for handle in args.read:
             try:
                 value = await asyncio.wait_for(client.read_value(int(handle, 0)), rc.STEP_TIMEOUT)

@@ -48,6 +48,10 @@ public final class PeerEngine {
     var centralAddress: (address: BDAddr, type: UInt8)?
     /// A live central's legacy pairing in progress (`PeerPairing.swift`).
     var pairing: LegacyPairingState?
+    /// A live central's LE Secure Connections pairing in progress (`PeerSecureConnections.swift`).
+    var secure: SecureConnectionsState?
+    /// Why the twin could not pair with the live central, for the divergence of its refusal.
+    var pairingRefusal: String?
     private var timedOut = false
 
     public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
@@ -158,11 +162,24 @@ public final class PeerEngine {
             let client = Int(payload[1]) | Int(payload[2]) << 8
             liveMTU = max(ATT.defaultLEMTU, min(client, Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
         }
-        // A device that paired with legacy pairing: every SMP PDU goes through the pairing
+        // A device that paired in the recording: every SMP PDU goes through the pairing
         // (`PeerPairing.swift`), which gives the recorded answers to a replayed pairing and
-        // computed ones to a live central's; a recorded PDU sent again still counts as done.
-        if channel == L2CAP.ChannelID.smp.rawValue, let response = twin.story.pairingResponse, response[3] & 0x08 == 0 {
-            if let k = twin.story.match(pdu, from: next) { matched[k] = true; next = k + 1; position = k }
+        // computed ones to a live central's; a recorded PDU sent again still counts as done. A
+        // Secure Connections pairing is replayed as recorded from the central's Public Key on
+        // when that key is the recorded one (its private key is not in the recording).
+        if channel == L2CAP.ChannelID.smp.rawValue, twin.story.pairingResponse != nil {
+            let k = twin.story.match(pdu, from: next)
+            // A live pairing's PDU (other keys and nonces) stands for the recorded one of its code.
+            if let done = k ?? twin.story.steps[min(next, twin.story.steps.count)...].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
+                matched[done] = true; next = done + 1; position = done
+            }
+            if let k, var state = secure, state.replayed || (payload.first == 0x0C && state.own == nil) {
+                if !state.replayed { notes.append("pairing: the central sent the recorded Pairing Public Key: the device's recorded answers are sent") }
+                state.replayed = true
+                secure = state
+                schedule(twin.story.steps[k].answer, reference: twin.story.steps[k].unit.timestamp)
+                return
+            }
             try answerByRule(channel: channel, payload: payload, pdu: pdu)
             return
         }
@@ -214,6 +231,10 @@ public final class PeerEngine {
         if let stk = pairing?.stk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
             notes.append("encryption: with the STK of the central's legacy pairing")
             try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(stk)])) ?? []))
+        } else if let ltk = secure?.ltk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
+            // Secure Connections: EDIV and Rand are 0 (Core v5.4 Vol 3 Part H 2.4.4.1).
+            notes.append("encryption: with the LTK of the central's LE Secure Connections pairing (f5)")
+            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(ltk)])) ?? []))
         } else if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
             notes.append("encryption: answered with the key the recording's central used (LE Enable Encryption #\(k.frame))")
             try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(k.key)])) ?? []))

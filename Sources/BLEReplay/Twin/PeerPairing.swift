@@ -5,7 +5,8 @@ import BLEProtocol
 /// device's recorded Pairing Response (key distribution narrowed to what the central asked), its
 /// recorded random, confirm values computed with c1 for Just Works (TK = 0), the STK from s1 for
 /// the controller's key request, and the device's recorded keys once the link is encrypted
-/// (Core v5.4 Vol 3 Part H 2.3.5.5, 2.4.4, 3.5, 3.6). Secure Connections pairing is not done.
+/// (Core v5.4 Vol 3 Part H 2.3.5.5, 2.4.4, 3.5, 3.6); also when the device could do Secure
+/// Connections but the central cannot. Secure Connections pairing: `PeerSecureConnections.swift`.
 struct LegacyPairingState {
     var preq: [UInt8]
     var pres: [UInt8]
@@ -15,12 +16,32 @@ struct LegacyPairingState {
 }
 
 extension PeerEngine {
-    /// Handles an SMP PDU of a live pairing; false when legacy pairing does not apply.
+    /// Handles an SMP PDU of a live pairing; false when the twin cannot pair this way (then
+    /// `pairingRefusal` says why, if known).
+    func livePairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
+        guard p[0] == 0x01 else { return secureConnectionsPairing(p, pdu: pdu) || legacyPairing(p, pdu: pdu) }
+        // Pairing Request: Secure Connections when the device's recorded Pairing Response and the
+        // central both set the SC bit (AuthReq bit 3), else legacy pairing (2.3.5.6).
+        (pairing, secure, pairingRefusal) = (nil, nil, nil)
+        guard p.count == 7, let recorded = twin.story.pairingResponse else { return false }
+        if recorded[3] & p[3] & 0x08 != 0 {
+            pairingRefusal = secureConnectionsRequest(p, recorded: recorded)
+            return pairingRefusal == nil
+        }
+        let method = PairingMethod.choose(request: p, response: recorded, sc: false)
+        guard method == .justWorks else {
+            pairingRefusal = "the central's Pairing Request and the device's recorded Pairing Response make this legacy pairing \(method.rawValue), which a twin cannot do"
+            return false
+        }
+        return legacyPairing(p, pdu: pdu)
+    }
+
+    /// Legacy pairing's PDUs; false when it does not apply.
     func legacyPairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
         let smp = L2CAP.ChannelID.smp.rawValue
         switch p[0] {
         case 0x01:   // Pairing Request
-            guard p.count == 7, let recorded = twin.story.pairingResponse, recorded[3] & 0x08 == 0 else { return false }
+            guard let recorded = twin.story.pairingResponse else { return false }
             var pres = recorded
             pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
             let srand = twin.story.pairingRandom ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
@@ -61,12 +82,13 @@ extension PeerEngine {
 
     static func bytes(_ a: BDAddr) -> [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: a.value >> UInt64(8 * $0)) } }
 
-    /// After a live legacy pairing encrypted the link: the device's recorded keys the Pairing
-    /// Response promised (EncKey: Encryption Information + Central Identification; IdKey: Identity
+    /// After a live pairing encrypted the link: the device's recorded keys the Pairing Response
+    /// promised (EncKey: Encryption Information + Central Identification, legacy pairing only — with
+    /// Secure Connections the LTK comes from f5 and EncKey is ignored, 3.6.1; IdKey: Identity
     /// Information + Identity Address Information; SignKey: Signing Information).
     func pairingKeyDistribution() -> [(pdu: [UInt8], timestamp: Int64)] {
-        guard let state = pairing, state.stk != nil else { return [] }
-        let keys = state.pres[6]
+        let keys: UInt8
+        if let state = pairing, state.stk != nil { keys = state.pres[6] } else if let state = secure, state.ltk != nil { keys = state.pres[6] & ~1 } else { return [] }
         var codes: [UInt8] = []
         if keys & 1 != 0 { codes += [0x06, 0x07] }
         if keys & 2 != 0 { codes += [0x08, 0x09] }

@@ -14,7 +14,7 @@ import BLEProtocol
 /// | Write Request, Prepare/Execute Write | the recorded answer for that handle, else Write Response / echo (divergence when the handle was never written) |
 /// | a handle not in the table | Invalid Handle (divergence) |
 /// | any other request | Request Not Supported (divergence) |
-/// | SMP | the device's recorded Pairing Failed, else Pairing Failed (Pairing Not Supported): pairing is not reproduced |
+/// | SMP | a live pairing (legacy Just Works, Secure Connections Just Works / Numeric Comparison) when the device paired in the recording; otherwise the device's recorded Pairing Failed, else Pairing Failed (Pairing Not Supported), saying why |
 /// | other channels | nothing; a signalling request gets Command Reject (divergence) |
 extension PeerEngine {
     func answerByRule(channel: UInt16, payload: [UInt8], pdu: [UInt8]) throws(TransportError) {
@@ -98,16 +98,17 @@ extension PeerEngine {
     }
 
     private func smp(_ p: [UInt8], pdu: [UInt8]) {
-        guard let code = p.first, code != 0x05 else { pairing = nil; return }   // the central's own Pairing Failed ends it
-        if legacyPairing(p, pdu: pdu) { return }
+        guard let code = p.first, code != 0x05 else { (pairing, secure) = (nil, nil); return }   // the central's own Pairing Failed ends it
+        if livePairing(p, pdu: pdu) { return }
         if let failed = twin.story.pairingFailed {
-            notes.append("pairing: answered with the device's recorded Pairing Failed (reason 0x\(Hex.pad(failed.count > 1 ? failed[1] : UInt8(0), 2)))")
+            notes.append("pairing: answered with the device's recorded Pairing Failed (reason 0x\(Hex.pad(failed.count > 1 ? failed[1] : UInt8(0), 2)))"
+                         + (pairingRefusal.map { ": \($0)" } ?? ""))
             send(L2CAP.ChannelID.smp.rawValue, failed)
             return
         }
         // Pairing Failed, reason 0x05 Pairing Not Supported (Core v5.4 Vol 3 Part H 3.5.5).
         diverge(pdu, twin.story.pairingRecorded
-                ? "pairing is not reproduced (the key exchange needs P-256 and AES-CMAC, not available in this build): answered Pairing Failed (Pairing Not Supported)"
+                ? "pairing is not reproduced (\(pairingRefusal ?? "no pairing of the twin's under way")): answered Pairing Failed (Pairing Not Supported)"
                 : "the recording has no pairing: answered Pairing Failed (Pairing Not Supported)")
         send(L2CAP.ChannelID.smp.rawValue, [0x05, 0x05])
     }

@@ -1,0 +1,105 @@
+import BLEProtocol
+
+/// A live central's LE Secure Connections pairing with the twin, when the device paired with
+/// Secure Connections in the recording (its Pairing Response has the SC bit) and the central asks
+/// for it too: the twin is the responder of Core v5.4 Vol 3 Part H 2.3.5.6.2 (Just Works, or
+/// Numeric Comparison confirmed at once as the device did). It answers with the device's recorded
+/// Pairing Response, a fresh P-256 key pair (3.5.6 Pairing Public Key), the confirm f4(PKbx, PKax,
+/// Nb, 0), its random, and once the central's DHKey Check Ea = f6(MacKey, Na, Nb, 0, IOcapA, A, B)
+/// is right, its own Eb (3.5.7); the LTK from f5 is the key of the central's encryption. P-256 and
+/// AES-CMAC come from libcrypto (`SecureConnectionsCrypto.swift`).
+struct SecureConnectionsState {
+    var preq: [UInt8]
+    var pres: [UInt8]
+    var method: PairingMethod
+    /// Little-endian, as SMP carries them.
+    var own: P256KeyPair?
+    var peerX: [UInt8] = []
+    var dhKey: [UInt8]?
+    var nb: [UInt8] = (0 ..< 16).map { _ in UInt8.random(in: 0 ... 255) }
+    var na: [UInt8]?
+    var ltk: [UInt8]?
+    /// The central sent the recording's own Public Key (a replayed pairing): the recorded answers
+    /// are sent, and the recorded LTK encrypts.
+    var replayed = false
+}
+
+extension PeerEngine {
+    /// The central's Pairing Request when both sides ask for Secure Connections: the recorded
+    /// Pairing Response if the method is Just Works or Numeric Comparison; else nil and the reason.
+    func secureConnectionsRequest(_ p: [UInt8], recorded: [UInt8]) -> String? {
+        let method = PairingMethod.choose(request: p, response: recorded, sc: true)
+        guard SecureConnectionsSupport.available else { return SecureConnectionsSupport.unavailable }
+        guard method == .justWorks || method == .numericComparison else {
+            return "the central's Pairing Request and the device's recorded Pairing Response make this LE Secure Connections pairing \(method.rawValue), which a twin cannot do"
+        }
+        var pres = recorded
+        pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
+        secure = SecureConnectionsState(preq: p, pres: pres, method: method)
+        notes.append("pairing: LE Secure Connections \(method.rawValue) with the device's recorded Pairing Response")
+        send(L2CAP.ChannelID.smp.rawValue, pres)
+        return nil
+    }
+
+    /// The PDUs after the Pairing Request; false when no Secure Connections pairing is under way.
+    func secureConnectionsPairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
+        guard var state = secure, !state.replayed else { return false }
+        let smp = L2CAP.ChannelID.smp.rawValue
+        switch p[0] {
+        case 0x0C where p.count == 65:   // Pairing Public Key: X, Y little-endian (3.5.6)
+            state.peerX = Array(p[1 ..< 33])
+            guard let own = P256KeyPair(), let dhKey = own.dhKey(peerX: state.peerX.reversed(), peerY: p[33 ..< 65].reversed()),
+                  own.x != state.peerX.reversed() else {
+                return fail(pdu, 0x0B, "the central's public key is not a P-256 point (or is the twin's own): answered Pairing Failed (DHKey Check Failed)")
+            }
+            state.own = own
+            state.dhKey = Array(dhKey.reversed())
+            let pkbx = Array(own.x.reversed())
+            // Just Works / Numeric Comparison: the responder's commitment Cb = f4(PKbx, PKax, Nb, 0) (2.3.5.6.2).
+            guard let cb = SecureConnections.f4(u: pkbx, v: state.peerX, x: state.nb, z: 0) else { return false }
+            secure = state
+            send(smp, [0x0C] + pkbx + own.y.reversed())
+            send(smp, [0x03] + cb)
+        case 0x04 where p.count == 17:   // Pairing Random: Na; answer with Nb
+            guard let own = state.own else { return false }
+            let na = Array(p[1...])
+            state.na = na
+            secure = state
+            if state.method == .numericComparison, let v = SecureConnections.g2(u: state.peerX, v: own.x.reversed(), x: na, y: state.nb) {
+                let digits = String(v % 1_000_000)
+                notes.append("pairing: numeric comparison value \(String(repeating: "0", count: 6 - digits.count) + digits), confirmed as the device did")
+            }
+            send(smp, [0x04] + state.nb)
+        case 0x0D where p.count == 17:   // DHKey Check Ea; answer Eb (3.5.7)
+            // A, B: the central's and the twin's addresses, 56 bits with the address type on top.
+            guard let na = state.na, let w = state.dhKey, let ia = centralAddress, let ra = advertisedAddress, let rt = advertisedAddressType else { return false }
+            let a = Self.bytes(ia.address) + [ia.type], b = Self.bytes(ra) + [rt.rawValue & 1]
+            guard let keys = SecureConnections.f5(w: w, n1: na, n2: state.nb, a1: a, a2: b) else { return false }
+            let zero = [UInt8](repeating: 0, count: 16)
+            // IOcap = AuthReq || OOB flag || IO capability: bytes 3, 2, 1 of the Pairing Request / Response.
+            let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: zero, ioCap: Array(state.preq[1 ... 3]), a1: a, a2: b)
+            guard ea == Array(p[1...]) else {
+                return fail(pdu, 0x0B, "the central's DHKey check does not fit the keys and nonces exchanged: answered Pairing Failed (DHKey Check Failed)")
+            }
+            guard let eb = SecureConnections.f6(w: keys.macKey, n1: state.nb, n2: na, r: zero, ioCap: Array(state.pres[1 ... 3]), a1: b, a2: a) else { return false }
+            // A negotiated key size under 16 zeroes the LTK's most significant bytes (2.3.4).
+            let size = Int(max(7, min(16, min(state.preq[4], state.pres[4]))))
+            state.ltk = keys.ltk.enumerated().map { $0.offset < size ? $0.element : 0 }
+            secure = state
+            send(smp, [0x0D] + eb)
+        case 0x06 ... 0x0A:   // the central's own keys: taken, not kept
+            return true
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Ends the pairing with Pairing Failed (`reason`, 3.5.5), reported as a divergence.
+    private func fail(_ pdu: [UInt8], _ reason: UInt8, _ rule: String) -> Bool {
+        diverge(pdu, rule)
+        send(L2CAP.ChannelID.smp.rawValue, [0x05, reason])
+        secure = nil
+        return true
+    }
+}
