@@ -132,6 +132,9 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     /// Time the connection started (set-up, or first traffic when inferred).
     public var startTime: Int64? { completeTime ?? attemptTime ?? firstDataTime }
 
+    /// Replaces the sentence of event `i` (the facts it tells were complete only at the end).
+    func retell(_ i: Int, _ text: String) { timeline[i].text = text }
+
     func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String, _ fields: TimelineEvent.Fields = .init()) {
         guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
         var e = TimelineEvent(time: time, frame: frame, kind: kind, text: text)

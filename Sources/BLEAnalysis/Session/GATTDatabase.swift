@@ -26,6 +26,8 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     public struct Descriptor: Sendable {
         public var handle: UInt16
         public var uuid: BluetoothUUID
+        /// The frame of the Find Information Response that showed it (the latest one).
+        public var frame = 0
     }
     public struct Include: Sendable {
         public var handle: UInt16
@@ -49,6 +51,11 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     @exclusivity(unchecked) public private(set) var values: [UInt16: [UInt8]] = [:]
     static let maxKeptValue = 64
 
+    /// The connection whose discovery began this table, and which version of the server's table it
+    /// is (2 and up: the server changed its table between connections, `SessionModel.tableChanged`).
+    @exclusivity(unchecked) public internal(set) var builtBy: Int?
+    @exclusivity(unchecked) public internal(set) var version = 1
+
     public init(owner: String) { self.owner = owner }
 
     public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty }
@@ -69,10 +76,19 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     }
 
     /// A Find Information entry: declarations are known from elsewhere; value handles are skipped.
-    func addInformation(handle: UInt16, uuid: BluetoothUUID) {
+    func addInformation(handle: UInt16, uuid: BluetoothUUID, frame: Int = 0) {
         if [BluetoothUUID.primaryService, .secondaryService, .characteristic, .include].contains(uuid) { return }
         if byValueHandle[handle] != nil { return }
-        descriptors[handle] = Descriptor(handle: handle, uuid: uuid)
+        descriptors[handle] = Descriptor(handle: handle, uuid: uuid, frame: frame)
+    }
+
+    /// What discovery found between two frames (a connection's span): services, characteristics and
+    /// descriptors whose latest discovery response lies in it.
+    public func found(from first: Int, to last: Int) -> (services: Int, characteristics: Int, descriptors: Int) {
+        let span = first ... max(first, last)
+        return (services.values.filter { span.contains($0.frame) }.count,
+                characteristics.values.filter { span.contains($0.frame) }.count,
+                descriptors.values.filter { span.contains($0.frame) }.count)
     }
 
     func keepValue(_ handle: UInt16, _ bytes: [UInt8]) {

@@ -76,16 +76,18 @@ extension SessionModel {
             c.note(frame.timestamp, frame.number, .attError, text)
         case let .readByGroupTypeResponse(resp):
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent) else { return }
-            let db = database(for: c, serverIsHost: sent)
+            var db = database(for: c, serverIsHost: sent)
             for e in resp.elements {
                 guard let uuid = uuidValue(e.value, frame: frame) else { continue }
+                db = tableChanged(db, c, serverIsHost: sent, handle: e.handle, end: e.endGroupHandle, uuid: uuid)
                 db.addService(handle: e.handle, end: e.endGroupHandle, uuid: uuid,
                               primary: p.type != .secondaryService, frame: frame.number)
             }
         case let .findByTypeValueResponse(handles):
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), p.opcode == .findByTypeValueRequest, let uuid = p.type else { return }
-            let db = database(for: c, serverIsHost: sent)
+            var db = database(for: c, serverIsHost: sent)
             for range in handles where range.isValid {
+                db = tableChanged(db, c, serverIsHost: sent, handle: range.start, end: range.end, uuid: uuid)
                 db.addService(handle: range.start, end: range.end, uuid: uuid, primary: true, frame: frame.number)
             }
         case let .readByTypeResponse(resp):
@@ -99,7 +101,7 @@ extension SessionModel {
         case let .findInformationResponse(resp):
             guard response(c, peer, frame: frame, pdu: pdu, sent: sent) != nil else { return }
             let db = database(for: c, serverIsHost: sent)
-            for e in resp.entries { db.addInformation(handle: e.handle, uuid: e.uuid) }
+            for e in resp.entries { db.addInformation(handle: e.handle, uuid: e.uuid, frame: frame.number) }
         case let .readResponse(value), let .readBlobResponse(value):
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
             let db = database(for: c, serverIsHost: sent)
@@ -202,9 +204,27 @@ extension SessionModel {
         guard !c.att.discoveryReported, let db = c.gatt(serverIsHost: serverIsHost), !db.isEmpty else { return }
         c.att.discoveryReported = true
         let time = frame?.timestamp ?? c.lastDataTime ?? 0
-        c.note(time, frame?.number ?? c.lastSentFrame ?? 0, .discovery,
-               "discovery: " + Self.count(db.services.count, "service") + ", " + Self.count(db.characteristics.count, "characteristic")
-                   + ", " + Self.count(db.descriptors.count, "descriptor"))
+        c.note(time, frame?.number ?? c.lastSentFrame ?? 0, .discovery, Self.discoveryText(db.services.count, db.characteristics.count, db.descriptors.count))
+    }
+
+    static func discoveryText(_ services: Int, _ characteristics: Int, _ descriptors: Int) -> String {
+        "discovery: " + count(services, "service") + ", " + count(characteristics, "characteristic") + ", " + count(descriptors, "descriptor")
+    }
+
+    /// The discovery line tells the table this connection's discovery found in the end: an app that
+    /// discovers one service, uses it, then discovers the rest would otherwise show the first part.
+    func retellDiscovery() {
+        for c in connections {
+            guard let i = c.timeline.firstIndex(where: { $0.kind == .discovery }) else { continue }
+            let first = c.completeFrame ?? c.attemptFrame ?? 0
+            // The peer's table (the host discovered it), else the host's own (the peer discovered it).
+            for db in [c.peerGATT, c.localGATT].compactMap({ $0 }) {
+                let found = db.found(from: first, to: c.disconnectFrame ?? Int.max)
+                guard found.services + found.characteristics + found.descriptors > 0 else { continue }
+                c.retell(i, Self.discoveryText(found.services, found.characteristics, found.descriptors))
+                break
+            }
+        }
     }
 
     private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool, server: Bool) {

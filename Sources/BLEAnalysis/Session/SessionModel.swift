@@ -395,6 +395,34 @@ public final class SessionModel {
         return db
     }
 
+    /// A service discovered on `c` where the server's table, as an earlier connection discovered it,
+    /// has another service (another UUID or range at that handle): the server changed its table
+    /// between connections (a device rebooting into its bootloader for a firmware update, a new
+    /// firmware). The rest of this connection's discovery goes to a new version of the table, so
+    /// `gatt` shows both and names stay right on each connection.
+    func tableChanged(_ db: GATTDatabase, _ c: Connection, serverIsHost: Bool, handle: UInt16, end: UInt16,
+                      uuid: BluetoothUUID) -> GATTDatabase {
+        guard let old = db.services[handle], old.uuid != uuid || old.endHandle != end,
+              let builtBy = db.builtBy, builtBy != c.index else {
+            if db.builtBy == nil { db.builtBy = c.index }
+            return db
+        }
+        let owner = db.owner.split(separator: " ").first.map(String.init) ?? db.owner
+        // A table seen before (the device went back to its bootloader, or back to its application).
+        let versions = databases.values.filter { $0.owner == owner || $0.owner.hasPrefix(owner + " (table ") }
+        if let seen = versions.first(where: { $0.services[handle].map { $0.uuid == uuid && $0.endHandle == end } ?? false }) {
+            if serverIsHost { c.localGATT = seen } else { c.peerGATT = seen }
+            return seen
+        }
+        let version = (versions.map(\.version).max() ?? db.version) + 1
+        let fresh = GATTDatabase(owner: "\(owner) (table \(version), from connection \(c.index))")
+        fresh.version = version
+        fresh.builtBy = c.index
+        databases[fresh.owner] = fresh
+        if serverIsHost { c.localGATT = fresh } else { c.peerGATT = fresh }
+        return fresh
+    }
+
     /// Names learnt after a connection opened (advertising heard later, GAP Device Name read):
     /// called once when the pass ends.
     func resolvePeerNames() {
