@@ -262,8 +262,14 @@ public enum ReportText {
     }
 
     /// Units a number keeps on its line.
-    static let units: Set<Substring> = ["days", "h", "min", "min,", "min)", "s", "s)", "s,", "ms", "ms)", "ms,", "µs", "µs)", "µs,", "bytes", "bytes)", "bytes,",
-                                        "byte", "byte,", "byte)", "dBm", "dBm)", "dBm,", "dB", "kB", "MB", "frames", "frames)", "frames,", "%"]
+    static let units: Set<Substring> = ["days", "h", "min", "s", "ms", "µs", "bytes", "byte", "dBm", "dB", "kB", "MB", "frames", "%"]
+
+    /// A unit, with the punctuation that may follow it ("30 s,", "(20 bytes)").
+    static func isUnit(_ word: Substring) -> Bool {
+        var w = word
+        while let last = w.last, last == "," || last == ")" { w = w.dropLast() }
+        return units.contains(w)
+    }
 
     /// The words of `text`, with each number glued to the unit after it, and durations ("1 h 23 min") whole.
     static func unbreakableWords(_ text: String) -> [String] {
@@ -275,11 +281,11 @@ public enum ReportText {
         var lastPiece: Substring = "", lastWasUnitAfterNumber = false
         for word in text.split(separator: " ") {
             let glue: Bool
-            if isNumber(lastPiece) { glue = units.contains(word) }
+            if isNumber(lastPiece) { glue = isUnit(word) }
             else if lastWasUnitAfterNumber && (lastPiece == "h" || lastPiece == "min") { glue = isNumber(word) }
             else { glue = false }
             if glue, let last = words.last { words[words.count - 1] = last + " " + word } else { words.append(String(word)) }
-            lastWasUnitAfterNumber = glue && units.contains(word)
+            lastWasUnitAfterNumber = glue && isUnit(word)
             lastPiece = word
         }
         return words

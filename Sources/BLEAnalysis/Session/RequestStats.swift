@@ -24,19 +24,25 @@ public struct RequestStats: Sendable {
     /// Answers not counted because `entries` was full.
     public private(set) var uncounted = 0
     static let maxEntries = 64
+    /// The entry the last answer went to: an app repeats the same request, so most answers hit it.
+    private var last = 0
 
     public init() {}
 
     mutating func record(_ p: ATTBearer.Pending, answeredAt time: Int64, error: Bool) {
         guard Self.isApplication(p.opcode) else { return }
         let i: Int
-        if let found = entries.firstIndex(where: { $0.opcode == p.opcode && $0.handle == p.handle && $0.sentByHost == p.sentByHost }) {
+        func matches(_ e: Entry) -> Bool { e.opcode == p.opcode && e.handle == p.handle && e.sentByHost == p.sentByHost }
+        if last < entries.count, matches(entries[last]) {
+            i = last
+        } else if let found = entries.firstIndex(where: matches) {
             i = found
         } else {
             guard entries.count < Self.maxEntries else { uncounted += 1; return }
             entries.append(Entry(opcode: p.opcode, handle: p.handle, sentByHost: p.sentByHost, firstFrame: p.frame, firstTime: p.time))
             i = entries.count - 1
         }
+        last = i
         let latency = max(0, time - p.time)
         entries[i].count += 1
         if error { entries[i].errors += 1 }
