@@ -70,6 +70,8 @@ public struct JSONWriter {
 
     /// `s` as a JSON string (RFC 8259 section 7): quotes, backslashes and control characters escaped,
     /// runs that need no escape copied whole.
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
     static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
@@ -86,7 +88,6 @@ public struct JSONWriter {
                 case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
                 case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
                 default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
                     out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
                 }
                 runStart = i + 1

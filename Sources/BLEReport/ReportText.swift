@@ -107,7 +107,7 @@ public enum ReportText {
             case .security where e.text.contains("failed"): 0
             case .disconnected: 1
             case .discovery, .requests: 2   // the table found; what the app did, one line per direction
-            default: nil   // MTU, parameters, values: `timeline` and --all tell them   // the set-up is in the header (peer, role, duration); the rest in --all
+            default: nil   // MTU, parameters, values: `timeline` and --all tell them
             }
         }
         let ranked = events.enumerated().compactMap { i, e in rank(e).map { (i, $0) } }

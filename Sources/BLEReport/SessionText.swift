@@ -50,7 +50,7 @@ public enum SessionText {
             let name = c.gatt(serverIsHost: !stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
             let n = stream.notifications
             let span = stream.lastTime - stream.firstTime
-            var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), " + bytes(stream.bytes)
+            var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
             text += rateText(count: n, span: span)
             events.append(TimelineEvent(time: stream.firstTime, frame: stream.firstFrame, kind: .write, text: text))
         }
@@ -62,7 +62,7 @@ public enum SessionText {
             guard n > 1 else { continue }
             let span = stream.lastTime - stream.firstTime
             let name = c.gatt(serverIsHost: stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
-            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), " + bytes(stream.bytes)
+            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
             text += rateText(count: n, span: span)
             if stream.indications > 0 { text += ", \(stream.confirmations) confirmed" }
             events.append(TimelineEvent(time: stream.lastTime, frame: stream.lastFrame, kind: .notifications, text: text))
@@ -83,8 +83,6 @@ public enum SessionText {
         return text
     }
 
-    /// "1 byte", "1097 bytes".
-    static func bytes(_ n: Int) -> String { n == 1 ? "1 byte" : "\(n) bytes" }
 
     /// One line for the application's answered requests in one direction: counts per request type,
     /// the attribute most of them went to (named), the time to the answer, the Error Responses.

@@ -57,6 +57,6 @@ import BLECapture
         #expect(SessionText.rateText(count: 20, span: 1_000) == " over 1.0 ms")
         #expect(SessionText.rateText(count: 601, span: 60_000_000) == " over 1 min 0 s (about 10/s)")
         #expect(SessionText.rateText(count: 11, span: 3_600_000_000) == " over 1 h 0 min (one every 6 min 0 s on average)")
-        #expect(SessionText.bytes(1) == "1 byte")
+        #expect(ReportText.plural(1, "byte") == "1 byte")
     }
 }

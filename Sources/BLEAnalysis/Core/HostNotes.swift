@@ -9,6 +9,9 @@ import BLECapture
 public struct HostNotes: Sendable, Equatable {
     /// The keys we keep, as the notes spell them (the order of `set(_:_:)`).
     static let keys = ["Product: ", "Software: ", "Chipset: ", "Firmware Version: ", "Bluetooth Host: ", "Transport: "]
+    /// First bytes of the keys: other notes (BTstack writes one per log line) are passed over without
+    /// making a String of them.
+    static let initials = Set(keys.compactMap { $0.utf8.first })
     static let maxValueLength = 200
     /// Notes longer than this are log lines, not the header's facts.
     static let maxNoteLength = 512
@@ -30,7 +33,7 @@ public struct HostNotes: Sendable, Equatable {
 
     /// Reads one note record's text.
     mutating func consume(_ payload: UnsafeRawBufferPointer) {
-        guard payload.count > 3, payload.count <= Self.maxNoteLength else { return }
+        guard payload.count > 3, payload.count <= Self.maxNoteLength, Self.initials.contains(payload[0]) else { return }
         // The text ends at the first NUL (iOS pads some notes with zeros).
         let end = payload.firstIndex(of: 0) ?? payload.count
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: payload[..<end]), as: UTF8.self)

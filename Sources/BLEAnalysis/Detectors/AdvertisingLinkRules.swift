@@ -68,6 +68,13 @@ final class AdvertisingNotStopped: Detector {
     }
 }
 
+/// Disconnection reasons that mean the link was lost, not closed (Connection Timeout 0x08, LL Response
+/// Timeout 0x22, MIC Failure 0x3D, Connection Failed to be Established 0x3E): `link.disconnect` warns on
+/// them and the report's timeline marks them.
+public enum LinkLoss {
+    public static let reasons: Set<UInt8> = [0x08, 0x22, 0x3D, 0x3E]
+}
+
 /// `link.disconnect`: every disconnection with its reason; link-loss reasons are warnings.
 final class Disconnects: Detector {
     static let rule = RuleInfo(
@@ -79,7 +86,7 @@ final class Disconnects: Detector {
         user-initiated reasons are information.
         """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.connection]
-    static let warnings: Set<UInt8> = [0x08, 0x22, 0x3D, 0x3E]
+    static let warnings = LinkLoss.reasons
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .disconnected(c, _) = event, let frame = c.disconnectFrame, let reason = c.disconnectReason else { return }

@@ -97,10 +97,6 @@ enum ATTValueSpans {
         return declarations.contains(uuid) || uuid == deviceName
     }
 
-    /// `SessionModel.cccdWrite`'s test: a CCCD, or the handle after a value that can notify or indicate.
-    static func looksLikeCCCD(_ h: UInt16, _ db: GATTDatabase?) -> Bool {
-        guard let db else { return false }
-        // safe: handle 0 wraps to 0xFFFF, which no characteristic value uses here
-        return db.isCCCD(h) || db.characteristic(valueHandle: h &- 1).map { $0.canNotify || $0.canIndicate } == true
-    }
+    /// `SessionModel.cccdWrite`'s test (`GATTDatabase.looksLikeCCCD`).
+    static func looksLikeCCCD(_ h: UInt16, _ db: GATTDatabase?) -> Bool { db?.looksLikeCCCD(h) ?? false }
 }

@@ -131,6 +131,9 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
 
     /// Time the connection started (set-up, or first traffic when inferred).
     public var startTime: Int64? { completeTime ?? attemptTime ?? firstDataTime }
+    /// Time the link was up (set-up complete, or first traffic when inferred), else `startTime`: where a
+    /// connection's bar begins on the report's timeline.
+    public var barStart: Int64? { completeTime ?? firstDataTime ?? startTime }
 
     /// Replaces the sentence of event `i` (the facts it tells were complete only at the end).
     func retell(_ i: Int, _ text: String) { timeline[i].text = text }

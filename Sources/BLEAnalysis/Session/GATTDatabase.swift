@@ -86,9 +86,9 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     /// descriptors whose latest discovery response lies in it.
     public func found(from first: Int, to last: Int) -> (services: Int, characteristics: Int, descriptors: Int) {
         let span = first ... max(first, last)
-        return (services.values.filter { span.contains($0.frame) }.count,
-                characteristics.values.filter { span.contains($0.frame) }.count,
-                descriptors.values.filter { span.contains($0.frame) }.count)
+        return (services.values.count { span.contains($0.frame) },
+                characteristics.values.count { span.contains($0.frame) },
+                descriptors.values.count { span.contains($0.frame) })
     }
 
     func keepValue(_ handle: UInt16, _ bytes: [UInt8]) {
@@ -163,6 +163,13 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     }
 
     /// Is `handle` a Client Characteristic Configuration descriptor?
+    /// A CCCD by discovery, or — without discovery of it — the handle right after a value that can notify
+    /// or indicate (a 2-byte write there is very likely a CCCD write).
+    public func looksLikeCCCD(_ handle: UInt16) -> Bool {
+        // safe: handle 0 wraps to 0xFFFF, which no characteristic value uses here
+        isCCCD(handle) || characteristic(valueHandle: handle &- 1).map { $0.canNotify || $0.canIndicate } == true
+    }
+
     public func isCCCD(_ handle: UInt16) -> Bool {
         descriptors[handle]?.uuid == .clientCharacteristicConfiguration
     }

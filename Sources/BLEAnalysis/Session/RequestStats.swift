@@ -17,7 +17,6 @@ public struct RequestStats: Sendable {
         public var latencyMax: Int64 = 0
         public var firstFrame: Int
         public var firstTime: Int64
-        public var averageLatency: Int64 { count > 0 ? latencyTotal / Int64(count) : 0 }
     }
 
     public private(set) var entries: [Entry] = []

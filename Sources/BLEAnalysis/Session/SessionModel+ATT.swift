@@ -230,10 +230,7 @@ extension SessionModel {
     private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool, server: Bool) {
         guard value.count == 2, let bytes = copy(value, frame: frame) else { return }
         let db = c.gatt(serverIsHost: server)
-        let isCCCD = db?.isCCCD(handle) ?? false
-        // Without discovery, a 2-byte write of 0/1/2 to the handle after a notifiable value is very likely a CCCD.
-        let looksLikeCCCD = isCCCD || (db?.characteristic(valueHandle: handle &- 1)).map { $0.canNotify || $0.canIndicate } == true
-        guard looksLikeCCCD else { return }
+        guard db?.looksLikeCCCD(handle) == true else { return }
         let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
         var sub = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
                                outcome: pending ? .pending : .accepted)
@@ -281,7 +278,7 @@ extension SessionModel {
         }
         if first {
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
-                   "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(length) byte\(length == 1 ? "" : "s"))",
+                   "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(Self.count(length, "byte")))",
                    .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid))
         }
     }

@@ -42,18 +42,8 @@ public enum HCICommandEncoding {
 
     /// The width in bytes a spec occupies, when fixed (nil: the caller gives the wire bytes).
     public static func width(_ spec: FieldSpec) -> Int? {
-        switch spec {
-        case let .uint(n), let .hex(n), let .signed(n, _), let .scaled(n, _, _), let .named(n, _), let .flags(n, _), let .bytes(n), let .secret(n), let .text(n):
-            return n
-        case .status, .addressType: return 1
-        case .handle: return 2
-        case .address: return 6
-        case let .group(params):
-            var total = 0
-            for p in params { guard let w = width(p.spec) else { return nil }; total += w }
-            return total
-        case .rest, .counted, .repeated, .parallel, .custom: return nil
-        }
+        let (size, fixed) = SizeRule.size(spec)   // the decoding table's own size rule
+        return fixed ? size : nil
     }
 
     private static func write(_ value: Value, _ spec: FieldSpec, name: String, into w: inout ByteWriter) throws(Failure) {

@@ -233,9 +233,8 @@ enum MgmtTables {
     ])
     static let discoverable = NameTable([(0, "Disabled"), (1, "General"), (2, "Limited")])
     static let privacy = NameTable([(0, "Disabled"), (1, "Enabled"), (2, "Limited")])
-    static let ioCapability = NameTable([
-        (0, "DisplayOnly"), (1, "DisplayYesNo"), (2, "KeyboardOnly"), (3, "NoInputNoOutput"), (4, "KeyboardDisplay"),
-    ])
+    /// The same values as SMP's (Core v5.4 Vol 3 Part H 3.5.1).
+    static let ioCapability = SMP.IOCapability.names
     static let addDeviceAction = NameTable([(0, "Background scan"), (1, "Allow incoming connection"), (2, "Auto-connect")])
     static let deviceIDSource = NameTable([(0, "Disabled"), (1, "Bluetooth SIG assigned"), (2, "USB Implementer's Forum assigned")])
     /// Device Disconnected reasons.

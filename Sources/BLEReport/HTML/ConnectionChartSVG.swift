@@ -17,7 +17,7 @@ struct ConnectionChartSVG {
     static let ratesTop = 24.0 + panelHeight + 22
     static let height = ratesTop + panelHeight + 26
 
-    var begin: Int64 { connection.completeTime ?? connection.firstDataTime ?? connection.startTime ?? 0 }
+    var begin: Int64 { connection.barStart ?? 0 }
     var finish: Int64 { max(connection.disconnectTime ?? captureEnd, begin + 1) }
 
     func x(_ t: Int64) -> Double {

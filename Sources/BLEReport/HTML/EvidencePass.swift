@@ -28,7 +28,7 @@ public enum EvidencePass {
         let end = captureEnd ?? 0
         var series: [Int: BufferSeries] = [:]
         for c in model.connections {
-            guard let start = c.completeTime ?? c.firstDataTime ?? c.startTime else { continue }
+            guard let start = c.barStart else { continue }
             series[c.index] = BufferSeries(start: start, end: c.disconnectTime ?? max(end, c.lastDataTime ?? start))
         }
 

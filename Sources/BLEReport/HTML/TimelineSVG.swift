@@ -98,7 +98,7 @@ struct TimelineSVG {
         var labels = LabelPlacer(bounds: LabelBox(x0: Self.left + 1, x1: Self.width - Self.right - 1, y0: 0, y1: Self.axisHeight))
         out.onTop { out in
             for s in axis.foldedSegments {
-                let text = "⋯" + Self.duration(s.t1 - s.t0)
+                let text = "⋯" + TimeFormat.duration(s.t1 - s.t0)
                 if let spot = labels.place(text, .fold, [LabelSpot(x: s.x0 + 1, y: 11), LabelSpot(x: s.x1 - 1, y: 11, anchorEnd: true)]) {
                     out.label(text, spot, cls: "foldlabel")
                 }
@@ -115,12 +115,9 @@ struct TimelineSVG {
     func folds(_ axis: TimeAxis, _ out: inout SVGOut, height: Double) {
         for s in axis.foldedSegments {
             out.span(s.x0 + 3, s.x1 - 3, Self.axisHeight - 4, height - Self.axisHeight + 4, cls: "fold",
-                     title: Self.duration(s.t1 - s.t0) + " without events, folded")
+                     title: TimeFormat.duration(s.t1 - s.t0) + " without events, folded")
         }
     }
-
-    /// `TimeFormat.duration`, with microseconds below a millisecond.
-    static func duration(_ micros: Int64) -> String { micros < 1000 ? "\(micros) µs" : TimeFormat.duration(micros) }
 
     // MARK: Lanes
 
@@ -169,7 +166,7 @@ struct TimelineSVG {
         findingBands(laneIndex, axis, &out, g)
         var groups: [MarkerGroup] = []
         for c in lane.connections {
-            let begin = c.completeTime ?? c.firstDataTime ?? c.startTime ?? start
+            let begin = c.barStart ?? start
             let finish = c.disconnectTime ?? end
             if let a = c.attemptTime, let done = c.completeTime, done > a {
                 out.span(axis.x(a), axis.x(done), g.barY + 4, LaneGeometry.barHeight - 8, cls: "connecting", title: "connecting: \(TimeFormat.duration(done - a))")
@@ -187,7 +184,7 @@ struct TimelineSVG {
         // capture or was still open at its end.
         out.onTop { out in
             for c in lane.connections {
-                let x0 = axis.x(c.completeTime ?? c.firstDataTime ?? c.startTime ?? start), x1 = axis.x(c.disconnectTime ?? end)
+                let x0 = axis.x(c.barStart ?? start), x1 = axis.x(c.disconnectTime ?? end)
                 var name = lane.connections.count > 1 ? "connection \(c.index)" : ""
                 if c.inferred { name = "⋯ " + name }
                 let inside = LabelSpot(x: x0 + 3, y: g.barY + 12)
@@ -320,7 +317,7 @@ struct TimelineSVG {
             return ("m-ok", e.text.hasPrefix("encryption on") ? "encrypted" : nil)
         case .disconnected:
             let reason = e.fields.reason
-            let bad = reason.map { [0x08, 0x3E, 0x22, 0x3D].contains($0) } ?? false
+            let bad = reason.map { LinkLoss.reasons.contains($0) } ?? false
             return (bad ? "m-bad" : "m-end", "✕ " + (reason.map(Self.shortReason) ?? "disconnected"))
         case .notifications, .indications:
             return ("m-data", e.text.hasPrefix("first") ? (e.kind == .notifications ? "notifications" : "indications") : nil)
