@@ -1,7 +1,9 @@
+import BLEBytes
+import BLEProtocol
 import BLEAnalysis
 
-/// What the HTML report needs beyond the session model, gathered by a second pass over the capture
-/// (`EvidencePass`): the frames around each finding decoded, the times of evidence frames,
+/// What the HTML report needs beyond the session model, gathered during the one analysis pass
+/// (`EvidenceCollector`): the frames around each finding decoded, the times of evidence frames,
 /// controller buffers in use per connection, scanning/advertising periods and captured ATT values.
 public struct ReportExtras: Sendable {
     /// One frame decoded btmon-style.
@@ -27,6 +29,28 @@ public struct ReportExtras: Sendable {
         public var length: Int
         public var bytes: [UInt8]
         public var mtu: Int
+
+        /// Bytes of a value shown at most.
+        static let maxBytes = 64
+
+        /// The value of an ATT Read (Blob) Response, notification, indication or write in a complete
+        /// L2CAP PDU on the fixed ATT channel (Core v5.4 Vol 3 Part F 3.4.4.4 / 3.4.4.6 / 3.4.7 /
+        /// 3.4.5): after the opcode for a read response, after the handle for the others.
+        init?(pdu: ByteReader, mtu: Int) {
+            var r = pdu
+            guard let header = try? L2CAP.BasicHeader.read(&r), header.channel == L2CAP.ChannelID.att,
+                  let code = r.peekU8() else { return nil }
+            let start: Int
+            switch ATTOpcode(code) {
+            case .readResponse, .readBlobResponse: start = 1
+            case .handleValueNotification, .handleValueIndication, .writeRequest, .writeCommand: start = 3
+            default: return nil
+            }
+            opcode = code
+            length = max(0, r.remaining - start)
+            bytes = r.remaining > start ? Array(r.remainingBytes[start ..< min(r.remaining, start + Self.maxBytes)]) : []
+            self.mtu = mtu
+        }
     }
 
     /// Frames decoded around the evidence, in frame order.
@@ -91,13 +115,14 @@ public struct BufferSeries: Sendable {
         return min(max(i, 0), Self.count - 1)
     }
 
-    mutating func record(_ t: Int64, link v: Int, pool p: Int) {
+    /// - Parameter lastValue: the link's buffers after the sample (`v` unless samples were merged).
+    mutating func record(_ t: Int64, link v: Int, pool p: Int, last lastValue: Int? = nil) {
         let i = bucket(t)
         if !touched[i] { fill(through: i) }
         touched[i] = true
         link[i] = max(link[i], v)
         pool[i] = max(pool[i], p)
-        last[i] = v
+        last[i] = lastValue ?? v
     }
 
     /// Carries the last value into untouched buckets up to `i` (a link holds its buffers until

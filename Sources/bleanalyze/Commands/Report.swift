@@ -29,29 +29,39 @@ struct DetectionRun {
     let progress: ProgressBar?
     /// How the report names the capture (the path, or "(standard input)").
     let name: String
+    /// What the HTML report needs, gathered in this same pass (nil unless asked for).
+    let extras: ReportExtras?
 
     /// - Parameters:
     ///   - progress: updated every `ProgressBar.frameInterval` frames with the read offset, in `slot`.
     ///   - largeFileLabel: when no bar is given, show one with this label if the capture is large.
+    ///   - evidenceAround: collect the HTML report's extras, decoding this many frames on each side of
+    ///     an evidence frame (nil: plain analysis, nothing kept).
     init(path: String, name: String? = nil, configuration: RuleConfiguration, progress: ProgressBar? = nil, slot: Int = 0,
-         largeFileLabel: String? = nil) throws(CaptureError) {
+         largeFileLabel: String? = nil, evidenceAround: Int? = nil) throws(CaptureError) {
         let file = try CaptureFile(path: path)
         self.file = file
         self.name = name ?? path
         let analyzer = Analyzer(detect: true, configuration: configuration)
         let progress = progress ?? largeFileLabel.flatMap { ProgressBar.forCapture(size: file.info.fileSize, label: $0) }
         self.progress = progress
+        // The report's collector wraps the analysis; without it the loop is the plain analysis.
+        let collector = evidenceAround.map { EvidenceCollector(analyzer: analyzer, around: $0) }
+        let consume: (Frame) -> Void = collector.map { c in { c.consume($0) } } ?? { analyzer.consume($0) }
         if let progress {
             let size = file.info.fileSize
             summary = file.read { frame in
-                analyzer.consume(frame)
+                consume(frame)
                 if frame.number % ProgressBar.frameInterval == 0 { progress.update(slot: slot, offset: frame.recordOffset, size: size) }
             }
             progress.complete(slot: slot)
+        } else if let collector {
+            summary = file.read { collector.consume($0) }
         } else {
             summary = file.read { analyzer.consume($0) }
         }
         findings = analyzer.finish()
+        extras = collector?.finish(findings: findings, captureEnd: summary.lastTimestamp)
         self.analyzer = analyzer
     }
 
@@ -97,17 +107,18 @@ struct Report: ParsableCommand {
     func run() throws {
         let configuration = try ruleOptions.configuration()
         let name = capture.name
+        let format = output == nil ? (json ? .json : .text) : outputFormat
+        let htmlPaths = [html, format == .html ? output : nil].compactMap { $0 }
         let run = try capture.exitOnError { path throws(CaptureError) in
-            try DetectionRun(path: path, name: name, configuration: configuration, largeFileLabel: "reading " + name)
+            try DetectionRun(path: path, name: name, configuration: configuration, largeFileLabel: "reading " + name,
+                             evidenceAround: htmlPaths.isEmpty ? nil : around)
         }
         let progress = run.progress
         defer { progress?.finish() }
         let model = run.analyzer.session
-        let format = output == nil ? (json ? .json : .text) : outputFormat
-        let htmlPaths = [html, format == .html ? output : nil].compactMap { $0 }
-        if !htmlPaths.isEmpty {
-            progress?.restart(label: "decoding evidence frames")
-            let page = try htmlPage(run, progress: progress)
+        if let extras = run.extras {
+            // The page from the one pass: the capture is not read again.
+            let page = HTMLReport.render(run.facts, model: model, findings: run.findings, extras: extras)
             for path in Set(htmlPaths).sorted() { try write(page, to: path) }
         }
         progress?.finish()
@@ -131,17 +142,6 @@ struct Report: ParsableCommand {
             }
         }
         for issue in run.summary.issues { Diagnostics.warn("\(capture.name): \(issue)") }
-    }
-
-    /// The HTML page: a second pass decodes the frames around the evidence.
-    func htmlPage(_ run: DetectionRun, progress: ProgressBar?) throws -> String {
-        try capture.exitOnError { path throws(CaptureError) in
-            let extras = try EvidencePass.run(path: path, model: run.analyzer.session, findings: run.findings,
-                                              captureEnd: run.summary.lastTimestamp, around: around) { offset, size in
-                progress?.update(offset: offset, size: size)
-            }
-            return HTMLReport.render(run.facts, model: run.analyzer.session, findings: run.findings, extras: extras)
-        }
     }
 
     func write(_ text: String, to path: String) throws {

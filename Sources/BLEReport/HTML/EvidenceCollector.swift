@@ -1,0 +1,182 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+import BLEAnalysis
+
+/// Gathers what the HTML report needs (`ReportExtras`) during the one analysis pass, so the capture
+/// is read once (and `bleanalyze report - -o x.html` works from a pipe like a file).
+///
+/// ```swift
+/// let analyzer = Analyzer(detect: true)
+/// let collector = EvidenceCollector(analyzer: analyzer)
+/// let summary = capture.read { collector.consume($0) }   // instead of analyzer.consume
+/// let findings = analyzer.finish()
+/// let extras = collector.finish(findings: findings, captureEnd: summary.lastTimestamp)
+/// ```
+///
+/// Evidence windows: the last `RecentFrames` frames are kept (reused storage, with each completed
+/// L2CAP PDU and its display context). When the detectors' findings grow after a frame, the frames
+/// around each new finding's evidence frames are decoded from that ring, and the frames after it
+/// are decoded as they arrive. Findings added at the end (`Detector.finish`: requests never
+/// answered, aggregated rules) cite frames that may be long gone: see `NotableFrames`.
+public final class EvidenceCollector {
+    /// Evidence frames per finding around which frames are decoded (the first ones, which the
+    /// detectors list most telling first).
+    static let maxFramesPerFinding = 4
+    /// Decoded frames kept. Over this, windows are dropped by rank (every finding's 4th window
+    /// before anyone's 3rd, …), never a finding's first: each finding keeps its fair share.
+    static let maxDecodedFrames = 3000
+    /// Frames kept behind the newest: a finding usually cites frames close to the one that
+    /// decided it (a response late by 30 s cites its request: such windows may be cut).
+    static let ringCapacity = 512
+
+    let analyzer: Analyzer
+    let around: Int
+    private var recent: RecentFrames
+    private var notable: NotableFrames
+    private let text = PacketText(options: RenderOptions(), width: 100)
+
+    private var extras = ReportExtras()
+    private var series = SeriesCollector()
+    /// Decoded frames by number, with the best (lowest) rank of a window that wants each.
+    private var decoded: [Int: (frame: ReportExtras.DecodedFrame, rank: Int)] = [:]
+    /// Windows still open ahead of the pass: frames decoded as they arrive.
+    private var ahead: [(range: ClosedRange<Int>, rank: Int)] = []
+    private var findingsSeen = 0
+
+    // The frame being consumed, for the PDU hook.
+    private var current = 0
+    private var currentTime: Int64 = 0
+    private var received = false
+    private var decodeNow: Int?
+    private var upper: [Layer] = []
+    private var sawIndication = false
+
+    /// Discovery responses, which add to the server's GATT database (Core v5.4 Vol 3 Part G 4.4–4.7).
+    static let changesDatabase: Set<ATTOpcode> = [.findInformationResponse, .findByTypeValueResponse,
+                                                  .readByTypeResponse, .readByGroupTypeResponse]
+
+    /// - Parameter around: frames decoded on each side of an evidence frame (0…50).
+    public init(analyzer: Analyzer, around: Int = 3) {
+        self.analyzer = analyzer
+        self.around = max(0, min(around, 50))
+        extras.around = self.around
+        recent = RecentFrames(capacity: max(Self.ringCapacity, 2 * self.around + 1))
+        notable = NotableFrames(around: self.around)
+        analyzer.session.onL2CAPPDU = { [unowned self] pdu, connection in self.pdu(pdu, connection) }
+    }
+
+    /// Consumes one frame: the analysis, then what the report keeps of it.
+    public func consume(_ frame: Frame) {
+        current = frame.number
+        currentTime = frame.timestamp
+        received = frame.direction == .received
+        decodeNow = rankAhead(frame.number)
+        upper.removeAll(keepingCapacity: true)
+        sawIndication = false
+        recent.push(frame)
+        analyzer.consume(frame)
+        recent.setStatus(analyzer.lastStatus)
+        if let rank = decodeNow {
+            // Decoded as the frame goes by, with the upper layers decoded in the hook: exactly as `packets`.
+            var s = ""
+            text.render(frame, layers: FrameLayers.decode(frame) + upper, status: analyzer.lastStatus, into: &s)
+            keep(.init(number: frame.number, time: frame.timestamp, text: s), rank: rank)
+        }
+        series.frame(frame, session: analyzer.session)
+        notable.frame(frame, status: analyzer.lastStatus, indication: sawIndication, recent: recent)
+        if let engine = analyzer.engine, engine.findings.count > findingsSeen {
+            for f in engine.findings[findingsSeen...] { schedule(f) }
+            findingsSeen = engine.findings.count
+        }
+    }
+
+    /// A complete L2CAP PDU (the session's hook, called before the session acts on it).
+    private func pdu(_ pdu: ByteReader, _ c: Connection) {
+        recent.addPDU(pdu, c, received: received)
+        let opcode = series.pdu(pdu, c, time: currentTime)
+        if let opcode, Self.changesDatabase.contains(opcode) {
+            // The session is about to add what this response discovered to a GATT database: the frames
+            // a window may still want are decoded now, as `packets` shows them (names known so far).
+            // Deeper frames are decoded with the database as it is when a finding wants them (a
+            // handle may then be named that was not known yet).
+            recent.freeze(depth: 2 * around + 1)
+        }
+        if opcode == .handleValueIndication { sawIndication = true }
+        if decodeNow != nil {
+            var copy = pdu
+            c.displayLayers(&copy, received: received, into: &upper)
+        }
+    }
+
+    /// Ends the pass: the windows of the findings added at the end, then the extras.
+    /// - Parameter findings: `Analyzer.finish()`'s findings (the engine's, ordered).
+    public func finish(findings: [Finding], captureEnd: Int64?) -> ReportExtras {
+        if let engine = analyzer.engine, engine.findings.count > findingsSeen {
+            for f in engine.findings[findingsSeen...] { schedule(f) }
+            findingsSeen = engine.findings.count
+        }
+        ahead.removeAll()
+        trim(to: Self.maxDecodedFrames)
+        extras.frames = decoded.values.map(\.frame).sorted { $0.number < $1.number }
+        decoded.removeAll()
+        series.finish(model: analyzer.session, end: captureEnd ?? 0, into: &extras)
+        return extras
+    }
+
+    // MARK: Windows
+
+    /// Decodes the frames around `f`'s first evidence frames that are still kept, and schedules the
+    /// frames after them; notes the time and ATT value of every evidence frame.
+    private func schedule(_ f: Finding) {
+        for n in f.frames where extras.frameTimes[n] == nil {
+            guard let k = kept(n) else { continue }
+            extras.frameTimes[n] = k.timestamp
+            if let v = k.value() { extras.values[n] = v }
+        }
+        for (rank, centre) in f.frames.prefix(Self.maxFramesPerFinding).enumerated() {
+            let window = max(1, centre - around) ... centre + around
+            for n in window where n <= current {
+                if let d = decoded[n] {
+                    if rank < d.rank { decoded[n]?.rank = rank }
+                } else if let k = kept(n) {
+                    keep(decode(k), rank: rank)
+                }
+            }
+            if window.upperBound > current { ahead.append((max(current + 1, window.lowerBound) ... window.upperBound, rank)) }
+        }
+        if decoded.count > 2 * Self.maxDecodedFrames { trim(to: Self.maxDecodedFrames) }
+    }
+
+    /// A frame still held: in the ring of recent frames, or kept as notable.
+    private func kept(_ n: Int) -> KeptFrame? { recent.frame(n) ?? notable.frame(n) }
+
+    /// The best rank of the windows ahead that want frame `n` (nil: none); drops passed windows.
+    private func rankAhead(_ n: Int) -> Int? {
+        guard !ahead.isEmpty else { return nil }
+        ahead.removeAll { $0.range.upperBound < n }
+        var best: Int? = nil
+        for w in ahead where w.range.contains(n) { best = min(best ?? w.rank, w.rank) }
+        return best
+    }
+
+    private func decode(_ k: KeptFrame) -> ReportExtras.DecodedFrame {
+        var s = ""
+        k.withFrame { frame in text.render(frame, layers: FrameLayers.decode(frame) + k.upperLayers(), status: k.status, into: &s) }
+        return .init(number: k.number, time: k.timestamp, text: s)
+    }
+
+    private func keep(_ frame: ReportExtras.DecodedFrame, rank: Int) {
+        if let d = decoded[frame.number], d.rank <= rank { return }
+        decoded[frame.number] = (frame, rank)
+    }
+
+    /// Drops the frames of the highest-ranked windows until at most `limit` remain (first windows stay).
+    private func trim(to limit: Int) {
+        var rank = Self.maxFramesPerFinding - 1
+        while decoded.count > limit && rank > 0 {
+            for (n, d) in decoded where d.rank == rank { decoded[n] = nil }
+            rank -= 1
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+import BLEAnalysis
+
+/// The report's series, from the session as frames go by: ACL packets, values and writes per
+/// connection, controller buffers in use, advertising reports, scanning/advertising periods.
+struct SeriesCollector {
+    private var traffic: [Int: ReportExtras.Traffic] = [:]
+    /// Buffers in use per connection index, sampled over the pass; spread over the link's life
+    /// (`BufferSeries`) at the end, when the life is known.
+    private var samples: [Int: BufferSamples] = [:]
+    private var advertisingReports = TimeSamples()
+    private var reportsSeen = 0
+    private var radio = RadioTracker()
+
+    /// After the analysis consumed `frame`.
+    mutating func frame(_ frame: Frame, session: SessionModel) {
+        switch frame.kind {
+        case .aclData:
+            sampleBuffers(session, time: frame.timestamp)
+            var r = ByteReader(frame.payload, base: frame.payloadOffset)
+            if let word = try? r.u16le("Handle"), let length = try? r.u16le("Length"),
+               let c = session.live[LinkKey(adapter: frame.adapter, handle: ACLHeader(word: word, length: length).handle)] {
+                if frame.direction == .received { traffic[c.index, default: .init()].received.add(frame.timestamp) }
+                else { traffic[c.index, default: .init()].sent.add(frame.timestamp) }
+            }
+        case .event:
+            // Buffers come back (Number Of Completed Packets) or are freed with the link.
+            if let code = frame.payload.first,
+               code == HCIEventCode.numberOfCompletedPackets || code == HCIEventCode.disconnectionComplete {
+                sampleBuffers(session, time: frame.timestamp)
+            }
+            let total = session.advertisers.totalReports
+            while reportsSeen < total { advertisingReports.add(frame.timestamp); reportsSeen += 1 }
+        case .command:
+            radio.command(frame)
+        default:
+            break
+        }
+    }
+
+    /// A complete L2CAP PDU on `c`, before the session acts on it: notifications, indications and
+    /// writes. Returns its ATT opcode (nil: not on the ATT channel).
+    mutating func pdu(_ pdu: ByteReader, _ c: Connection, time: Int64) -> ATTOpcode? {
+        var r = pdu
+        guard let header = try? L2CAP.BasicHeader.read(&r), header.channel == L2CAP.ChannelID.att, let code = r.peekU8() else { return nil }
+        let opcode = ATTOpcode(code)
+        switch opcode {
+        case .handleValueNotification, .handleValueIndication: traffic[c.index, default: .init()].values.add(time)
+        case .writeRequest, .writeCommand: traffic[c.index, default: .init()].writes.add(time)
+        default: break
+        }
+        return opcode
+    }
+
+    private mutating func sampleBuffers(_ session: SessionModel, time: Int64) {
+        for c in session.live.values {
+            samples[c.index, default: BufferSamples()].add(time, link: c.buffersInFlight, pool: session.flow.inUse(isLE: c.isLE))
+        }
+    }
+
+    mutating func finish(model: SessionModel, end: Int64, into extras: inout ReportExtras) {
+        for c in model.connections {
+            guard let start = c.barStart else { continue }
+            var series = BufferSeries(start: start, end: c.disconnectTime ?? max(end, c.lastDataTime ?? start))
+            samples[c.index]?.replay(into: &series)
+            series.capacity = c.activity.capacity
+            extras.buffers[c.index] = series
+        }
+        samples.removeAll()
+        extras.traffic = traffic
+        extras.advertisingReports = advertisingReports
+        extras.radio = radio.finish(end: end)
+    }
+}
+
+/// One link's buffer samples in time order, at most `capacity`: past that, neighbours are merged
+/// in pairs (first time, highest values, last link value), so a long link costs bounded memory and
+/// its chart keeps every peak; a merged pair on a bucket boundary of the final 480 buckets lands
+/// in the first one's bucket.
+struct BufferSamples {
+    struct Sample {
+        var time: Int64
+        var link: Int32
+        var pool: Int32
+        var lastLink: Int32
+    }
+    private(set) var samples: [Sample] = []
+    static let capacity = 1 << 15
+
+    mutating func add(_ time: Int64, link: Int, pool: Int) {
+        let l = Int32(clamping: link)
+        samples.append(Sample(time: time, link: l, pool: Int32(clamping: pool), lastLink: l))
+        guard samples.count >= Self.capacity else { return }
+        var merged: [Sample] = []
+        merged.reserveCapacity(Self.capacity)
+        var i = 0
+        while i < samples.count {
+            var s = samples[i]
+            if i + 1 < samples.count {
+                let n = samples[i + 1]
+                s = Sample(time: s.time, link: max(s.link, n.link), pool: max(s.pool, n.pool), lastLink: n.lastLink)
+            }
+            merged.append(s)
+            i += 2
+        }
+        samples = merged
+    }
+
+    func replay(into series: inout BufferSeries) {
+        for s in samples { series.record(s.time, link: Int(s.link), pool: Int(s.pool), last: Int(s.lastLink)) }
+    }
+}
