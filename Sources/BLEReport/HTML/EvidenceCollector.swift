@@ -50,7 +50,8 @@ public final class EvidenceCollector {
     private var received = false
     private var decodeNow: Int?
     private var upper: [Layer] = []
-    private var sawIndication = false
+    /// The current frame carried an ATT PDU end-of-pass rules cite (`NotableFrames`).
+    private var notableNow = false
 
     /// Discovery responses, which add to the server's GATT database (Core v5.4 Vol 3 Part G 4.4–4.7).
     static let changesDatabase: Set<ATTOpcode> = [.findInformationResponse, .findByTypeValueResponse,
@@ -73,7 +74,7 @@ public final class EvidenceCollector {
         received = frame.direction == .received
         decodeNow = rankAhead(frame.number)
         upper.removeAll(keepingCapacity: true)
-        sawIndication = false
+        notableNow = false
         recent.push(frame)
         analyzer.consume(frame)
         recent.setStatus(analyzer.lastStatus)
@@ -84,7 +85,7 @@ public final class EvidenceCollector {
             keep(.init(number: frame.number, time: frame.timestamp, text: s), rank: rank)
         }
         series.frame(frame, session: analyzer.session)
-        notable.frame(frame, status: analyzer.lastStatus, indication: sawIndication, recent: recent)
+        notable.frame(frame, status: analyzer.lastStatus, attNotable: notableNow, recent: recent)
         if let engine = analyzer.engine, engine.findings.count > findingsSeen {
             for f in engine.findings[findingsSeen...] { schedule(f) }
             findingsSeen = engine.findings.count
@@ -102,7 +103,25 @@ public final class EvidenceCollector {
             // handle may then be named that was not known yet).
             recent.freeze(depth: 2 * around + 1)
         }
-        if opcode == .handleValueIndication { sawIndication = true }
+        switch opcode {
+        case .handleValueIndication?, .errorResponse?:
+            notableNow = true
+        case .handleValueNotification?:
+            // The first value of a handle on this link (`gatt.unsubscribed-notification` may cite it at the end).
+            // Attribute Handle follows the 4-byte L2CAP header and the opcode (Core v5.4 Vol 3 Part F 3.4.7.1).
+            if let lo = pdu.peekU8(at: 5), let hi = pdu.peekU8(at: 6), c.valueStreams[UInt16(lo) | UInt16(hi) << 8] == nil {
+                notableNow = true
+            }
+        case .writeRequest?:
+            // A CCCD write and its answer (`gatt.subscription-silent` decides at the end).
+            if let lo = pdu.peekU8(at: 5), let hi = pdu.peekU8(at: 6),
+               c.gatt(serverIsHost: received)?.looksLikeCCCD(UInt16(lo) | UInt16(hi) << 8) == true { notableNow = true }
+        case .writeResponse?:
+            if let h = c.att.outstanding(from: received ? .host : .peer)?.handle,
+               c.gatt(serverIsHost: !received)?.looksLikeCCCD(h) == true { notableNow = true }
+        default:
+            break
+        }
         if decodeNow != nil {
             var copy = pdu
             c.displayLayers(&copy, received: received, into: &upper)

@@ -11,16 +11,23 @@ import BLEAnalysis
 /// internals; instead a frame is *notable* when the session's typed view of it says something
 /// went wrong or ended, which is what end-of-pass rules cite:
 /// - the analysis found it malformed (bad advertising data included: `adv.oversize`);
-/// - an HCI event that ends a link or reports a failure: Disconnection Complete, and (Enhanced)
-///   Connection Complete or Command Status with a non-zero Status;
-/// - an ATT Handle Value Indication (`att.indication-unconfirmed` decides at the end).
-/// The first `maxCentres` notable frames are kept with `around` frames on each side (rules that
-/// aggregate cite their first instances); later ones are counted in `dropped`.
+/// - an HCI event that opens or ends a link or reports a failure: (LE, Enhanced) Connection
+///   Complete (`pool.concurrent-connections`), Disconnection Complete, Command Status with a
+///   non-zero Status;
+/// - a command that starts a connection attempt (`pool.page-timeouts`, `pool.cancelled-attempt`);
+/// - ATT: an Error Response (`gatt.subscription-failed` cites it and its request), an indication
+///   (`att.indication-unconfirmed`), the first notification of a handle on a link
+///   (`gatt.unsubscribed-notification`, `mtu.truncated-notification`), a CCCD write and its
+///   Write Response (`gatt.subscription-silent`).
+/// The first `maxCentres` notable frames are kept with `2 × around` frames before (a request a
+/// few frames before its answer is cited with its own window) and `around` after (rules that
+/// aggregate cite their first instances); later ones are counted in `dropped`. Measured on the
+/// corpus against the former second pass: see docs/ARCHITECTURE.md "HTML report".
 /// Not covered: an ATT request still unanswered at the end (`att.timeout`, `att.unanswered`) when
 /// it left the ring, i.e. more than `EvidenceCollector.ringCapacity` frames before the decision.
 struct NotableFrames {
     let around: Int
-    static let maxCentres = 256
+    static let maxCentres = 1024
     private(set) var centres = 0
     private(set) var dropped = 0
     private var kept: [Int: KeptFrame] = [:]
@@ -32,30 +39,37 @@ struct NotableFrames {
     func frame(_ n: Int) -> KeptFrame? { kept[n] }
 
     /// After the analysis consumed `frame` (kept as the newest of `recent`).
-    mutating func frame(_ frame: Frame, status: FrameStatus, indication: Bool, recent: RecentFrames) {
+    /// - Parameter attNotable: the frame carried one of the ATT PDUs above.
+    mutating func frame(_ frame: Frame, status: FrameStatus, attNotable: Bool, recent: RecentFrames) {
         if frame.number <= keepUntil, kept[frame.number] == nil, let k = recent.frame(frame.number) { kept[frame.number] = k }
-        guard status.isMalformed || indication || Self.isNotableEvent(frame) else { return }
+        guard status.isMalformed || attNotable || Self.isNotableEvent(frame) || Self.startsAttempt(frame) else { return }
         guard centres < Self.maxCentres else { dropped += 1; return }
         centres += 1
-        for n in max(1, frame.number - around) ... frame.number where kept[n] == nil {
+        for n in max(1, frame.number - 2 * around) ... frame.number where kept[n] == nil {
             if let k = recent.frame(n) { kept[n] = k }
         }
         keepUntil = max(keepUntil, frame.number + around)
     }
 
-    /// Disconnection Complete, or a failure Status in Connection Complete, Command Status or LE
-    /// (Enhanced) Connection Complete: Status is the first parameter after the 2-byte event header
-    /// (Core v5.4 Vol 4 Part E 7.7.3, 7.7.5, 7.7.15), after the subevent code in LE Meta events
-    /// (7.7.65.1, 7.7.65.10).
+    static let attemptCommands: Set<HCIOpcode> = [.createConnection, .leCreateConnection, .leExtendedCreateConnection,
+                                                  .leExtendedCreateConnectionV2]
+
+    static func startsAttempt(_ frame: Frame) -> Bool {
+        guard frame.kind == .command, frame.payload.count >= 2 else { return false }
+        return attemptCommands.contains(HCIOpcode(rawValue: UInt16(frame.payload[0]) | UInt16(frame.payload[1]) << 8))
+    }
+
+    /// (LE, Enhanced) Connection Complete, Disconnection Complete, or Command Status with a failure:
+    /// its Status is the first parameter after the 2-byte event header (Core v5.4 Vol 4 Part E
+    /// 7.7.15); the LE subevent code is the first parameter of LE Meta (7.7.65.1, 7.7.65.10).
     static func isNotableEvent(_ frame: Frame) -> Bool {
         guard frame.kind == .event, frame.payload.count >= 3 else { return false }
         let p = frame.payload
         switch p[0] {
         case HCIEventCode.disconnectionComplete: return true
-        case HCIEventCode.connectionComplete, HCIEventCode.commandStatus: return p[2] != 0
-        case HCIEventCode.leMeta:
-            guard p.count >= 4, p[2] == LESubevent.connectionComplete || p[2] == LESubevent.enhancedConnectionComplete else { return false }
-            return p[3] != 0
+        case HCIEventCode.connectionComplete: return true
+        case HCIEventCode.commandStatus: return p[2] != 0
+        case HCIEventCode.leMeta: return p[2] == LESubevent.connectionComplete || p[2] == LESubevent.enhancedConnectionComplete
         default: return false
         }
     }
