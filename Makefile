@@ -9,7 +9,7 @@ BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
 # openjdk-17-jre-headless: Apache Spark 4 for the fleet job (scripts/fleet, docs/FLEET.md).
-APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium \
+APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium strace \
                 openjdk-17-jre-headless
 # The fleet job's Python side (~690 MB in the venv, about a minute to install).
 FLEET_PIP    := pyspark==4.3.0 pyarrow

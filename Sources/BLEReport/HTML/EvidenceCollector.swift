@@ -23,15 +23,18 @@ public final class EvidenceCollector {
     /// Evidence frames per finding around which frames are decoded (the first ones, which the
     /// detectors list most telling first).
     static let maxFramesPerFinding = 4
-    /// Decoded frames kept. Over this, windows are dropped by rank (every finding's 4th window
-    /// before anyone's 3rd, …), never a finding's first: each finding keeps its fair share.
-    static let maxDecodedFrames = 3000
+    /// Decoded frames kept (`maxDecoded`'s default). Over this, windows are dropped by rank (every
+    /// finding's 4th window before anyone's 3rd, …), never a finding's first: each finding keeps its
+    /// fair share, however many findings came before it. (The former second pass decoded up to
+    /// 3000 frames in severity order, so the first findings could leave nothing for the others.)
+    public static let maxDecodedFrames = 3000
     /// Frames kept behind the newest: a finding usually cites frames close to the one that
     /// decided it (a response late by 30 s cites its request: such windows may be cut).
     static let ringCapacity = 512
 
     let analyzer: Analyzer
     let around: Int
+    let maxDecoded: Int
     private var recent: RecentFrames
     private var notable: NotableFrames
     private let text = PacketText(options: RenderOptions(), width: 100)
@@ -43,6 +46,8 @@ public final class EvidenceCollector {
     /// Windows still open ahead of the pass: frames decoded as they arrive.
     private var ahead: [(range: ClosedRange<Int>, rank: Int)] = []
     private var findingsSeen = 0
+    /// Frames of windows not decoded because the first windows alone filled twice `maxDecoded`.
+    public private(set) var droppedFrames = 0
 
     // The frame being consumed, for the PDU hook.
     private var current = 0
@@ -57,9 +62,13 @@ public final class EvidenceCollector {
     static let changesDatabase: Set<ATTOpcode> = [.findInformationResponse, .findByTypeValueResponse,
                                                   .readByTypeResponse, .readByGroupTypeResponse]
 
-    /// - Parameter around: frames decoded on each side of an evidence frame (0…50).
-    public init(analyzer: Analyzer, around: Int = 3) {
+    /// - Parameters:
+    ///   - around: frames decoded on each side of an evidence frame (0…50).
+    ///   - maxDecoded: decoded frames kept, first windows of all findings first. During the pass at
+    ///     most twice this many are held; past that (first windows only) new windows are not decoded.
+    public init(analyzer: Analyzer, around: Int = 3, maxDecoded: Int = EvidenceCollector.maxDecodedFrames) {
         self.analyzer = analyzer
+        self.maxDecoded = max(1, maxDecoded)
         self.around = max(0, min(around, 50))
         extras.around = self.around
         recent = RecentFrames(capacity: max(Self.ringCapacity, 2 * self.around + 1))
@@ -136,7 +145,7 @@ public final class EvidenceCollector {
             findingsSeen = engine.findings.count
         }
         ahead.removeAll()
-        trim(to: Self.maxDecodedFrames)
+        trim(to: maxDecoded)
         extras.frames = decoded.values.map(\.frame).sorted { $0.number < $1.number }
         decoded.removeAll()
         series.finish(model: analyzer.session, end: captureEnd ?? 0, into: &extras)
@@ -158,13 +167,15 @@ public final class EvidenceCollector {
             for n in window where n <= current {
                 if let d = decoded[n] {
                     if rank < d.rank { decoded[n]?.rank = rank }
-                } else if let k = kept(n) {
+                } else if decoded.count < 2 * maxDecoded, let k = kept(n) {
                     keep(decode(k), rank: rank)
+                } else if decoded.count >= 2 * maxDecoded {
+                    droppedFrames += 1
                 }
             }
             if window.upperBound > current { ahead.append((max(current + 1, window.lowerBound) ... window.upperBound, rank)) }
         }
-        if decoded.count > 2 * Self.maxDecodedFrames { trim(to: Self.maxDecodedFrames) }
+        if decoded.count > 2 * maxDecoded { trim(to: maxDecoded) }
     }
 
     /// A frame still held: in the ring of recent frames, or kept as notable.
@@ -186,7 +197,11 @@ public final class EvidenceCollector {
     }
 
     private func keep(_ frame: ReportExtras.DecodedFrame, rank: Int) {
-        if let d = decoded[frame.number], d.rank <= rank { return }
+        if let d = decoded[frame.number] {
+            if d.rank > rank { decoded[frame.number]?.rank = rank }
+            return
+        }
+        guard decoded.count < 2 * maxDecoded else { droppedFrames += 1; return }
         decoded[frame.number] = (frame, rank)
     }
 
