@@ -76,7 +76,7 @@ import Testing
         }
     }
 
-    /// The HTML report reads the capture twice (the evidence pass): from a pipe both passes see it.
+    /// The HTML report from a pipe is the file's page, named standard input.
     @Test func htmlReportFromAPipe() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: CLI.capture("mtu_truncated_read.btsnoop")))
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-stdin-\(getpid()).html").path

@@ -43,6 +43,8 @@ public final class EvidenceCollector {
     private var series = SeriesCollector()
     /// Decoded frames by number, with the best (lowest) rank of a window that wants each.
     private var decoded: [Int: (frame: ReportExtras.DecodedFrame, rank: Int)] = [:]
+    /// How many of `decoded` have each rank (so a trim with nothing to drop costs nothing).
+    private var perRank = [Int](repeating: 0, count: EvidenceCollector.maxFramesPerFinding)
     /// Windows still open ahead of the pass: frames decoded as they arrive.
     private var ahead: [(range: ClosedRange<Int>, rank: Int)] = []
     private var findingsSeen = 0
@@ -146,6 +148,7 @@ public final class EvidenceCollector {
         }
         ahead.removeAll()
         trim(to: maxDecoded)
+        if decoded.count > maxDecoded { keepKeyWindows(of: findings) }
         extras.frames = decoded.values.map(\.frame).sorted { $0.number < $1.number }
         decoded.removeAll()
         series.finish(model: analyzer.session, end: captureEnd ?? 0, into: &extras)
@@ -166,7 +169,7 @@ public final class EvidenceCollector {
             let window = max(1, centre - around) ... centre + around
             for n in window where n <= current {
                 if let d = decoded[n] {
-                    if rank < d.rank { decoded[n]?.rank = rank }
+                    if rank < d.rank { keep(d.frame, rank: rank) }
                 } else if decoded.count < 2 * maxDecoded, let k = kept(n) {
                     keep(decode(k), rank: rank)
                 } else if decoded.count >= 2 * maxDecoded {
@@ -175,7 +178,7 @@ public final class EvidenceCollector {
             }
             if window.upperBound > current { ahead.append((max(current + 1, window.lowerBound) ... window.upperBound, rank)) }
         }
-        if decoded.count > 2 * maxDecoded { trim(to: maxDecoded) }
+        if decoded.count >= 2 * maxDecoded { trim(to: maxDecoded) }
     }
 
     /// A frame still held: in the ring of recent frames, or kept as notable.
@@ -198,19 +201,41 @@ public final class EvidenceCollector {
 
     private func keep(_ frame: ReportExtras.DecodedFrame, rank: Int) {
         if let d = decoded[frame.number] {
-            if d.rank > rank { decoded[frame.number]?.rank = rank }
+            if d.rank > rank {
+                decoded[frame.number]?.rank = rank
+                perRank[d.rank] -= 1
+                perRank[rank] += 1
+            }
             return
         }
         guard decoded.count < 2 * maxDecoded else { droppedFrames += 1; return }
         decoded[frame.number] = (frame, rank)
+        perRank[rank] += 1
     }
 
     /// Drops the frames of the highest-ranked windows until at most `limit` remain (first windows stay).
     private func trim(to limit: Int) {
         var rank = Self.maxFramesPerFinding - 1
         while decoded.count > limit && rank > 0 {
-            for (n, d) in decoded where d.rank == rank { decoded[n] = nil }
+            if perRank[rank] > 0 {
+                decoded = decoded.filter { $0.value.rank != rank }
+                perRank[rank] = 0
+            }
             rank -= 1
         }
+    }
+
+    /// More first windows than `maxDecoded` frames: those of the findings the report lists first
+    /// (errors, then warnings, …, each by time) until the budget is spent.
+    private func keepKeyWindows(of findings: [Finding]) {
+        var chosen = Set<Int>()
+        for f in findings {
+            guard let centre = f.frames.first else { continue }
+            let window = (max(1, centre - around) ... centre + around).filter { decoded[$0] != nil && !chosen.contains($0) }
+            if chosen.count + window.count > maxDecoded { break }
+            chosen.formUnion(window)
+        }
+        droppedFrames += decoded.count - chosen.count
+        decoded = decoded.filter { chosen.contains($0.key) }
     }
 }

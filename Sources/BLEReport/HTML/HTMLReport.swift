@@ -7,7 +7,10 @@ import BLEAnalysis
 /// time, stable ordering), so a committed report can be compared byte for byte.
 ///
 /// ```swift
-/// let extras = try EvidencePass.run(path: path, model: model, findings: findings, captureEnd: end)
+/// let collector = EvidenceCollector(analyzer: analyzer)      // in the one analysis pass
+/// let summary = capture.read { collector.consume($0) }
+/// let findings = analyzer.finish()
+/// let extras = collector.finish(findings: findings, captureEnd: summary.lastTimestamp)
 /// let html = HTMLReport.render(facts, model: model, findings: findings, extras: extras)
 /// ```
 public enum HTMLReport {

@@ -45,13 +45,12 @@ struct DetectionRun {
         let analyzer = Analyzer(detect: true, configuration: configuration)
         let progress = progress ?? largeFileLabel.flatMap { ProgressBar.forCapture(size: file.info.fileSize, label: $0) }
         self.progress = progress
-        // The report's collector wraps the analysis; without it the loop is the plain analysis.
+        // The HTML report's collector wraps the analysis; without it the loop is the plain analysis.
         let collector = evidenceAround.map { EvidenceCollector(analyzer: analyzer, around: $0) }
-        let consume: (Frame) -> Void = collector.map { c in { c.consume($0) } } ?? { analyzer.consume($0) }
         if let progress {
             let size = file.info.fileSize
             summary = file.read { frame in
-                consume(frame)
+                if let collector { collector.consume(frame) } else { analyzer.consume(frame) }
                 if frame.number % ProgressBar.frameInterval == 0 { progress.update(slot: slot, offset: frame.recordOffset, size: size) }
             }
             progress.complete(slot: slot)

@@ -54,15 +54,6 @@ final class ProgressBar: @unchecked Sendable {   // safe: every mutable access h
     /// Marks `slot` done.
     func complete(slot: Int = 0) { set(slot, 1) }
 
-    /// Starts a new phase (e.g. the HTML report's second pass) from 0.
-    func restart(label: String) {
-        lock.locked {
-            for i in fractions.indices { fractions[i] = 0 }
-            self.label = label
-            shownPercent = -1
-        }
-    }
-
     /// Clears the bar's line.
     func finish() {
         lock.locked {
