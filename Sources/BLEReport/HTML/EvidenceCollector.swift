@@ -170,15 +170,12 @@ public final class EvidenceCollector {
             for n in window where n <= current {
                 if let d = decoded[n] {
                     if rank < d.rank { keep(d.frame, rank: rank) }
-                } else if decoded.count < 2 * maxDecoded, let k = kept(n) {
-                    keep(decode(k), rank: rank)
-                } else if decoded.count >= 2 * maxDecoded {
-                    droppedFrames += 1
+                } else if let k = kept(n) {
+                    if makeRoom() { keep(decode(k), rank: rank) } else { droppedFrames += 1 }
                 }
             }
             if window.upperBound > current { ahead.append((max(current + 1, window.lowerBound) ... window.upperBound, rank)) }
         }
-        if decoded.count >= 2 * maxDecoded { trim(to: maxDecoded) }
     }
 
     /// A frame still held: in the ring of recent frames, or kept as notable.
@@ -208,9 +205,16 @@ public final class EvidenceCollector {
             }
             return
         }
-        guard decoded.count < 2 * maxDecoded else { droppedFrames += 1; return }
+        guard makeRoom() else { droppedFrames += 1; return }
         decoded[frame.number] = (frame, rank)
         perRank[rank] += 1
+    }
+
+    /// True when one more frame may be held: under twice `maxDecoded`, after dropping later windows
+    /// down to `maxDecoded` if needed.
+    private func makeRoom() -> Bool {
+        if decoded.count >= 2 * maxDecoded { trim(to: maxDecoded) }
+        return decoded.count < 2 * maxDecoded
     }
 
     /// Drops the frames of the highest-ranked windows until at most `limit` remain (first windows stay).

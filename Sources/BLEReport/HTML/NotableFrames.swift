@@ -19,7 +19,7 @@ import BLEAnalysis
 ///   (`att.indication-unconfirmed`), the first notification of a handle on a link
 ///   (`gatt.unsubscribed-notification`, `mtu.truncated-notification`), a CCCD write and its
 ///   Write Response (`gatt.subscription-silent`).
-/// The first `maxCentres` notable frames are kept with `2 × around` frames before (a request a
+/// The first `maxCentres` notable frames (and at most `maxBytes`) are kept with `2 × around` frames before (a request a
 /// few frames before its answer is cited with its own window) and `around` after (rules that
 /// aggregate cite their first instances); later ones are counted in `dropped`. Measured on the
 /// corpus against the former second pass: see docs/ARCHITECTURE.md "HTML report".
@@ -28,9 +28,12 @@ import BLEAnalysis
 struct NotableFrames {
     let around: Int
     static let maxCentres = 1024
+    /// Bytes of kept frames and PDUs at most (a hostile capture's frames may all be 64 KiB).
+    static let maxBytes = 32 << 20
     private(set) var centres = 0
     private(set) var dropped = 0
     private var kept: [Int: KeptFrame] = [:]
+    private var bytes = 0
     /// Frames up to this number follow a notable frame and are kept as they arrive.
     private var keepUntil = 0
 
@@ -41,14 +44,18 @@ struct NotableFrames {
     /// After the analysis consumed `frame` (kept as the newest of `recent`).
     /// - Parameter attNotable: the frame carried one of the ATT PDUs above.
     mutating func frame(_ frame: Frame, status: FrameStatus, attNotable: Bool, recent: RecentFrames) {
-        if frame.number <= keepUntil, kept[frame.number] == nil, let k = recent.frame(frame.number) { kept[frame.number] = k }
+        if frame.number <= keepUntil { keep(frame.number, from: recent) }
         guard status.isMalformed || attNotable || Self.isNotableEvent(frame) || Self.startsAttempt(frame) else { return }
-        guard centres < Self.maxCentres else { dropped += 1; return }
+        guard centres < Self.maxCentres, bytes < Self.maxBytes else { dropped += 1; return }
         centres += 1
-        for n in max(1, frame.number - 2 * around) ... frame.number where kept[n] == nil {
-            if let k = recent.frame(n) { kept[n] = k }
-        }
+        for n in max(1, frame.number - 2 * around) ... frame.number { keep(n, from: recent) }
         keepUntil = max(keepUntil, frame.number + around)
+    }
+
+    private mutating func keep(_ n: Int, from recent: RecentFrames) {
+        guard kept[n] == nil, bytes < Self.maxBytes, let k = recent.frame(n) else { return }
+        kept[n] = k
+        bytes += k.bytes.count + k.pdus.prefix(k.pduCount).reduce(0) { $0 + $1.bytes.count }
     }
 
     static let attemptCommands: Set<HCIOpcode> = [.createConnection, .leCreateConnection, .leExtendedCreateConnection,
