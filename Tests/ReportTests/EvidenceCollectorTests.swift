@@ -2,6 +2,7 @@ import Testing
 import TestSupport
 import BLEAnalysis
 import BLECapture
+import BLEBytes
 @testable import BLEReport
 
 /// The HTML report's evidence windows, gathered during the analysis pass (`EvidenceCollector`).
@@ -13,6 +14,30 @@ import BLECapture
         let summary = file.read { collector.consume($0) }
         let findings = analyzer.finish()
         return (collector.finish(findings: findings, captureEnd: summary.lastTimestamp), findings)
+    }
+
+    /// The ring finds a frame by number while it is kept, with its own bytes, and nothing after it
+    /// was overwritten; numbers that skip (a reader that drops records) are still found.
+    @Test(arguments: [1, 3])
+    func recentFramesFindKeptFrames(step: Int) {
+        var ring = RecentFrames(capacity: 8)
+        for i in 1 ... 100 {
+            let n = i * step
+            let bytes: [UInt8] = [UInt8(n & 0xFF), 0x20, 0x00]
+            bytes.withUnsafeBytes { payload in
+                ring.push(Frame(number: n, timestamp: Int64(n) * 1000, direction: .sent, kind: .command, adapter: 0,
+                                recordOffset: n * 10, payloadOffset: n * 10 + 4, payload: payload, originalLength: 3, rawType: 1))
+            }
+        }
+        for i in 93 ... 100 {
+            let k = ring.frame(i * step)
+            #expect(k?.number == i * step)
+            #expect(k?.bytes == [UInt8((i * step) & 0xFF), 0x20, 0x00])
+            #expect(k?.timestamp == Int64(i * step) * 1000)
+        }
+        #expect(ring.frame(92 * step) == nil)
+        #expect(ring.frame(101 * step) == nil)
+        if step > 1 { #expect(ring.frame(100 * step - 1) == nil) }
     }
 
     /// With a budget too small for every window, each finding keeps the window of its key frame:

@@ -153,13 +153,18 @@ struct RecentFrames {
         slots[newest].status = status
     }
 
-    /// The kept frame numbered `number`, if still kept (frame numbers rise one by one).
+    /// The kept frame numbered `number`, if still kept. Frame numbers rise one by one, so the slot
+    /// is found by distance from the newest; a reader that skipped numbers falls back to a scan.
     func frame(_ number: Int) -> KeptFrame? {
         guard newest >= 0 else { return nil }
         let back = slots[newest].number - number
-        guard back >= 0, back < count else { return nil }
-        let slot = slots[(newest - back + slots.count) % slots.count]
-        return slot.number == number ? slot : nil
+        let oldest = slots[(newest - count + 1 + slots.count) % slots.count].number
+        guard back >= 0, number >= oldest else { return nil }
+        if back < count {
+            let slot = slots[(newest - back + slots.count) % slots.count]
+            if slot.number == number { return slot }
+        }
+        return slots.prefix(count).first { $0.number == number }
     }
 
     var newestNumber: Int? { newest >= 0 ? slots[newest].number : nil }
