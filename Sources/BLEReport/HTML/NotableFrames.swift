@@ -19,10 +19,11 @@ import BLEAnalysis
 ///   (`att.indication-unconfirmed`), the first notification of a handle on a link
 ///   (`gatt.unsubscribed-notification`, `mtu.truncated-notification`), a CCCD write and its
 ///   Write Response (`gatt.subscription-silent`).
-/// The first `maxCentres` notable frames (and at most `maxBytes`) are kept with `2 × around` frames before (a request a
-/// few frames before its answer is cited with its own window) and `around` after (rules that
-/// aggregate cite their first instances); later ones are counted in `dropped`. Measured on the
-/// corpus against the former second pass: see docs/ARCHITECTURE.md "HTML report".
+/// The first `maxCentres` notable frames (within `maxBytes`) are kept with `2 × around` frames
+/// before (a request a few frames before its answer is cited with its own window) and `around`
+/// after (rules that aggregate cite their first instances); later ones are counted in `dropped`.
+/// With these, the report of every capture in captures/ and the real corpus is the same as the
+/// former second pass made (docs/ARCHITECTURE.md "The HTML report's evidence").
 /// Not covered: an ATT request still unanswered at the end (`att.timeout`, `att.unanswered`) when
 /// it left the ring, i.e. more than `EvidenceCollector.ringCapacity` frames before the decision.
 struct NotableFrames {
