@@ -19,6 +19,9 @@ import BLEAnalysis
 /// around each new finding's evidence frames are decoded from that ring, and the frames after it
 /// are decoded as they arrive. Findings added at the end (`Detector.finish`: requests never
 /// answered, aggregated rules) cite frames that may be long gone: see `NotableFrames`.
+///
+/// The pass is single-threaded and the hook never re-enters `consume`: stored properties skip the
+/// runtime exclusivity checks (as `Analyzer`'s do), which showed in the profile of a large report.
 public final class EvidenceCollector {
     /// Evidence frames per finding around which frames are decoded (the first ones, which the
     /// detectors list most telling first).
@@ -35,30 +38,30 @@ public final class EvidenceCollector {
     let analyzer: Analyzer
     let around: Int
     let maxDecoded: Int
-    private var recent: RecentFrames
-    private var notable: NotableFrames
+    @exclusivity(unchecked) private var recent: RecentFrames
+    @exclusivity(unchecked) private var notable: NotableFrames
     private let text = PacketText(options: RenderOptions(), width: 100)
 
-    private var extras = ReportExtras()
-    private var series = SeriesCollector()
+    @exclusivity(unchecked) private var extras = ReportExtras()
+    @exclusivity(unchecked) private var series = SeriesCollector()
     /// Decoded frames by number, with the best (lowest) rank of a window that wants each.
-    private var decoded: [Int: (frame: ReportExtras.DecodedFrame, rank: Int)] = [:]
+    @exclusivity(unchecked) private var decoded: [Int: (frame: ReportExtras.DecodedFrame, rank: Int)] = [:]
     /// How many of `decoded` have each rank (so a trim with nothing to drop costs nothing).
-    private var perRank = [Int](repeating: 0, count: EvidenceCollector.maxFramesPerFinding)
+    @exclusivity(unchecked) private var perRank = [Int](repeating: 0, count: EvidenceCollector.maxFramesPerFinding)
     /// Windows still open ahead of the pass: frames decoded as they arrive.
-    private var ahead: [(range: ClosedRange<Int>, rank: Int)] = []
-    private var findingsSeen = 0
+    @exclusivity(unchecked) private var ahead: [(range: ClosedRange<Int>, rank: Int)] = []
+    @exclusivity(unchecked) private var findingsSeen = 0
     /// Frames of windows not decoded because the first windows alone filled twice `maxDecoded`.
-    public private(set) var droppedFrames = 0
+    @exclusivity(unchecked) public private(set) var droppedFrames = 0
 
     // The frame being consumed, for the PDU hook.
-    private var current = 0
-    private var currentTime: Int64 = 0
-    private var received = false
-    private var decodeNow: Int?
-    private var upper: [Layer] = []
+    @exclusivity(unchecked) private var current = 0
+    @exclusivity(unchecked) private var currentTime: Int64 = 0
+    @exclusivity(unchecked) private var received = false
+    @exclusivity(unchecked) private var decodeNow: Int?
+    @exclusivity(unchecked) private var upper: [Layer] = []
     /// The current frame carried an ATT PDU end-of-pass rules cite (`NotableFrames`).
-    private var notableNow = false
+    @exclusivity(unchecked) private var notableNow = false
 
     /// Discovery responses, which add to the server's GATT database (Core v5.4 Vol 3 Part G 4.4–4.7).
     static let changesDatabase: Set<ATTOpcode> = [.findInformationResponse, .findByTypeValueResponse,
