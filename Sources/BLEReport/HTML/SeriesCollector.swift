@@ -7,9 +7,10 @@ import BLEAnalysis
 /// connection, controller buffers in use, advertising reports, scanning/advertising periods.
 struct SeriesCollector {
     private var traffic: [Int: ReportExtras.Traffic] = [:]
-    /// Buffers in use per connection index, sampled over the pass; spread over the link's life
-    /// (`BufferSeries`) at the end, when the life is known.
+    /// Buffers in use per live connection index, sampled over the pass; spread over the link's life
+    /// (`BufferSeries`) once its end is known: at its Disconnection Complete, or at the end.
     private var samples: [Int: BufferSamples] = [:]
+    private var buffers: [Int: BufferSeries] = [:]
     private var advertisingReports = TimeSamples()
     private var reportsSeen = 0
     private var radio = RadioTracker()
@@ -30,6 +31,7 @@ struct SeriesCollector {
             if let code = frame.payload.first,
                code == HCIEventCode.numberOfCompletedPackets || code == HCIEventCode.disconnectionComplete {
                 sampleBuffers(session, time: frame.timestamp)
+                if code == HCIEventCode.disconnectionComplete { closeSeries(session) }
             }
             let total = session.advertisers.totalReports
             while reportsSeen < total { advertisingReports.add(frame.timestamp); reportsSeen += 1 }
@@ -60,15 +62,30 @@ struct SeriesCollector {
         }
     }
 
+    /// The series of links that closed (their samples are let go).
+    private mutating func closeSeries(_ session: SessionModel) {
+        for index in Array(samples.keys) {
+            guard index >= 1, index <= session.connections.count, session.connections[index - 1].disconnectTime != nil else { continue }
+            series(of: session.connections[index - 1], end: 0)
+        }
+    }
+
+    /// Spreads `c`'s samples over its life (to the capture's `end` when it never closed).
+    private mutating func series(of c: Connection, end: Int64) {
+        let kept = samples.removeValue(forKey: c.index)
+        guard buffers[c.index] == nil, let start = c.barStart else { return }
+        var series = BufferSeries(start: start, end: c.disconnectTime ?? max(end, c.lastDataTime ?? start))
+        kept?.replay(into: &series)
+        buffers[c.index] = series
+    }
+
     mutating func finish(model: SessionModel, end: Int64, into extras: inout ReportExtras) {
         for c in model.connections {
-            guard let start = c.barStart else { continue }
-            var series = BufferSeries(start: start, end: c.disconnectTime ?? max(end, c.lastDataTime ?? start))
-            samples[c.index]?.replay(into: &series)
-            series.capacity = c.activity.capacity
-            extras.buffers[c.index] = series
+            series(of: c, end: end)
+            buffers[c.index]?.capacity = c.activity.capacity
         }
-        samples.removeAll()
+        extras.buffers = buffers
+        buffers.removeAll()
         extras.traffic = traffic
         extras.advertisingReports = advertisingReports
         extras.radio = radio.finish(end: end)
