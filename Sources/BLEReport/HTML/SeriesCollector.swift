@@ -92,10 +92,11 @@ struct SeriesCollector {
     }
 }
 
-/// One link's buffer samples in time order, at most `capacity`: past that, neighbours are merged
-/// in pairs (first time, highest values, last link value), so a long link costs bounded memory and
-/// its chart keeps every peak; a merged pair on a bucket boundary of the final 480 buckets lands
-/// in the first one's bucket.
+/// One link's buffer samples in time order, at most `capacity` (6 MiB): past that, neighbours are
+/// merged in pairs (first time, highest values, last link value), so a long link costs bounded
+/// memory and its chart keeps every peak; a merged pair on a bucket boundary of the final 480
+/// buckets lands in the first one's bucket (exact below 262,144 samples, which every capture in
+/// the corpus is; 2 bars of a 10M-frame bench capture moved).
 struct BufferSamples {
     struct Sample {
         var time: Int64
@@ -104,7 +105,7 @@ struct BufferSamples {
         var lastLink: Int32
     }
     private(set) var samples: [Sample] = []
-    static let capacity = 1 << 15
+    static let capacity = 1 << 18
 
     mutating func add(_ time: Int64, link: Int, pool: Int) {
         let l = Int32(clamping: link)
