@@ -240,6 +240,13 @@ public struct ACLHeader: Sendable, Equatable {
     /// True when this fragment starts an L2CAP PDU.
     public var isStart: Bool { packetBoundary != 0b01 }
 
+    /// Packet_Boundary_Flag values (Core v5.4 Vol 4 Part E 5.4.2).
+    public static let firstNonFlushable: UInt8 = 0b00
+    public static let continuing: UInt8 = 0b01
+    public static let firstFlushable: UInt8 = 0b10
+    /// Bytes of the header: handle word and Data_Total_Length.
+    public static let size = 4
+
     public static let boundaryNames = NameTable([
         (0, "First non-flushable"), (1, "Continuing fragment"), (2, "First automatically flushable"), (3, "Complete L2CAP PDU"),
     ])

@@ -18,8 +18,17 @@ public enum LinkLayerDisplay {
     /// Decodes one record of link type 251/256/272 into display layers. Never fails: an
     /// unparseable record gives a layer with the error and the raw bytes.
     public static func layers(linkType: UInt32, _ bytes: UnsafeRawBufferPointer, base: Int, context: Context = Context()) -> [Layer] {
+        layers(Result { () throws(DecodeError) in try LLAirPacket.parse(linkType: linkType, bytes, base: base) },
+               linkType: linkType, bytes, base: base, context: context)
+    }
+
+    /// The same from a packet already parsed (`LLAirPacket.parse` of these bytes, or its error).
+    public static func layers(_ parsed: Result<LLAirPacket, DecodeError>, linkType: UInt32, _ bytes: UnsafeRawBufferPointer, base: Int,
+                              context: Context = Context()) -> [Layer] {
         let packet: LLAirPacket
-        do { packet = try LLAirPacket.parse(linkType: linkType, bytes, base: base) } catch {
+        switch parsed {
+        case let .success(p): packet = p
+        case let .failure(error):
             return [Layer(protocolName: "LE LL", name: "Unreadable air packet", code: "", fields: [Field("Data", .bytes(Array(bytes)))], error: error)]
         }
         var out: [Layer] = []
