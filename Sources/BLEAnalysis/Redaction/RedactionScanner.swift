@@ -25,7 +25,7 @@ final class RedactionScanner {
     let options: RedactionOptions
     let addresses: AddressMap
     let names: NameMap
-    private let analyzer = Analyzer()
+    let analyzer = Analyzer()
     private let collectDeferred: Bool
     /// Edits for frames before the one being scanned (first pass only), by frame number.
     private(set) var deferred: [Int: [RedactionEdit]] = [:]
