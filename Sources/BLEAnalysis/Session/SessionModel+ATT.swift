@@ -279,7 +279,7 @@ extension SessionModel {
         if first {
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
                    "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(Self.count(length, "byte")))",
-                   .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid))
+                   .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid, firstOfHandle: true))
         }
     }
 
