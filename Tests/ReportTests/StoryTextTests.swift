@@ -59,4 +59,24 @@ import BLECapture
         #expect(SessionText.rateText(count: 11, span: 3_600_000_000) == " over 1 h 0 min (one every 6 min 0 s on average)")
         #expect(ReportText.plural(1, "byte") == "1 byte")
     }
+
+    /// Renderers read what a security event is from its typed step, not from its sentence. tshark:
+    /// `-Y "btsmp.opcode == 0x05"` finds Pairing Failed at frame 34 of pairing_failed, Encryption
+    /// Change (`bthci_evt.code == 0x08`) with encryption on at frame 51 of pairing_ok.
+    @Test func securityEventsAreMarkedByTheirTypedStep() throws {
+        let (failedRun, _) = try Self.analyze(Repo.capture("pairing_failed.btsnoop"))
+        let failed = try #require(failedRun.session.connections.first?.timeline.first { $0.frame == 34 })
+        #expect(failed.fields.security == .pairingFailed)
+        #expect(TimelineSVG.markerStyle(failed).0 == "m-bad")
+        #expect(ReportText.keyEvents([failed]).count == 1, "a failure is a key event")
+        // The same sentence without the typed step is not a failure to a renderer.
+        let told = TimelineEvent(time: failed.time, frame: failed.frame, kind: .security, text: failed.text)
+        #expect(TimelineSVG.markerStyle(told).0 == "m-ok")
+        #expect(ReportText.keyEvents([told]).isEmpty)
+
+        let (okRun, _) = try Self.analyze(Repo.capture("pairing_ok.btsnoop"))
+        let on = try #require(okRun.session.connections.first?.timeline.first { $0.frame == 51 })
+        #expect(on.fields.security == .encryptionOn)
+        #expect(TimelineSVG.markerStyle(on) == ("m-ok", "encrypted"))
+    }
 }

@@ -29,8 +29,9 @@ enum UnitCategory: Sendable, Equatable {
 /// and the field comparison) and the facts matching needs.
 struct UnitView: Sendable {
     let unit: LinkUnit
-    let layers: [Layer]
-    let fields: [FlatField]
+    /// (`var` so a test can give a unit fields no decoder makes.)
+    var layers: [Layer]
+    var fields: [FlatField]
     let category: UnitCategory
     /// HCI event code, and the LE subevent for 0x3E.
     let eventCode: UInt8?
@@ -71,7 +72,7 @@ struct UnitView: Sendable {
         }
         let fields = FlatField.flatten(layers)
         if handle == nil, case .event = unit.content {
-            handle = fields.first { $0.path == "Handle" }.flatMap { if case let .integer(v, _) = $0.value { UInt16(truncatingIfNeeded: v) } else { nil } }
+            handle = fields.first { $0.id == .connectionHandle && $0.topLevel }.flatMap { if case let .integer(v, _) = $0.value { UInt16(truncatingIfNeeded: v) } else { nil } }
         }
         (self.layers, self.fields) = (layers, fields)
         (self.eventCode, self.subevent, self.opcode, self.handle, self.channel, self.attOpcode) = (eventCode, subevent, opcode, handle, channel, att)
@@ -129,7 +130,7 @@ struct UnitView: Sendable {
             if let opcode, eventCode == HCIEventCode.commandComplete || eventCode == HCIEventCode.commandStatus {
                 return (names.first ?? "") + " for " + HCIDecoder.commandName(HCIOpcode(rawValue: opcode))
             }
-            if let sub = fields.first(where: { $0.path == "Subevent" }) { return (names.first ?? "") + " · " + ValueText.describe(sub.value) }
+            if let sub = fields.first(where: { $0.id == .subevent && $0.topLevel }) { return (names.first ?? "") + " · " + ValueText.describe(sub.value) }
             return names.first ?? "?"
         }
     }
