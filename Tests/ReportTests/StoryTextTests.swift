@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
-import BLEAnalysis
+@testable import BLEAnalysis
+import BLEProtocol
 import BLECapture
 @testable import BLEReport
 
@@ -78,5 +79,43 @@ import BLECapture
         let on = try #require(okRun.session.connections.first?.timeline.first { $0.frame == 51 })
         #expect(on.fields.security == .encryptionOn)
         #expect(TimelineSVG.markerStyle(on) == ("m-ok", "encrypted"))
+    }
+
+    /// A warning written while its peer was known by address only names the peer as the report does at
+    /// the end (a name learnt later: a GAP Device Name read after the finding, a later scan response);
+    /// information stays as written.
+    @Test func aPeerNamedAfterTheFindingIsNamedByTheRenderer() throws {
+        let c = Connection(index: 1, adapter: 0, handle: 0x40)
+        c.peerAddress = try #require(BDAddr(string: "C0:FF:EE:00:00:01"))
+        func finding(_ severity: Severity) -> Finding {
+            Finding(rule: "link.disconnect", severity: severity, connection: c, time: 0, frames: [1],
+                    message: "Disconnected from \(peer: c): Connection Timeout (0x08)")
+        }
+        var warning = finding(.warning), info = finding(.info)
+        c.peerName = "Thermo"
+        (warning.peer, warning.peerName) = (c.peerLabel, c.peerName)   // as DetectorEngine.finish fills them
+        (info.peer, info.peerName) = (c.peerLabel, c.peerName)
+        #expect(warning.text == "Disconnected from Thermo (C0:FF:EE:00:00:01): Connection Timeout (0x08)")
+        #expect(warning.message.description == "Disconnected from C0:FF:EE:00:00:01: Connection Timeout (0x08)")
+        #expect(info.text == "Disconnected from C0:FF:EE:00:00:01: Connection Timeout (0x08)")
+        // Written with the name: stays as written, even if the name changed since.
+        let named = Finding(rule: "link.disconnect", severity: .warning, connection: c, time: 0, frames: [1], message: "to \(peer: c)")
+        c.peerName = "Thermo 2"
+        var later = named
+        (later.peer, later.peerName) = (c.peerLabel, c.peerName)
+        #expect(later.text == "to Thermo (C0:FF:EE:00:00:01)")
+    }
+
+    /// On the real corpus, every warning or error that names its peer names it as the report does at the end.
+    @Test(.enabled(if: Repo.sharedReal != nil, "../shared/captures/real is absent"))
+    func findingsNameThePeerAsTheReportDoes() throws {
+        for path in Repo.realCaptures() {
+            let analyzer = Analyzer()
+            guard (try? CaptureFile(path: path).read { analyzer.consume($0) }) != nil else { continue }
+            for f in analyzer.finish() where f.severity != .info {
+                guard f.message.parts.contains(where: { if case .peer = $0 { true } else { false } }), let name = f.peerName else { continue }
+                #expect(f.text.contains(name), "\(path): \(f.rule): \(f.text)")
+            }
+        }
     }
 }
