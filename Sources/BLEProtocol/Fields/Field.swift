@@ -11,9 +11,10 @@ import Darwin
 public struct Field: Sendable {
     /// The label as the spec spells it: shown, never matched (match `id`).
     public let name: StaticString
-    public let value: FieldValue
-    /// What the field is, for code that acts on it.
+    /// What the field is, for code that acts on it. (Declared after `name`: it fills the padding after
+    /// StaticString's flag byte, so a Field is no larger than without it.)
     public let id: FieldID
+    public let value: FieldValue
 
     @inlinable public init(_ name: StaticString, _ value: FieldValue) { (self.name, self.value, self.id) = (name, value, .unspecified) }
     @inlinable public init(_ id: FieldID, _ name: StaticString, _ value: FieldValue) { (self.name, self.value, self.id) = (name, value, id) }
