@@ -27,9 +27,9 @@ struct Comparator: Sendable {
     /// Commands that set the controller's own address (`local-address`).
     static let localAddressOpcodes: Set<UInt16> = [0x1009, 0x2005, 0x2035]
     /// SMP commands whose fields are random or key material, Core v5.4 Vol 3 Part H 3.5–3.6 (`smp-random`).
-    static let randomSMPCommands: Set<String> = [
-        "Pairing Confirm", "Pairing Random", "Encryption Information", "Central Identification", "Master Identification",
-        "Identity Information", "Signing Information", "Pairing Public Key", "Pairing DHKey Check",
+    static let randomSMPCommands: Set<SMPCode> = [
+        .pairingConfirm, .pairingRandom, .encryptionInformation, .centralIdentification,
+        .identityInformation, .signingInformation, .pairingPublicKey, .pairingDHKeyCheck,
     ]
 
     /// The differences that count under the rules.
@@ -118,8 +118,7 @@ struct Comparator: Sendable {
         if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, f.id != .status, f.id != .subevent {
             return ReplayRules.controllerInfo   // LE Read Local P-256 Public Key / Generate DHKey Complete
         }
-        if f.layer == "SMP", let smp = e.layers.first(where: { $0.protocolName.description == "SMP" }),
-           Self.randomSMPCommands.contains(smp.name) {
+        if f.layer == "SMP", let code = e.smpCode, Self.randomSMPCommands.contains(code) {
             return ReplayRules.smpRandom
         }
         if f.layer == "ATT", f.id == .attValue || f.id == .rest { return ReplayRules.attValue }

@@ -43,10 +43,12 @@ struct UnitView: Sendable {
     /// L2CAP channel and, on the ATT channel, the opcode.
     let channel: UInt16?
     let attOpcode: ATTOpcode?
+    /// On the LE SMP channel (0x0006), the command code.
+    let smpCode: SMPCode?
 
     init(_ unit: LinkUnit) {
         self.unit = unit
-        var eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?, handle: UInt16?, channel: UInt16?, att: ATTOpcode?
+        var eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?, handle: UInt16?, channel: UInt16?, att: ATTOpcode?, smp: SMPCode?
         var layers: [Layer]
         switch unit.content {
         case let .command(b):
@@ -66,6 +68,7 @@ struct UnitView: Sendable {
             handle = h
             if pdu.count >= 4 { channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8 }
             if channel == L2CAP.ChannelID.att.rawValue, pdu.count >= 5 { att = ATTOpcode(pdu[4]) }
+            if channel == L2CAP.ChannelID.smp.rawValue, pdu.count >= 5 { smp = SMPCode(pdu[4]) }
         case let .raw(p):
             layers = [Self.decode(p.type, p.bytes)]
             if p.type == .acl, p.bytes.count >= 2 { handle = (UInt16(p.bytes[0]) | UInt16(p.bytes[1]) << 8) & 0x0FFF }
@@ -76,6 +79,7 @@ struct UnitView: Sendable {
         }
         (self.layers, self.fields) = (layers, fields)
         (self.eventCode, self.subevent, self.opcode, self.handle, self.channel, self.attOpcode) = (eventCode, subevent, opcode, handle, channel, att)
+        smpCode = smp
         category = Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
     }
 
