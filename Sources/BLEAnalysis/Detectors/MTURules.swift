@@ -50,7 +50,7 @@ final class TruncatedRead: Detector {
         guard !open.isEmpty, let p = pending[c] else { return }
         pending[c] = nil
         open.removeAll { $0 === c }
-        let name = c.gatt(serverIsHost: p.hostServes)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
+        let name = c.attributeName(p.handle, serverIsHost: p.hostServes)
         let client: FindingMessage = p.hostServes ? .peer(c) : "the host"
         if let undecided {
             findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
@@ -105,8 +105,7 @@ final class TruncatedNotification: Detector {
                     }
                 }
             }
-            let db = k.c.gatt(serverIsHost: k.sent)
-            let what = db?.describe(k.handle) ?? "handle 0x\(Format.hex(k.handle, 4))"
+            let what = k.c.attributeName(k.handle, serverIsHost: k.sent)
             let kind = k.indication ? "indication" : "notification"
             let count = stream.notifications + stream.indications
             let server: Actor = k.sent ? .app : .peripheralFirmware

@@ -224,7 +224,7 @@ final class UnsubscribedNotification: Detector {
     private func decide(_ c: Connection, _ findings: inout [Finding]) {
         for p in pending where p.c === c {
             let hostServes = c.valueStreams[p.handle]?.sentByHost ?? false
-            let what = c.gatt(serverIsHost: hostServes)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
+            let what = c.attributeName(p.handle, serverIsHost: hostServes)
             let kind = p.indication ? "Indication" : "Notification"
             let sender: FindingMessage = hostServes ? "the host" : .peer(c)
             let neverEncrypted = !c.encrypted && c.smp.pairingRequests == 0 && !c.everEncrypted

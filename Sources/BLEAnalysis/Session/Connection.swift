@@ -105,6 +105,11 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
 
     /// The database of whichever side is the server for a PDU.
     public func gatt(serverIsHost: Bool) -> GATTDatabase? { serverIsHost ? localGATT : peerGATT }
+    /// How the story and every renderer name an attribute: what discovery showed of it
+    /// (`GATTDatabase.describe`), else its handle.
+    public func attributeName(_ handle: UInt16, serverIsHost: Bool) -> String {
+        gatt(serverIsHost: serverIsHost)?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+    }
 
     /// Per value handle: notifications and indications seen.
     @exclusivity(unchecked) public var valueStreams = HandleMap<ValueStream>()

@@ -335,7 +335,7 @@ extension SessionModel {
     }
 
     func describe(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> String {
-        c.gatt(serverIsHost: serverIsHost)?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+        c.attributeName(handle, serverIsHost: serverIsHost)
     }
 
     /// Typed fields of a subscription event: the value handle and UUID of the characteristic owning the CCCD.
