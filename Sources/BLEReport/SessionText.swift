@@ -47,7 +47,7 @@ public enum SessionText {
     public static func mergedEvents(_ c: Connection) -> [TimelineEvent] {
         var events = c.timeline
         for stream in c.writeStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
-            let name = c.gatt(serverIsHost: !stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
+            let name = c.attributeName(stream.handle, serverIsHost: !stream.sentByHost)
             let n = stream.notifications
             let span = stream.lastTime - stream.firstTime
             var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
@@ -61,7 +61,7 @@ public enum SessionText {
             let n = stream.notifications + stream.indications
             guard n > 1 else { continue }
             let span = stream.lastTime - stream.firstTime
-            let name = c.gatt(serverIsHost: stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
+            let name = c.attributeName(stream.handle, serverIsHost: stream.sentByHost)
             var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
             text += rateText(count: n, span: span)
             if stream.indications > 0 { text += ", \(stream.confirmations) confirmed" }

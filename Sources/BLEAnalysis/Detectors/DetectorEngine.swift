@@ -46,14 +46,7 @@ public final class DetectorEngine {
             guard let n = findings[i].connectionIndex, n >= 1, n <= connections.count else { continue }
             let c = connections[n - 1]
             findings[i].peer = c.peerLabel
-            // A name learnt after the finding (a GAP Device Name read later, a later scan response):
-            // the message names the peer as the report does at the end.
-            // (Warnings and errors: the ones a person reads one by one; information stays as written.)
-            if findings[i].severity != .info, c.peerName != nil, let address = c.peerAddress?.description,
-               !findings[i].message.contains(c.peerLabel),
-               findings[i].message.contains(address), !findings[i].message.contains("(" + address + ")") {
-                findings[i].message = findings[i].message.replacing(address, with: c.peerLabel, maxReplacements: 1)
-            }
+            findings[i].peerName = c.peerName
         }
         return findings.sorted { a, b in
             if a.severity != b.severity { return a.severity > b.severity }
