@@ -285,6 +285,11 @@ public enum ReportJSON {
     public static let schemaVersion = 1
 
     public static func render(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> String {
+        String(decoding: utf8(facts, model: model, findings: findings), as: UTF8.self)
+    }
+
+    /// `render`'s document as UTF-8 bytes (what `bleanalyze FILE --json` writes to stdout).
+    public static func utf8(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.int("schemaVersion", schemaVersion)
@@ -306,7 +311,7 @@ public enum ReportJSON {
         for f in findings { finding(f, &w) }
         w.endArray()
         w.endObject()
-        return w.output
+        return w.utf8
     }
 
     public static func finding(_ f: Finding, _ w: inout JSONWriter) {

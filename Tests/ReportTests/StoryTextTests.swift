@@ -16,6 +16,22 @@ import BLECapture
 
     static func real(_ name: String) -> String? { Repo.sharedReal?.appendingPathComponent(name).path }
 
+    /// A vendor UUID (36 characters, four hyphens) in an attribute name shortens to its first 8 and
+    /// last 4 digits; other words, spacing and SIG names stay. ASCII names take a byte-wise path,
+    /// others the Character-wise one: both must agree.
+    @Test(arguments: [
+        ("02f00000-0000-0000-0000-00000000ff01 @0x0018", "02f00000…ff01 @0x0018"),
+        ("Client Characteristic Configuration (0x2902) of 02f00000-0000-0000-0000-00000000ff01 @0x0019",
+         "Client Characteristic Configuration (0x2902) of 02f00000…ff01 @0x0019"),
+        ("Écran 02f00000-0000-0000-0000-00000000ff01  @0x0018 ", "Écran 02f00000…ff01  @0x0018 "),
+        ("x 02f00000-0000-0000-0000-00000000ff01  @0x0018 ", "x 02f00000…ff01  @0x0018 "),
+        ("02f00000-0000-0000-0000-00000000ff0-1 @0x0018", "02f00000-0000-0000-0000-00000000ff0-1 @0x0018"),
+        ("Heart Rate Measurement (0x2A37) @0x000C", "Heart Rate Measurement (0x2A37) @0x000C"),
+    ])
+    func shortensVendorUUIDs(_ name: String, _ short: String) {
+        #expect(SessionText.shortAttribute(name) == short)
+    }
+
     /// tshark on the horizon capture: 261 Write Requests, 260 of them to 0x0011, one to 0x0015
     /// (`tshark -Y btatt.opcode==0x12 -T fields -e btatt.handle | sort | uniq -c`), all answered.
     @Test(.enabled(if: Repo.sharedReal != nil, "../shared/captures/real is absent"))
