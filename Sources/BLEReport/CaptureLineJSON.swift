@@ -40,7 +40,7 @@ public enum CaptureLineJSON {
             w.string("severity", f.severity.rawValue)
             w.optional("connection", f.connection)
             w.optional("frame", f.frames.first)
-            w.string("message", f.message)
+            w.string("message", f.text)
             w.endObject()
         }
         w.endArray()

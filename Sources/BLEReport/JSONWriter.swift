@@ -10,6 +10,10 @@ public struct JSONWriter {
     /// The document so far.
     public var output: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// The document so far as UTF-8 bytes, for writing out without making a String (validating a
+    /// 7.7 MB report into a String cost ~2 % of the 1M-frame writes bench).
+    public var utf8: [UInt8] { bytes }
+
     @inline(__always) private mutating func put(_ s: StaticString) {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
@@ -76,11 +80,20 @@ public struct JSONWriter {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
             var runStart = 0
-            for i in 0 ..< utf8.count {
+            var i = 0
+            while i < utf8.count {
+                // Eight bytes at a time while none of them needs an escape (most text needs none).
+                if i + 8 <= utf8.count, !mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                    i += 8
+                    continue
+                }
                 let byte = utf8[i]
+                i += 1
                 if byte >= 0x20 && byte != 0x22 && byte != 0x5C { continue }
-                if runStart != i { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< i])) }
+                let at = i - 1
+                if runStart != at { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< at])) }
                 switch byte {
                 case 0x22: out.append(contentsOf: [0x5C, 0x22])
                 case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
@@ -90,10 +103,21 @@ public struct JSONWriter {
                 default:
                     out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
                 }
-                runStart = i + 1
+                runStart = at + 1
             }
             if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Some byte of the eight in `w` is a control character (< 0x20), `"` or `\\` — or, rarely, a
+    /// false alarm next to one, which the byte-wise check then settles. Never a false "no": a byte
+    /// below n makes `(b - n) & ~b` set its top bit (the "haszero"/"hasless" bit tricks).
+    @inline(__always) static func mayNeedEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        let control = (w &- ones &* 0x20) & ~w & high
+        let q = w ^ (ones &* 0x22), quote = (q &- ones) & ~q & high
+        let b = w ^ (ones &* 0x5C), backslash = (b &- ones) & ~b & high
+        return control | quote | backslash != 0
     }
 }

@@ -43,9 +43,9 @@ public enum JUnit {
                 if let error = c.error { s += "      <error message=\"\(escape(error))\"/>\n" }
                 if !c.failures.isEmpty {
                     let first = c.failures[0]
-                    s += "      <failure type=\"\(first.severity.rawValue)\" message=\"\(escape(first.message))\">"
+                    s += "      <failure type=\"\(first.severity.rawValue)\" message=\"\(escape(first.text))\">"
                     s += escape(c.failures.map { f in
-                        "\(f.severity.rawValue) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.message)"
+                        "\(f.severity.rawValue) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)"
                     }.joined(separator: "\n"))
                     s += "</failure>\n"
                 }

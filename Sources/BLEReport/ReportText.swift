@@ -59,7 +59,7 @@ public enum ReportText {
             guard let f = group.first else { continue }
             let label = f.severity.rawValue.uppercased()
             let times = group.count > 1 ? " (\(group.count)×, first:)" : ""
-            let text = wrap(label + " " + f.rule + times + " " + Terminal.clean(f.message), indent: pad, width: style.width)
+            let text = wrap(label + " " + f.rule + times + " " + Terminal.clean(f.text), indent: pad, width: style.width)
             s += pad + style.paint(label, style.ink(for: f.severity)) + text.dropFirst(pad.count + label.count)
         }
         return s + "\n"
@@ -84,7 +84,7 @@ public enum ReportText {
             for e in shown {
                 let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
                 let text = wrap(Terminal.clean(e.text), indent: String(repeating: " ", count: head.count), width: style.width)
-                s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e.kind, style)
+                s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
             }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {
@@ -104,7 +104,7 @@ public enum ReportText {
         func rank(_ e: TimelineEvent) -> Int? {
             switch e.kind {
             case .connectionFailed, .subscribeFailed, .attError: 0
-            case .security where e.text.contains("failed"): 0
+            case .security where e.fields.security?.failed == true: 0
             case .disconnected: 1
             case .discovery, .requests: 2   // the table found; what the app did, one line per direction
             default: nil   // MTU, parameters, values: `timeline` and --all tell them
@@ -123,47 +123,27 @@ public enum ReportText {
     static let keptEvents = 4
     static let minimumEvents = 2
 
-    static func paintEvent(_ text: String, _ kind: TimelineEvent.Kind, _ style: TerminalStyle) -> String {
-        switch kind {
+    /// Red for what failed, yellow for a link that ended other than by a user or host (0x13, 0x16).
+    static func paintEvent(_ text: String, _ e: TimelineEvent, _ style: TerminalStyle) -> String {
+        switch e.kind {
         case .connectionFailed, .subscribeFailed, .attError: style.paint(text, .red)
-        case .security where text.contains("failed"): style.paint(text, .red)
-        case .disconnected where !text.contains("(0x13)") && !text.contains("(0x16)"): style.paint(text, .yellow)
+        case .security where e.fields.security?.failed == true: style.paint(text, .red)
+        case .disconnected where e.fields.reason != 0x13 && e.fields.reason != 0x16: style.paint(text, .yellow)
         default: text
         }
     }
 
-    /// Connection attempts that did not connect, as a person wants them: the OS's background activity
-    /// (auto-connect through the filter accept list, BR/EDR pages) one line per kind with counts, and
-    /// the attempts to one LE device one line each (the first few without --all).
+    /// The background activity (`BackgroundActivity`) as terminal lines: the first few LE attempts
+    /// without --all, and a hint at --all for the rest.
     static func background(_ model: SessionModel, all: Bool) -> [(String, TerminalStyle.Ink)] {
         var lines: [(String, TerminalStyle.Ink)] = []
-        let failed = failedAttempts(model)
-        let acceptList = model.attempts.filter { $0.isLE && $0.usesFilterAcceptList }
-        if !acceptList.isEmpty {
-            var outcomes: [String: Int] = [:]
-            for a in acceptList { outcomes[shortOutcome(a.outcome), default: 0] += 1 }
-            let parts = outcomes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }
-            lines.append(("  Background auto-connect (filter accept list): " + plural(acceptList.count, "attempt") + " — "
-                          + parts.joined(separator: ", ") + (acceptList.count > 1 ? "; first at frame \(acceptList[0].frame)" : ""), .grey))
-        }
-        let pages = model.attempts.filter { !$0.isLE }
-        if !pages.isEmpty {
-            var outcomes: [String: Int] = [:]
-            for a in pages { outcomes[shortOutcome(a.outcome), default: 0] += 1 }
-            let devices = Set(pages.compactMap(\.peerAddress)).count
-            let parts = outcomes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key)" }
-            lines.append(("  BR/EDR pages (Create Connection): " + plural(pages.count, "page") + " to " + plural(devices, "device")
-                          + " — " + parts.joined(separator: ", "), .grey))
-        }
-        let direct = failed.filter { $0.isLE && !$0.usesFilterAcceptList }
-        let shown = all ? direct : Array(direct.prefix(5))
-        for a in shown {
-            let line = "  LE attempt at frame \(a.frame) to \(a.peerAddress?.description ?? "?"): " + describe(a.outcome)
-                + (a.endFrame.map { " (frame \($0))" } ?? "")
-            lines.append((line, a.outcome == .pending ? .red : .yellow))
-        }
-        if direct.count > shown.count {
-            lines.append(("  … \(direct.count - shown.count) more LE attempts that did not connect (--all lists them)", .grey))
+        let b = BackgroundActivity(model)
+        if let line = b.autoConnectLine { lines.append(("  " + line, .grey)) }
+        if let line = b.pagesLine { lines.append(("  " + line, .grey)) }
+        let shown = all ? b.direct : Array(b.direct.prefix(5))
+        for a in shown { lines.append(("  " + BackgroundActivity.line(a), a.outcome == .pending ? .red : .yellow)) }
+        if b.direct.count > shown.count {
+            lines.append(("  … \(b.direct.count - shown.count) more LE attempts that did not connect (--all lists them)", .grey))
         }
         return lines
     }
@@ -220,7 +200,7 @@ public enum ReportText {
                 let listed = f.frames.prefix(8).map { "#\($0)" }.joined(separator: ", ")
                 line += "  frames " + listed + (f.frames.count > 8 ? ", … (\(f.frames.count) in all)" : "")
                 s += style.paint(wrap("    " + line, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
-                s += wrap(Terminal.clean(f.message), indent: "      ", width: style.width)
+                s += wrap(Terminal.clean(f.text), indent: "      ", width: style.width)
                 if f.severity != .info, f.actor != .none {
                     s += style.paint(wrap("who acts: " + f.actor.phrase, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 }
@@ -305,6 +285,11 @@ public enum ReportJSON {
     public static let schemaVersion = 1
 
     public static func render(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> String {
+        String(decoding: utf8(facts, model: model, findings: findings), as: UTF8.self)
+    }
+
+    /// `render`'s document as UTF-8 bytes (what `bleanalyze FILE --json` writes to stdout).
+    public static func utf8(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.int("schemaVersion", schemaVersion)
@@ -326,7 +311,7 @@ public enum ReportJSON {
         for f in findings { finding(f, &w) }
         w.endArray()
         w.endObject()
-        return w.output
+        return w.utf8
     }
 
     public static func finding(_ f: Finding, _ w: inout JSONWriter) {
@@ -339,7 +324,7 @@ public enum ReportJSON {
         w.beginArray("frames")
         for n in f.frames { w.int(nil, n) }
         w.endArray()
-        w.string("message", f.message)
+        w.string("message", f.text)
         w.string("actor", f.actor.rawValue)
         if let peer = f.peer { w.string("peer", peer) }
         w.endObject()

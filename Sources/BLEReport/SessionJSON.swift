@@ -71,12 +71,14 @@ public enum SessionJSON {
 
     /// The typed fields of a timeline event (docs/timeline-schema.json): `mtu` on MTU events, `handle` and
     /// `uuid` on subscription and value events, `peer`/`peerName` on connection events, `reason` on
-    /// disconnections.
+    /// disconnections, `security` on security events, `firstOfHandle` on the first value of a handle.
     static func event(_ e: TimelineEvent, of c: Connection, _ w: inout JSONWriter) {
         if let mtu = e.fields.mtu { w.int("mtu", mtu) }
         if let h = e.fields.handle { w.int("handle", h) }
         if let u = e.fields.uuid { w.string("uuid", u.description) }
         if let r = e.fields.reason { w.int("reason", r) }
+        if let step = e.fields.security { w.string("security", step.rawValue) }
+        if e.fields.firstOfHandle { w.bool("firstOfHandle", true) }
         switch e.kind {
         case .connected, .attempt, .connectionFailed, .disconnected:
             if let a = c.peerAddress { w.string("peer", a.description) }

@@ -47,7 +47,7 @@ public enum SessionText {
     public static func mergedEvents(_ c: Connection) -> [TimelineEvent] {
         var events = c.timeline
         for stream in c.writeStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
-            let name = c.gatt(serverIsHost: !stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
+            let name = c.attributeName(stream.handle, serverIsHost: !stream.sentByHost)
             let n = stream.notifications
             let span = stream.lastTime - stream.firstTime
             var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
@@ -61,7 +61,7 @@ public enum SessionText {
             let n = stream.notifications + stream.indications
             guard n > 1 else { continue }
             let span = stream.lastTime - stream.firstTime
-            let name = c.gatt(serverIsHost: stream.sentByHost)?.describe(stream.handle) ?? "handle 0x" + Hex.pad(stream.handle, 4)
+            let name = c.attributeName(stream.handle, serverIsHost: stream.sentByHost)
             var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
             text += rateText(count: n, span: span)
             if stream.indications > 0 { text += ", \(stream.confirmations) confirmed" }
@@ -138,9 +138,38 @@ public enum SessionText {
     static func shortAttribute(_ name: String?) -> String? {
         guard let name else { return nil }
         guard name.utf8.count >= 36, name.utf8.contains(UInt8(ascii: "-")) else { return name }
+        if let short = shortAttributeASCII(name) { return short }
         return name.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
             word.count == 36 && word.filter({ $0 == "-" }).count == 4 ? word.prefix(8) + "…" + word.suffix(4) : String(word)
         }.joined(separator: " ")
+    }
+
+    /// `shortAttribute` on bytes for a name in ASCII without CR (one byte per Character), as
+    /// nearly all are: the Character-wise split cost ~20,000 instructions per connection. Nil for
+    /// other names.
+    private static func shortAttributeASCII(_ name: String) -> String? {
+        var name = name
+        return name.withUTF8 { utf8 -> String? in
+            guard !utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return nil }
+            var out: [UInt8] = []
+            out.reserveCapacity(utf8.count)
+            var start = 0
+            while start <= utf8.count {
+                var end = start
+                while end < utf8.count, utf8[end] != UInt8(ascii: " ") { end += 1 }
+                let word = UnsafeBufferPointer(rebasing: utf8[start ..< end])
+                if start > 0 { out.append(UInt8(ascii: " ")) }
+                if word.count == 36, word.reduce(0, { $0 + ($1 == UInt8(ascii: "-") ? 1 : 0) }) == 4 {
+                    out.append(contentsOf: word[0 ..< 8])
+                    out.append(contentsOf: "…".utf8)
+                    out.append(contentsOf: word[32 ..< 36])
+                } else {
+                    out.append(contentsOf: word)
+                }
+                start = end + 1
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// The rebuilt attribute table per server.

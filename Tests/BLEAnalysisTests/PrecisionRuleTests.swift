@@ -146,8 +146,8 @@ import Testing
         }
         let (_, findings) = try Self.analyze(b)
         let f = try #require(findings.first { $0.rule == "pool.page-timeouts" })
-        #expect(f.message.contains("6 pages"))
-        #expect(f.message.contains("D8:80:3C:E8:72:69 6×"))
+        #expect(f.message.description.contains("6 pages"))
+        #expect(f.message.description.contains("D8:80:3C:E8:72:69 6×"))
         #expect(!findings.contains { $0.rule == "pool.idle-connection" || $0.rule == "pool.stuck-attempt" })
     }
 
@@ -181,7 +181,7 @@ import Testing
         #expect(sub.serverIsHost)
         #expect(!findings.contains { $0.severity != .info }, "\(findings.map { "\($0.rule): \($0.message)" })")
         let silent = try #require(findings.first { $0.rule == "gatt.subscription-silent" })
-        #expect(silent.message.contains("the host sent nothing"))
+        #expect(silent.message.description.contains("the host sent nothing"))
     }
 
     /// ATT over BR/EDR: an L2CAP channel on PSM 0x001F (Core v5.4 Vol 3 Part F 3.2.11), basic mode.

@@ -74,7 +74,7 @@ struct SyslogCorrelatorTests {
         let hits = a.syslog.lines(before: logged.time + 3_000, connection: c.index, limit: 2)
         #expect(hits.count == 2)
         #expect(hits.last?.process == "MyApp")          // unattached, but logged just before
-        #expect(hits.first?.message.contains("MTU") == true)
+        #expect(hits.first?.message.description.contains("MTU") == true)
         let only = a.syslog.lines(before: logged.time + 3_000, connection: c.index, limit: 5, includeUnattached: false)
         #expect(only.count == 2 && only.allSatisfy { $0.connectionIndex == c.index })
         #expect(a.syslog.lines(before: logged.time - 10_000_000, connection: c.index).isEmpty)

@@ -112,6 +112,48 @@ import Testing
         #expect(comparator.differences(expected: version, actual: Self.view(.event, "0e 04 01 01 10 01"), maps: maps).map(\.field).contains("Status"))
     }
 
+    /// The rules follow what a field is (its `FieldID`), not its label: two fields labelled alike, one
+    /// an RSSI, differ the same way live; only the other one counts by default, and a field labelled
+    /// "RSSI" without the id is compared like any other.
+    @Test func comparatorMatchesFieldIDsNotLabels() {
+        func view(_ fields: [Field]) -> UnitView {
+            var v = Self.view(.event, "0e 04 01 03 0c 00")   // any event: its fields are replaced
+            v.layers = [Layer(protocolName: "HCI Event", name: "Test", code: "0xff", fields: fields)]
+            v.fields = FlatField.flatten(v.layers)
+            return v
+        }
+        func level(_ id: FieldID, _ label: StaticString, _ dBm: UInt8) -> Field {
+            Field(id, label, .integer(UInt64(dBm), .signed(bytes: 1, unit: "dBm")))
+        }
+        let recorded = view([level(.rssi, "Level", 0xC4), level(.unspecified, "Level", 0xC4), level(.unspecified, "RSSI", 0xC4)])
+        let live = view([level(.rssi, "Level", 0xB0), level(.unspecified, "Level", 0xB0), level(.unspecified, "RSSI", 0xB0)])
+        let all = Comparator(rules: RuleSet()).all(expected: recorded, actual: live, maps: LinkMaps())
+        #expect(all.map(\.field) == ["Level", "Level", "RSSI"])
+        #expect(all.map(\.rule) == [ReplayRules.rssi, nil, nil])
+        let counted = Comparator(rules: RuleSet()).differences(expected: recorded, actual: live, maps: LinkMaps())
+        #expect(counted.map(\.field) == ["Level", "RSSI"])
+        #expect(counted.map(\.expected) == ["-60 dBm", "-60 dBm"])
+    }
+
+    /// SMP random values fall under `smp-random` by the command's code on the SMP channel (0x0006), not by
+    /// the decoded message's name; other SMP fields are compared.
+    @Test func smpRandomIsKnownByTheCommandCode() {
+        func unit(_ hex: String) -> UnitView {
+            UnitView(LinkUnit(content: .l2cap(handle: 1, pdu: Hex.bytes(hex) ?? []), packets: [], frames: [1], timestamp: 0, fromHost: false))
+        }
+        let comparator = Comparator(rules: RuleSet())
+        // L2CAP length 17, CID 0x0006, Pairing Random (0x04) + 16 random bytes
+        let recorded = unit("11 00 06 00 04 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff")
+        let live = unit("11 00 06 00 04 ff ee dd cc bb aa 99 88 77 66 55 44 33 22 11 00")
+        #expect(recorded.smpCode == .pairingRandom)
+        #expect(comparator.all(expected: recorded, actual: live, maps: LinkMaps()).map(\.rule) == [ReplayRules.smpRandom])
+        #expect(comparator.differences(expected: recorded, actual: live, maps: LinkMaps()).isEmpty)
+        // Pairing Request (0x01): IO capability 0x03 vs 0x04 is a difference under no rule.
+        let request = unit("07 00 06 00 01 03 00 01 10 07 07")
+        let other = unit("07 00 06 00 01 04 00 01 10 07 07")
+        #expect(comparator.differences(expected: request, actual: other, maps: LinkMaps()).map(\.rule) == [nil])
+    }
+
     @Test func advertisingReportsBecomeSightings() {
         // LE Advertising Report: 1 report, ADV_IND, random C0:5E:1A:00:00:02, 3 bytes of data, RSSI -50
         let unit = Self.view(.event, "3e 0f 02 01 00 01 02 00 00 1a 5e c0 03 02 01 06 ce").unit

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import TestSupport
 import Testing
 
 /// The report, `check` (the CI gate) and `rules`: interface, exit codes, JUnit.
@@ -98,5 +99,24 @@ import Testing
         let late = try frames([CLI.capture("healthy.btsnoop"), "--since", "0.3"])
         #expect(late.count < all.count && !late.isEmpty)
         #expect(try CLI.run(["packets", CLI.capture("healthy.btsnoop"), "--conn", "nonsense"]).status == 2)
+    }
+
+    /// `--conn` matches connection handles by what the field is (`FieldID.connectionHandle`), not by a
+    /// label ending in "Handle": an ATT Value Handle 0x0005 in a frame of connection 1 (handle 4)
+    /// does not pull in frames of the connection on handle 5. Expected: tshark's ACL frames on the handle.
+    @Test(.enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"),
+          .enabled(if: CLI.tool("tshark", ["--version"]), "tshark is not installed"))
+    func connectionFilterMatchesConnectionHandlesOnly() throws {
+        let capture = try #require(CLI.sharedReal).appendingPathComponent("android_jbd_bms_v13_repeated_discovery_att_only.btsnoop").path
+        let acl = try frames([capture, "--conn", "1"]).filter { $0["type"] as? String == "acl" }
+        let handles = acl.compactMap { frame -> Int? in
+            let header = (frame["layers"] as? [[String: Any]])?.first
+            return (header?["fields"] as? [[String: Any]])?.first { $0["name"] as? String == "Handle" }?["value"] as? Int
+        }
+        #expect(handles.count == acl.count)
+        let handle = try #require(handles.first)
+        #expect(Set(handles) == [handle])
+        let tshark = try #require(Tool.run("tshark", ["-r", capture, "-Y", "bthci_acl.chandle == \(handle)", "-T", "fields", "-e", "frame.number"]))
+        #expect(acl.count == tshark.split(separator: "\n").count)
     }
 }

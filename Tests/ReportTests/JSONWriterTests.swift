@@ -23,6 +23,31 @@ import Testing
         #expect(parsed?["v"] == text)
     }
 
+    /// The writer skips eight bytes at a time when none needs an escape: every escaped character, at
+    /// every position of a long string (both sides of each 8-byte boundary), next to ASCII and to
+    /// multi-byte characters, comes out as RFC 8259 section 7 says.
+    @Test(arguments: ["x", "é"])
+    func escapesAtEveryPosition(_ filler: String) {
+        let escapes: [(Character, String)] = [("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\r", #"\r"#), ("\t", #"\t"#),
+                                              ("\u{0}", #"\u0000"#), ("\u{1F}", #"\u001f"#)]
+        for (character, escaped) in escapes {
+            for position in 0 ..< 24 {
+                var text = String(repeating: filler, count: 24)
+                var expected = String(repeating: filler, count: 24)
+                let i = text.index(text.startIndex, offsetBy: position)
+                text.replaceSubrange(i ... i, with: String(character))
+                let j = expected.index(expected.startIndex, offsetBy: position)
+                expected.replaceSubrange(j ... j, with: escaped)
+                var out: [UInt8] = []
+                JSONWriter.appendString(text, to: &out)
+                #expect(String(decoding: out, as: UTF8.self) == "\"" + expected + "\"", "\(escaped) at \(position)")
+            }
+        }
+        var out: [UInt8] = []
+        JSONWriter.appendString(String(repeating: filler, count: 40) + " ~\u{7F}", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "\"" + String(repeating: filler, count: 40) + " ~\u{7F}\"")
+    }
+
     @Test func escapesOnlyWhatItMust() {
         var out: [UInt8] = []
         JSONWriter.appendString("a\"b\\c\nd\u{1}é", to: &out)

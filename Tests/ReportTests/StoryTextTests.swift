@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
-import BLEAnalysis
+@testable import BLEAnalysis
+import BLEProtocol
 import BLECapture
 @testable import BLEReport
 
@@ -14,6 +15,22 @@ import BLECapture
     }
 
     static func real(_ name: String) -> String? { Repo.sharedReal?.appendingPathComponent(name).path }
+
+    /// A vendor UUID (36 characters, four hyphens) in an attribute name shortens to its first 8 and
+    /// last 4 digits; other words, spacing and SIG names stay. ASCII names take a byte-wise path,
+    /// others the Character-wise one: both must agree.
+    @Test(arguments: [
+        ("02f00000-0000-0000-0000-00000000ff01 @0x0018", "02f00000…ff01 @0x0018"),
+        ("Client Characteristic Configuration (0x2902) of 02f00000-0000-0000-0000-00000000ff01 @0x0019",
+         "Client Characteristic Configuration (0x2902) of 02f00000…ff01 @0x0019"),
+        ("Écran 02f00000-0000-0000-0000-00000000ff01  @0x0018 ", "Écran 02f00000…ff01  @0x0018 "),
+        ("x 02f00000-0000-0000-0000-00000000ff01  @0x0018 ", "x 02f00000…ff01  @0x0018 "),
+        ("02f00000-0000-0000-0000-00000000ff0-1 @0x0018", "02f00000-0000-0000-0000-00000000ff0-1 @0x0018"),
+        ("Heart Rate Measurement (0x2A37) @0x000C", "Heart Rate Measurement (0x2A37) @0x000C"),
+    ])
+    func shortensVendorUUIDs(_ name: String, _ short: String) {
+        #expect(SessionText.shortAttribute(name) == short)
+    }
 
     /// tshark on the horizon capture: 261 Write Requests, 260 of them to 0x0011, one to 0x0015
     /// (`tshark -Y btatt.opcode==0x12 -T fields -e btatt.handle | sort | uniq -c`), all answered.
@@ -58,5 +75,63 @@ import BLECapture
         #expect(SessionText.rateText(count: 601, span: 60_000_000) == " over 1 min 0 s (about 10/s)")
         #expect(SessionText.rateText(count: 11, span: 3_600_000_000) == " over 1 h 0 min (one every 6 min 0 s on average)")
         #expect(ReportText.plural(1, "byte") == "1 byte")
+    }
+
+    /// Renderers read what a security event is from its typed step, not from its sentence. tshark:
+    /// `-Y "btsmp.opcode == 0x05"` finds Pairing Failed at frame 34 of pairing_failed, Encryption
+    /// Change (`bthci_evt.code == 0x08`) with encryption on at frame 51 of pairing_ok.
+    @Test func securityEventsAreMarkedByTheirTypedStep() throws {
+        let (failedRun, _) = try Self.analyze(Repo.capture("pairing_failed.btsnoop"))
+        let failed = try #require(failedRun.session.connections.first?.timeline.first { $0.frame == 34 })
+        #expect(failed.fields.security == .pairingFailed)
+        #expect(TimelineSVG.markerStyle(failed).0 == "m-bad")
+        #expect(ReportText.keyEvents([failed]).count == 1, "a failure is a key event")
+        // The same sentence without the typed step is not a failure to a renderer.
+        let told = TimelineEvent(time: failed.time, frame: failed.frame, kind: .security, text: failed.text)
+        #expect(TimelineSVG.markerStyle(told).0 == "m-ok")
+        #expect(ReportText.keyEvents([told]).isEmpty)
+
+        let (okRun, _) = try Self.analyze(Repo.capture("pairing_ok.btsnoop"))
+        let on = try #require(okRun.session.connections.first?.timeline.first { $0.frame == 51 })
+        #expect(on.fields.security == .encryptionOn)
+        #expect(TimelineSVG.markerStyle(on) == ("m-ok", "encrypted"))
+    }
+
+    /// A warning written while its peer was known by address only names the peer as the report does at
+    /// the end (a name learnt later: a GAP Device Name read after the finding, a later scan response);
+    /// information stays as written.
+    @Test func aPeerNamedAfterTheFindingIsNamedByTheRenderer() throws {
+        let c = Connection(index: 1, adapter: 0, handle: 0x40)
+        c.peerAddress = try #require(BDAddr(string: "C0:FF:EE:00:00:01"))
+        func finding(_ severity: Severity) -> Finding {
+            Finding(rule: "link.disconnect", severity: severity, connection: c, time: 0, frames: [1],
+                    message: "Disconnected from \(peer: c): Connection Timeout (0x08)")
+        }
+        var warning = finding(.warning), info = finding(.info)
+        c.peerName = "Thermo"
+        (warning.peer, warning.peerName) = (c.peerLabel, c.peerName)   // as DetectorEngine.finish fills them
+        (info.peer, info.peerName) = (c.peerLabel, c.peerName)
+        #expect(warning.text == "Disconnected from Thermo (C0:FF:EE:00:00:01): Connection Timeout (0x08)")
+        #expect(warning.message.description == "Disconnected from C0:FF:EE:00:00:01: Connection Timeout (0x08)")
+        #expect(info.text == "Disconnected from C0:FF:EE:00:00:01: Connection Timeout (0x08)")
+        // Written with the name: stays as written, even if the name changed since.
+        let named = Finding(rule: "link.disconnect", severity: .warning, connection: c, time: 0, frames: [1], message: "to \(peer: c)")
+        c.peerName = "Thermo 2"
+        var later = named
+        (later.peer, later.peerName) = (c.peerLabel, c.peerName)
+        #expect(later.text == "to Thermo (C0:FF:EE:00:00:01)")
+    }
+
+    /// On the real corpus, every warning or error that names its peer names it as the report does at the end.
+    @Test(.enabled(if: Repo.sharedReal != nil, "../shared/captures/real is absent"))
+    func findingsNameThePeerAsTheReportDoes() throws {
+        for path in Repo.realCaptures() {
+            let analyzer = Analyzer()
+            guard (try? CaptureFile(path: path).read { analyzer.consume($0) }) != nil else { continue }
+            for f in analyzer.finish() where f.severity != .info {
+                guard f.message.parts.contains(where: { if case .peer = $0 { true } else { false } }), let name = f.peerName else { continue }
+                #expect(f.text.contains(name), "\(path): \(f.rule): \(f.text)")
+            }
+        }
     }
 }

@@ -141,11 +141,11 @@ public final class Analyzer {
 extension AdapterInfo {
     mutating func apply(_ layer: Layer) {
         for f in layer.fields {
-            switch (f.nameString, f.value) {
-            case let ("Address", .address(a, _)): address = a.description
-            case let ("Name", .text(t)): name = t
-            case let ("Bus", .integer(v, .named(_, table))): bus = table.name(v)
-            case let ("Manufacturer", .integer(v, .named(_, table))): manufacturer = table.name(v) ?? "0x\(String(v, radix: 16))"
+            switch (f.id, f.value) {
+            case let (.adapterAddress, .address(a, _)): address = a.description
+            case let (.adapterName, .text(t)): name = t
+            case let (.adapterBus, .integer(v, .named(_, table))): bus = table.name(v)
+            case let (.manufacturer, .integer(v, .named(_, table))): manufacturer = table.name(v) ?? "0x\(String(v, radix: 16))"
             default: break
             }
         }

@@ -94,10 +94,10 @@ final class ATTUnanswered: Detector {
     }
 
     private func report(_ c: Connection, _ p: ATTBearer.Pending, _ when: String, _ severity: Severity, _ findings: inout [Finding]) {
-        let what = p.handle.map { " for " + (c.gatt(serverIsHost: !p.sentByHost)?.describe($0) ?? "handle 0x\(Format.hex($0, 4))") } ?? ""
+        let what = p.handle.map { " for " + c.attributeName($0, serverIsHost: !p.sentByHost) } ?? ""
         let server: Actor = p.sentByHost ? .peripheralFirmware : .app
         findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: p.time, frames: [p.frame],
-                                message: "\(p.opcode.name)\(what) to \(p.sentByHost ? c.peerLabel : "the host") got no response \(when)",
+                                message: "\(p.opcode.name)\(what) to \(p.sentByHost ? .peer(c) : "the host" as FindingMessage) got no response \(when)",
                                 actor: severity == .info ? Actor.none : server))
     }
 }
@@ -119,7 +119,7 @@ final class ATTProtocolViolation: Detector {
         switch event {
         case let .attRequest(c, p, sent, overlapping?):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame, overlapping.frame],
-                                    message: "\(p.opcode.name) sent by \(sent ? "the host" : c.peerLabel) while its \(overlapping.opcode.name) (frame \(overlapping.frame)) was still outstanding",
+                                    message: "\(p.opcode.name) sent by \(sent ? "the host" : FindingMessage.peer(c)) while its \(overlapping.opcode.name) (frame \(overlapping.frame)) was still outstanding",
                                     actor: sent ? .app : .peripheralFirmware))
         case let .attResponse(c, nil, opcode, _, frame, time, _):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
@@ -197,8 +197,8 @@ final class IndicationUnconfirmed: Detector {
             s.serverIsHost == o.sentByHost && s.value & 2 != 0
                 && (o.c.gatt(serverIsHost: o.sentByHost)?.owningCharacteristic(of: s.cccdHandle)?.valueHandle ?? s.cccdHandle &- 1) == o.p.handle
         }
-        let client = o.sentByHost ? o.c.peerLabel : "the host"
-        let what = o.c.gatt(serverIsHost: o.sentByHost)?.describe(o.p.handle ?? 0) ?? "handle 0x\(Format.hex(o.p.handle ?? 0, 4))"
+        let client: FindingMessage = o.sentByHost ? .peer(o.c) : "the host"
+        let what = o.c.attributeName(o.p.handle ?? 0, serverIsHost: o.sentByHost)
         let why = o.clientSpoke.map { "although \(client) sent other ATT PDUs after it (frame \($0))" } ?? "for \(Format.duration(waited)) with the link up"
         let unasked = o.sentByHost && !subscribed
         findings.append(Finding(rule: Self.rule.id, severity: unasked ? .info : .warning, connection: o.c, time: o.p.time,

@@ -92,8 +92,8 @@ final class Disconnects: Detector {
         guard case let .disconnected(c, _) = event, let frame = c.disconnectFrame, let reason = c.disconnectReason else { return }
         let severity: Severity = Self.warnings.contains(reason.rawValue) ? .warning : .info
         let who = c.localDisconnectReason != nil ? "the host" : "the peer or the controller"
-        let message = c.lossInferred.map { "Link to \(c.peerLabel) lost (\($0))" }
-            ?? "Disconnected from \(c.peerLabel): \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)"
+        let message: FindingMessage = c.lossInferred.map { "Link to \(peer: c) lost (\($0))" }
+            ?? "Disconnected from \(peer: c): \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)"
         findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: c.disconnectTime ?? 0, frames: [frame],
                                 message: message))
     }
@@ -116,7 +116,7 @@ final class DisconnectSummary: Detector {
         let text = counts.sorted { $0.value > $1.value }.map { "\($0.value)× \(HCIStatus(rawValue: $0.key).name) (0x\(Format.hex($0.key)))" }
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].disconnectTime ?? 0,
                                 frames: closed.prefix(50).compactMap(\.disconnectFrame),
-                                message: "Disconnect reasons: " + text.joined(separator: ", ")))
+                                message: "Disconnect reasons: \(text.joined(separator: ", "))"))
     }
 }
 
@@ -149,7 +149,7 @@ final class ParameterUpdateRefused: Detector {
             let why = after.map { " after the host accepted the peer's parameter request (frame \($0))" } ?? ""
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time,
                                     frames: [frame, commandFrame] + (after.map { [$0] } ?? []),
-                                    message: "LE Connection Update for \(c.peerLabel) refused by the controller: \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged"))
+                                    message: "LE Connection Update for \(peer: c) refused by the controller: \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged"))
         default:
             break
         }

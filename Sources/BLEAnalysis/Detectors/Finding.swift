@@ -40,17 +40,20 @@ public struct Finding: Sendable {
     public var time: Int64
     /// Evidence frame numbers; the first is the key one.
     public var frames: [Int]
-    public var message: String
+    /// The sentence, with the peer as a typed part (renderers name the peer as `peer` says).
+    public var message: FindingMessage
     /// Who must act (defaults to the rule's; a rule that knows the roles sets it per finding).
     public var actor: Actor
     /// The peer, as the report names it: advertised or GAP name and address ("NOVA_O38 (14:32:…)"),
     /// filled when the pass ends (names may be learnt after the finding).
     public var peer: String?
+    /// The peer's name (advertised or GAP), filled when the pass ends; nil when only its address is known.
+    public var peerName: String?
     /// Host log lines (PacketLogger syslog: bluetoothd, CoreBluetooth) logged just before the
     /// finding on its connection, with how long before: "the app logged X 3 ms before the stall".
     public var logContext: [String] = []
 
-    public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: String,
+    public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: FindingMessage,
                 actor: Actor? = nil) {
         self.rule = rule
         self.severity = severity

@@ -53,7 +53,7 @@ final class SkippedReady: Detector {
             self.stall = stall
             if let rt = s.returnTime, let rf = s.returnFrame, time - rt >= stall {
                 findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: rt, frames: [rf, frame],
-                                        message: "Controller buffers were free again at frame \(rf) but the host sent nothing to \(c.peerLabel) for \(Format.seconds(time - rt))"))
+                                        message: "Controller buffers were free again at frame \(rf) but the host sent nothing to \(peer: c) for \(Format.seconds(time - rt))"))
                 runs[c]?.reset()
             }
             s.returnFrame = nil
@@ -109,7 +109,7 @@ final class SkippedReady: Detector {
                         run.resumed += 1
                         if run.resumed >= Self.runAfter {
                             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: k.time, frames: [k.frame, k.resumeFrame],
-                                                    message: "The host's transfer to \(c.peerLabel) (\(length)-byte chunks, one every \(Format.duration(k.pace))) stopped mid-message for \(Format.seconds(k.gap)) with every controller buffer free, then went on at the same pace"))
+                                                    message: "The host's transfer to \(peer: c) (\(length)-byte chunks, one every \(Format.duration(k.pace))) stopped mid-message for \(Format.seconds(k.gap)) with every controller buffer free, then went on at the same pace"))
                             run.candidate = nil
                         }
                     } else {

@@ -50,8 +50,8 @@ final class TruncatedRead: Detector {
         guard !open.isEmpty, let p = pending[c] else { return }
         pending[c] = nil
         open.removeAll { $0 === c }
-        let name = c.gatt(serverIsHost: p.hostServes)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
-        let client = p.hostServes ? c.peerLabel : "the host"
+        let name = c.attributeName(p.handle, serverIsHost: p.hostServes)
+        let client: FindingMessage = p.hostServes ? .peer(c) : "the host"
         if let undecided {
             findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
                                     message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1), then \(undecided) before any Read Blob: the value may be longer", actor: Actor.none))
@@ -105,14 +105,13 @@ final class TruncatedNotification: Detector {
                     }
                 }
             }
-            let db = k.c.gatt(serverIsHost: k.sent)
-            let what = db?.describe(k.handle) ?? "handle 0x\(Format.hex(k.handle, 4))"
+            let what = k.c.attributeName(k.handle, serverIsHost: k.sent)
             let kind = k.indication ? "indication" : "notification"
             let count = stream.notifications + stream.indications
             let server: Actor = k.sent ? .app : .peripheralFirmware
             if let longer {
                 findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: k.c, time: k.time, frames: [k.frame, longer.frame],
-                                        message: "All \(count) \(kind)s of \(what) from \(k.sent ? "the host" : k.c.peerLabel) were exactly ATT_MTU \(k.c.att.mtu) − 3 = \(k.length) bytes, while connection \(longer.connection) carried \(longer.length)-byte values of it: they are cut",
+                                        message: "All \(count) \(kind)s of \(what) from \(k.sent ? "the host" : FindingMessage.peer(k.c)) were exactly ATT_MTU \(k.c.att.mtu) − 3 = \(k.length) bytes, while connection \(longer.connection) carried \(longer.length)-byte values of it: they are cut",
                                         actor: .app))
             } else {
                 findings.append(Finding(rule: Self.rule.id, severity: .info, connection: k.c, time: k.time, frames: [k.frame],

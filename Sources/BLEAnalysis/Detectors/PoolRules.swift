@@ -84,7 +84,7 @@ final class IdleConnection: Detector {
             reported.insert(c.index)
             let evidence = lastFrame > 0 ? lastFrame : (c.completeFrame ?? a.frame)
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: a.time, frames: [evidence, a.frame],
-                                    message: "Connection \(c.index) to \(c.peerLabel) carried no data for \(Format.seconds(a.time - lastTime)) and was still open when the host started connecting to \(a.peerAddress?.description ?? "another device")"))
+                                    message: "Connection \(c.index) to \(peer: c) carried no data for \(Format.seconds(a.time - lastTime)) and was still open when the host started connecting to \(a.peerAddress?.description ?? "another device")"))
         }
     }
 }
@@ -129,7 +129,7 @@ final class UnresponsivePeer: Detector {
         let why = request.map { "its \($0.opcode.name) (frame \($0.frame)) is still unanswered" }
             ?? "the controller delivered none of its last packets"
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: lastHeard, frames: [heardFrame, lastSentFrame],
-                                message: "The host kept sending to \(c.peerLabel) for \(Format.seconds(lastSent - lastHeard)) with nothing received; \(why)"))
+                                message: "The host kept sending to \(peer: c) for \(Format.seconds(lastSent - lastHeard)) with nothing received; \(why)"))
     }
 }
 

@@ -86,7 +86,7 @@ final class RepeatedPairing: Detector {
         perPeer[peer, default: 0] += 1
         guard perConnection[c.index, default: 0] >= 3 || perPeer[peer, default: 0] >= 3, reported.insert(peer).inserted else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                message: "Third pairing attempt with \(c.peerAddress?.description ?? "the peer")"))
+                                message: "Third pairing attempt with \(peerAddress: c, or: "the peer")"))
     }
 }
 

@@ -36,7 +36,7 @@ final class SubscriptionFailed: Detector {
             let security: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
             let clientMustPair = security.contains(error.rawValue)
             let actor: Actor = f.sub.serverIsHost ? (clientMustPair ? .peripheralFirmware : .app) : (clientMustPair ? .app : .peripheralFirmware)
-            let who = f.sub.serverIsHost ? "\(f.c.peerLabel) subscribing to the host's \(what)" : "Subscribing to \(what) of \(f.c.peerLabel)"
+            let who: FindingMessage = f.sub.serverIsHost ? "\(peer: f.c) subscribing to the host's \(what)" : "Subscribing to \(what) of \(peer: f.c)"
             findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .warning, connection: f.c, time: f.time,
                                     frames: [f.responseFrame, f.sub.frame],
                                     message: "\(who) failed: \(error)" + (f.recovered ? " (a later attempt succeeded)" : ""), actor: actor))
@@ -92,7 +92,7 @@ final class SubscriptionNoNotifyProperty: Detector {
         guard case let .subscriptionWritten(c, sub, characteristic) = event, sub.value != 0, let ch = characteristic,
               !ch.canNotify, !ch.canIndicate else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: sub.time, frames: [sub.frame],
-                                message: "\(sub.serverIsHost ? c.peerLabel : "The host") enabled notifications on \(ch.uuid.gattLabel(.characteristic)) @0x\(Format.hex(ch.valueHandle, 4)), which has neither Notify nor Indicate",
+                                message: "\(sub.serverIsHost ? .peer(c) : "The host" as FindingMessage) enabled notifications on \(ch.uuid.gattLabel(.characteristic)) @0x\(Format.hex(ch.valueHandle, 4)), which has neither Notify nor Indicate",
                                 actor: sub.serverIsHost ? .peripheralFirmware : .app))
     }
 }
@@ -151,7 +151,7 @@ final class SubscriptionSilent: Detector {
         // Did any value arrive for the handle after the subscription was accepted? (The model keeps it.)
         if let s = a.c.valueStreams[a.valueHandle], s.lastTime >= a.since, s.lastFrame > a.responseFrame { return }
         let what = Subscriptions.owner(a.c, a.sub)
-        let server = a.sub.serverIsHost ? "the host" : a.c.peerLabel
+        let server: FindingMessage = a.sub.serverIsHost ? "the host" : .peer(a.c)
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: a.c, time: a.since, frames: [a.responseFrame, a.sub.frame],
                                 message: "Subscribed to \(what); \(server) sent nothing for it in the \(Format.duration(end - a.since)) that followed"))
     }
@@ -224,9 +224,9 @@ final class UnsubscribedNotification: Detector {
     private func decide(_ c: Connection, _ findings: inout [Finding]) {
         for p in pending where p.c === c {
             let hostServes = c.valueStreams[p.handle]?.sentByHost ?? false
-            let what = c.gatt(serverIsHost: hostServes)?.describe(p.handle) ?? "handle 0x\(Format.hex(p.handle, 4))"
+            let what = c.attributeName(p.handle, serverIsHost: hostServes)
             let kind = p.indication ? "Indication" : "Notification"
-            let sender = hostServes ? "the host" : c.peerLabel
+            let sender: FindingMessage = hostServes ? "the host" : .peer(c)
             let neverEncrypted = !c.encrypted && c.smp.pairingRequests == 0 && !c.everEncrypted
             // Proof needs the peer as the sender (the host's own GATT server is the OS's, e.g. Service
             // Changed), and, on an air capture, no packet lost before it (the CCCD write may be among them).

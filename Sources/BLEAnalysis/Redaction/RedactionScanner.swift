@@ -25,7 +25,7 @@ final class RedactionScanner {
     let options: RedactionOptions
     let addresses: AddressMap
     let names: NameMap
-    private let analyzer = Analyzer()
+    let analyzer = Analyzer()
     private let collectDeferred: Bool
     /// Edits for frames before the one being scanned (first pass only), by frame number.
     private(set) var deferred: [Int: [RedactionEdit]] = [:]
@@ -261,31 +261,54 @@ final class RedactionScanner {
         // Application data is swept for both byte orders and for names; undecoded HCI parameters for
         // little-endian addresses only (as the tables write them).
         let application = data != nil && Self.sweepStart(frame) == nil
+        // An advertising report's framing stays (computed at the first hit: most frames have none).
+        var framing: [Bool]?? = application && frame.kind == .event ? nil : .some(nil)
         var i = from
         while addresses.count > 0, i + 6 <= p.count {
             let v = UInt64(p[i]) | UInt64(p[i + 1]) << 8 | UInt64(p[i + 2]) << 16 | UInt64(p[i + 3]) << 24
                 | UInt64(p[i + 4]) << 32 | UInt64(p[i + 5]) << 40
             let reversed = application ? Self.reversed48(v) : 0
+            let fake: [UInt8]
             if addresses.isKnown(v), !overlapsEdit(i, 6) {
-                add(RedactionEdit(offset: i, bytes: addresses.fake(bytes: UnsafeRawBufferPointer(rebasing: p[i ..< i + 6])), what: .address))
-                i += 6
+                fake = addresses.fake(bytes: UnsafeRawBufferPointer(rebasing: p[i ..< i + 6]))
             } else if application, addresses.isKnown(reversed), !overlapsEdit(i, 6) {
-                let fake = addresses.fake(reversed)
-                add(RedactionEdit(offset: i, bytes: (0..<6).reversed().map { UInt8(truncatingIfNeeded: fake >> UInt64(8 * $0)) }, what: .address))
-                i += 6
+                let f = addresses.fake(reversed)
+                fake = (0..<6).reversed().map { UInt8(truncatingIfNeeded: f >> UInt64(8 * $0)) }
             } else {
                 i += 1
+                continue
             }
+            if framing == nil { framing = .some(AdvertisingFraming.protected(p)) }
+            addAround(framing ?? nil, RedactionEdit(offset: i, bytes: fake, what: .address), p)
+            i += 6
         }
         guard application, !options.keepNames, names.count > 0 else { return }
-        replaceNames(in: p, from: from)
+        replaceNames(in: p, from: from, framing: framing ?? AdvertisingFraming.protected(p))
     }
 
-    /// Edits replacing every known name and identifier in `p[from...]` (not over other edits).
-    func replaceNames(in p: UnsafeRawBufferPointer, from: Int) {
+    /// Edits replacing every known name and identifier in `p[from...]` (not over other edits nor
+    /// over `framing`'s bytes).
+    func replaceNames(in p: UnsafeRawBufferPointer, from: Int, framing: [Bool]? = nil) {
         let subs = substitutions()
         for (offset, k) in nameOccurrences(p, from: from) where !overlapsEdit(offset, subs[k].from.count) {
-            add(RedactionEdit(offset: offset, bytes: subs[k].to, what: subs[k].what))
+            addAround(framing, RedactionEdit(offset: offset, bytes: subs[k].to, what: subs[k].what), p)
+        }
+    }
+
+    /// Adds `edit` without its bytes that `framing` protects (one edit per run of the others), so
+    /// the structure stays as it was. When that would leave the original bytes unchanged, the whole
+    /// edit is added: nothing private may stay.
+    private func addAround(_ framing: [Bool]?, _ edit: RedactionEdit, _ p: UnsafeRawBufferPointer) {
+        let span = edit.offset ..< edit.offset + edit.bytes.count
+        guard let framing, span.contains(where: { framing[$0] }) else { return add(edit) }
+        guard span.contains(where: { !framing[$0] && p[$0] != edit.bytes[$0 - edit.offset] }) else { return add(edit) }
+        var k = span.lowerBound
+        while k < span.upperBound {
+            guard !framing[k] else { k += 1; continue }
+            var end = k
+            while end < span.upperBound, !framing[end] { end += 1 }
+            add(RedactionEdit(offset: k, bytes: Array(edit.bytes[(k - edit.offset) ..< (end - edit.offset)]), what: edit.what))
+            k = end
         }
     }
 

@@ -74,11 +74,17 @@ public struct ATTBearer: Sendable {
     /// protocol broken, Core v5.4 Vol 3 Part F 3.3.2), if any.
     public mutating func request(_ p: Pending, from side: Side) -> Pending? {
         requests += 1
-        var r = side == .host ? hostRequests : peerRequests
-        let overlapping = r.outstanding
-        if r.outstanding == nil { r.outstanding = p } else if r.queued.count < Self.maxQueued { r.queued.append(p) }
-        if side == .host { hostRequests = r } else { peerRequests = r }
-        return overlapping
+        return update(side) { r in
+            let overlapping = r.outstanding
+            if r.outstanding == nil { r.outstanding = p } else if r.queued.count < Self.maxQueued { r.queued.append(p) }
+            return overlapping
+        }
+    }
+
+    /// `side`'s requests changed in place: a copy taken out and stored back retained its queue
+    /// twice per request and response.
+    private mutating func update<T>(_ side: Side, _ body: (inout Requests) -> T) -> T {
+        side == .host ? body(&hostRequests) : body(&peerRequests)
     }
 
     /// A response (or Error Response) to `requester`'s oldest request: pairs and returns it (nil when
@@ -95,11 +101,11 @@ public struct ATTBearer: Sendable {
     /// Removes `requester`'s oldest request without an answer (a response the sniffer lost).
     @discardableResult
     public mutating func take(requester side: Side) -> Pending? {
-        var r = side == .host ? hostRequests : peerRequests
-        guard let p = r.outstanding else { return nil }
-        r.outstanding = r.queued.isEmpty ? nil : r.queued.removeFirst()
-        if side == .host { hostRequests = r } else { peerRequests = r }
-        return p
+        update(side) { r in
+            guard let p = r.outstanding else { return nil }
+            r.outstanding = r.queued.isEmpty ? nil : r.queued.removeFirst()
+            return p
+        }
     }
 
     /// The indication `side` sent that is still unconfirmed.

@@ -105,6 +105,11 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
 
     /// The database of whichever side is the server for a PDU.
     public func gatt(serverIsHost: Bool) -> GATTDatabase? { serverIsHost ? localGATT : peerGATT }
+    /// How the story and every renderer name an attribute: what discovery showed of it
+    /// (`GATTDatabase.describe`), else its handle.
+    public func attributeName(_ handle: UInt16, serverIsHost: Bool) -> String {
+        gatt(serverIsHost: serverIsHost)?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+    }
 
     /// Per value handle: notifications and indications seen.
     @exclusivity(unchecked) public var valueStreams = HandleMap<ValueStream>()
@@ -173,9 +178,23 @@ public struct TimelineEvent: Sendable {
         public var uuid: BluetoothUUID?
         /// HCI reason of a disconnection.
         public var reason: UInt8?
-        public init(mtu: Int? = nil, handle: UInt16? = nil, uuid: BluetoothUUID? = nil, reason: UInt8? = nil) {
+        /// What a security event tells: a pairing step, a key, encryption and its outcome.
+        public var security: SecurityStep?
+        /// The first notification or indication of its value handle (later ones are counted, not told).
+        public var firstOfHandle = false
+        public init(mtu: Int? = nil, handle: UInt16? = nil, uuid: BluetoothUUID? = nil, reason: UInt8? = nil,
+                    security: SecurityStep? = nil, firstOfHandle: Bool = false) {
             (self.mtu, self.handle, self.uuid, self.reason) = (mtu, handle, uuid, reason)
+            (self.security, self.firstOfHandle) = (security, firstOfHandle)
         }
+    }
+    /// The security events of a connection's story (SMP, Core v5.4 Vol 3 Part H; HCI Encryption
+    /// Change and Key Refresh Complete, Vol 4 Part E 7.7.8, 7.7.39).
+    public enum SecurityStep: String, Sendable {
+        case pairingRequested, securityRequested, pairingFailed, keyDistributed
+        case encryptionOn, encryptionOff, encryptionFailed, keyRefreshFailed
+        /// Pairing or encryption failed.
+        public var failed: Bool { self == .pairingFailed || self == .encryptionFailed || self == .keyRefreshFailed }
     }
     public var time: Int64
     public var frame: Int

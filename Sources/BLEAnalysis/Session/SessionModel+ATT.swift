@@ -279,7 +279,7 @@ extension SessionModel {
         if first {
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
                    "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(Self.count(length, "byte")))",
-                   .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid))
+                   .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid, firstOfHandle: true))
         }
     }
 
@@ -335,7 +335,7 @@ extension SessionModel {
     }
 
     func describe(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> String {
-        c.gatt(serverIsHost: serverIsHost)?.describe(handle) ?? "handle 0x" + Hex.pad(handle, 4)
+        c.attributeName(handle, serverIsHost: serverIsHost)
     }
 
     /// Typed fields of a subscription event: the value handle and UUID of the characteristic owning the CCCD.

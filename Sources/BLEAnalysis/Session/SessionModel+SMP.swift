@@ -11,20 +11,21 @@ extension SessionModel {
             c.smp.pairingRequests += 1
             emit(.security, .pairingRequest(c, frame: frame.number, time: frame.timestamp, sent: sent))
             c.note(frame.timestamp, frame.number, .security,
-                   "pairing requested by \(who): IO \(p.ioCapability), " + Self.authText(p.authReq) + ", key size \(p.maxEncryptionKeySize)")
+                   "pairing requested by \(who): IO \(p.ioCapability), " + Self.authText(p.authReq) + ", key size \(p.maxEncryptionKeySize)",
+                   .init(security: .pairingRequested))
         case .securityRequest:
-            c.note(frame.timestamp, frame.number, .security, "security requested by \(who)")
+            c.note(frame.timestamp, frame.number, .security, "security requested by \(who)", .init(security: .securityRequested))
         case let .pairingFailed(reason):
             c.smp.failures.append((frame.number, reason.description))
             emit(.security, .pairingFailed(c, frame: frame.number, time: frame.timestamp, reason: reason.description, sent: sent))
-            c.note(frame.timestamp, frame.number, .security, "pairing failed (sent by \(who)): \(reason)")
+            c.note(frame.timestamp, frame.number, .security, "pairing failed (sent by \(who)): \(reason)", .init(security: .pairingFailed))
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             c.smp.succeeded = true
             if let key = cmd.distributedKey, let name = SMP.KeyDistribution.names.name(UInt64(key.rawValue)) {
                 let entry = "\(name) from \(who)"
                 if !c.smp.keysDistributed.contains(entry) {
                     c.smp.keysDistributed.append(entry)
-                    c.note(frame.timestamp, frame.number, .security, "key distributed: \(entry)")
+                    c.note(frame.timestamp, frame.number, .security, "key distributed: \(entry)", .init(security: .keyDistributed))
                 }
             }
         case .pairingDHKeyCheck:

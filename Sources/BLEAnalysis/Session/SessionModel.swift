@@ -231,16 +231,19 @@ public final class SessionModel {
             if status == .success {
                 c.encrypted = enabled
                 if enabled { c.everEncrypted = true }
-                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""))
+                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""),
+                       .init(security: enabled ? .encryptionOn : .encryptionOff))
             } else {
                 c.encryptionFailures += 1
-                c.note(frame.timestamp, frame.number, .security, "encryption failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                c.note(frame.timestamp, frame.number, .security, "encryption failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
+                       .init(security: .encryptionFailed))
             }
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.encryptionFailures += 1
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
-            c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)")
+            c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)",
+                   .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
             guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.intervalUnits = interval

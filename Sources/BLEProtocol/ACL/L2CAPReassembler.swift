@@ -67,6 +67,22 @@ public struct L2CAPReassembler {
     /// PDUs still incomplete (for the end-of-capture report).
     public var incompleteCount: Int { pending.count + (hotKey == nil ? 0 : 1) }
 
+    /// How far a PDU still incomplete has come.
+    public struct Progress: Sendable, Equatable {
+        /// Frame number of the start fragment.
+        public var firstFrame: Int
+        /// Bytes received so far, L2CAP header included.
+        public var have: Int
+        /// Bytes the L2CAP header announced, header included.
+        public var expected: Int
+    }
+
+    /// The PDU in progress on `key`, if any (a sniffer's analysis tells from it what was lost).
+    public func inProgress(_ key: Key) -> Progress? {
+        let p = hotKey == key ? hot : pending.isEmpty ? nil : pending[key]
+        return p.map { Progress(firstFrame: $0.firstFrame, have: $0.data.count, expected: $0.expected) }
+    }
+
     /// Forgets a link's partial PDUs (on disconnect).
     public mutating func reset(adapter: UInt16, handle: UInt16) {
         for received in [true, false] {

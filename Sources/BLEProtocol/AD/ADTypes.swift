@@ -17,7 +17,7 @@ extension ADDecoding {
         ADTypeEntry(.completeUUID128, "Complete List of 128-bit Service UUIDs", uuidList(16)),
         ADTypeEntry(.shortenedLocalName, "Shortened Local Name", params: [Param("Name", .custom(GATTValues.utf8Rest))]),
         ADTypeEntry(.completeLocalName, "Complete Local Name", params: [Param("Name", .custom(GATTValues.utf8Rest))]),
-        ADTypeEntry(.txPowerLevel, "Tx Power Level", params: [Param("TX Power", .signed(1, unit: "dBm"))]),
+        ADTypeEntry(.txPowerLevel, "Tx Power Level", params: [Param(.txPower, "TX Power", .signed(1, unit: "dBm"))]),
         ADTypeEntry(.classOfDevice, "Class of Device") { r, f throws(DecodeError) in
             let v = UInt64(try r.u24le("Class of Device"))
             f.append(Field("Class", .integer(v, .hex(bytes: 3))))
@@ -144,7 +144,7 @@ extension ADDecoding {
 
     static func eddystoneFields(_ frame: AD.Eddystone) -> [Field] {
         func frameType(_ t: UInt64) -> Field { Field("Frame", .integer(t, .named(bytes: 1, AD.Eddystone.frameNames))) }
-        func power(_ name: StaticString, _ v: Int8) -> Field { Field(name, .integer(UInt64(UInt8(bitPattern: v)), .signed(bytes: 1, unit: "dBm"))) }
+        func power(_ name: StaticString, _ v: Int8) -> Field { Field(.txPower, name, .integer(UInt64(UInt8(bitPattern: v)), .signed(bytes: 1, unit: "dBm"))) }
         switch frame {
         case let .uid(tx, namespace, instance):
             return [frameType(0x00), power("TX Power at 0 m", tx), Field("Namespace", .bytes(namespace)), Field("Instance", .bytes(instance))]

@@ -86,7 +86,7 @@ public enum ATTDisplay {
         layer.code = Hex.code(op, 2)
         guard let entry = ATTDecoding.index[op] else {
             layer.name = "Unknown"
-            if r.remaining > 0 { layer.fields.append(Field("Data", .bytes(Array(r.rest().bytes)))) }
+            if r.remaining > 0 { layer.fields.append(Field(.rest, "Data", .bytes(Array(r.rest().bytes)))) }
             return layer
         }
         layer.name = entry.nameText
@@ -95,7 +95,7 @@ public enum ATTDisplay {
         } catch {
             layer.error = error
             layer.notes.append(r.remaining == 0 ? "too short packet" : "invalid packet size")
-            if r.remaining > 0 { layer.fields.append(Field("Data", .bytes(Array(r.rest().bytes)))) }
+            if r.remaining > 0 { layer.fields.append(Field(.rest, "Data", .bytes(Array(r.rest().bytes)))) }
             return layer
         }
         var fields: [Field] = []
@@ -142,11 +142,11 @@ enum ATTShow {
     /// Shows `s` as the value of an attribute of type `uuid`: raw bytes, then the decoded fields when
     /// `GATTValues` knows the type.
     static func value(_ s: ByteReader, uuid: BluetoothUUID?, _ f: inout [Field], _ name: StaticString = "Value") {
-        f.append(Field(name, .bytes(Array(s.remainingBytes))))
+        f.append(Field(.attValue, name, .bytes(Array(s.remainingBytes))))
         guard let uuid, s.remaining > 0 else { return }
         var v = s
         if let decoded = GATTValues.decode(uuid: uuid, &v), !decoded.isEmpty {
-            f.append(Field("Decoded", .group(decoded)))
+            f.append(Field(.attValue, "Decoded", .group(decoded)))
         }
     }
 

@@ -103,12 +103,18 @@ public enum L2CAPEncoding {
         var start = 0
         repeat {
             let end = min(pdu.count, start + size)
-            var w = ByteWriter(capacity: end - start + 4)
-            w.u16le((handle & 0x0FFF) | (start == 0 ? 0x0000 : 0x1000))
-            w.u16le(UInt16(end - start)); w.append(pdu[start ..< end])
-            out.append(w.bytes)
+            out.append(aclPacket(handle: handle, boundary: start == 0 ? ACLHeader.firstNonFlushable : ACLHeader.continuing, pdu[start ..< end]))
             start = end
         } while start < pdu.count
         return out
+    }
+
+    /// One ACL data packet (header included, no H4 indicator): handle and Packet_Boundary_Flag
+    /// (`ACLHeader.firstNonFlushable`, `.continuing`, `.firstFlushable`), Data_Total_Length, data.
+    public static func aclPacket<C: Collection<UInt8>>(handle: UInt16, boundary: UInt8, _ data: C) -> [UInt8] {
+        var w = ByteWriter(capacity: data.count + ACLHeader.size)
+        w.u16le((handle & 0x0FFF) | UInt16(boundary & 0b11) << 12)
+        w.u16le(UInt16(truncatingIfNeeded: data.count)); w.append(data)
+        return w.bytes
     }
 }

@@ -71,9 +71,9 @@ extension ATTDecoding {
                            handle: try r.u16le("Attribute Handle In Error"),
                            error: ATTErrorCode(try r.u8("Error Code")))
         }, display: { r, ctx, f throws(DecodeError) in
-            f.append(Field("Request Opcode", .integer(UInt64(try r.u8("Request Opcode In Error")), .named(bytes: 1, ATTDecoding.opcodeNames))))
+            f.append(Field(.attRequestOpcode, "Request Opcode", .integer(UInt64(try r.u8("Request Opcode In Error")), .named(bytes: 1, ATTDecoding.opcodeNames))))
             _ = try ATTShow.handle(&r, ctx, &f)
-            f.append(Field("Error", .integer(UInt64(try r.u8("Error Code")), .named(bytes: 1, ATTErrorCode.names))))
+            f.append(Field(.errorCode, "Error", .integer(UInt64(try r.u8("Error Code")), .named(bytes: 1, ATTErrorCode.names))))
         }),
         ATTEntry(.exchangeMTURequest, "Exchange MTU Request", .request, response: .exchangeMTUResponse, size: .exactly(2),
                  decode: { r throws(DecodeError) in .exchangeMTURequest(mtu: try r.u16le("Client Rx MTU")) },

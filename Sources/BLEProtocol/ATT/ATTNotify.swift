@@ -31,7 +31,7 @@ extension ATTDecoding {
                  },
                  display: { r, ctx, f throws(DecodeError) in
                      var items: [[Field]] = []
-                     defer { f.append(Field("Handle Length Value Tuple List", .list(items))) }
+                     defer { f.append(Field(.attValue, "Handle Length Value Tuple List", .list(items))) }
                      while !r.isAtEnd {
                          var item: [Field] = []
                          let h = try ATTShow.handle(&r, ctx, &item)

@@ -46,13 +46,13 @@ extension ATTDecoding {
                          let length = try r.u16le("Value Length")
                          var item = [Field("Length", .integer(UInt64(length), .decimal(bytes: 2)))]
                          let present = min(Int(length), r.remaining)
-                         item.append(Field("Value", .bytes(try r.copy(present, "Attribute Value"))))
+                         item.append(Field(.attValue, "Value", .bytes(try r.copy(present, "Attribute Value"))))
                          if present < Int(length) {
                              item.append(Field("Truncated", .note("\(present) of \(length) bytes (cut at ATT_MTU - 1)")))
                          }
                          items.append(item)
                      }
-                     f.append(Field("Length Value Tuple List", .list(items)))
+                     f.append(Field(.attValue, "Length Value Tuple List", .list(items)))
                      if r.remaining > 0 {
                          _ = r.rest()
                          f.append(Field("Truncated", .note("1 byte of a Value Length (cut at ATT_MTU - 1)")))

@@ -112,8 +112,19 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
         case 2: return Hex.code(UInt16(truncatingIfNeeded: high >> 32), 4, uppercase: true)
         case 4: return Hex.code(UInt32(truncatingIfNeeded: high >> 32), 8, uppercase: true)
         default:
-            let h = Hex.pad(high, 16), l = Hex.pad(low, 16)
-            return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"
+            // Written digit by digit: two padded strings cut into five Substrings cost ~9,000
+            // instructions, and attribute names are made per connection.
+            return String(unsafeUninitializedCapacity: 36) { buffer in
+                var at = 0
+                for digit in 0 ..< 32 {
+                    if at == 8 || at == 13 || at == 18 || at == 23 { buffer[at] = UInt8(ascii: "-"); at += 1 }
+                    let half = digit < 16 ? high : low
+                    let d = UInt8(truncatingIfNeeded: half >> UInt64(60 - 4 * (digit & 15))) & 0xF
+                    buffer[at] = d < 10 ? 0x30 &+ d : 0x57 &+ d   // "0"… or "a"…
+                    at += 1
+                }
+                return at
+            }
         }
     }
 

@@ -9,10 +9,15 @@ import Darwin
 /// remembers how it should be shown. Produced by the table-driven decoders (`FieldSpec`), rendered by
 /// BLEReport. Analysis code does not read `Field`s; it uses the typed decoders.
 public struct Field: Sendable {
+    /// The label as the spec spells it: shown, never matched (match `id`).
     public let name: StaticString
+    /// What the field is, for code that acts on it. (Declared after `name`: it fills the padding after
+    /// StaticString's flag byte, so a Field is no larger than without it.)
+    public let id: FieldID
     public let value: FieldValue
 
-    @inlinable public init(_ name: StaticString, _ value: FieldValue) { (self.name, self.value) = (name, value) }
+    @inlinable public init(_ name: StaticString, _ value: FieldValue) { (self.name, self.value, self.id) = (name, value, .unspecified) }
+    @inlinable public init(_ id: FieldID, _ name: StaticString, _ value: FieldValue) { (self.name, self.value, self.id) = (name, value, id) }
 
     public var nameString: String { name.description }
 

@@ -49,7 +49,21 @@ public indirect enum FieldSpec: Sendable {
 public struct Param: Sendable {
     public let name: StaticString
     public let spec: FieldSpec
-    @inlinable public init(_ name: StaticString, _ spec: FieldSpec) { (self.name, self.spec) = (name, spec) }
+    /// What the field is (`FieldID`); a handle or status spec gives its own.
+    public let id: FieldID
+    @inlinable public init(_ name: StaticString, _ spec: FieldSpec) { self.init(spec.impliedID, name, spec) }
+    @inlinable public init(_ id: FieldID, _ name: StaticString, _ spec: FieldSpec) { (self.id, self.name, self.spec) = (id, name, spec) }
+}
+
+extension FieldSpec {
+    /// The id a field has because of how it is read: a connection handle, an HCI status.
+    @inlinable public var impliedID: FieldID {
+        switch self {
+        case .handle: .connectionHandle
+        case .status: .status
+        default: .unspecified
+        }
+    }
 }
 
 /// Reads fields by spec.
@@ -59,11 +73,11 @@ public enum FieldDecoder {
     public static func decode(_ params: [Param], _ r: inout ByteReader, into fields: inout [Field]) throws(DecodeError) {
         if let visitor = FieldVisitor.current {
             // Redaction is listening: report where addresses, keys and names lie (FieldVisitor.swift).
-            for p in params { fields.append(Field(p.name, try visitor.value(p, &r))) }
+            for p in params { fields.append(Field(p.id, p.name, try visitor.value(p, &r))) }
             return
         }
         for p in params {
-            fields.append(Field(p.name, try value(p.spec, &r)))
+            fields.append(Field(p.id, p.name, try value(p.spec, &r)))
         }
     }
 
@@ -156,7 +170,7 @@ public enum FieldDecoder {
             }
             var items: [[Field]] = []
             for i in 0..<count {
-                items.append(params.indices.map { Field(params[$0].name, columns[$0][i]) })
+                items.append(params.indices.map { Field(params[$0].id, params[$0].name, columns[$0][i]) })
             }
             return .list(items)
         case let .custom(read):

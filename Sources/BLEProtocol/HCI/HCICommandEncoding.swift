@@ -5,20 +5,27 @@ import BLEBytes
 /// the tables, so a command a twin or a test sends is laid out by the same row that decodes it.
 public enum HCICommandEncoding {
     /// A parameter value: an integer (written little-endian in the row's width), an address (6
-    /// bytes, little-endian), or raw bytes (written as given, zero-padded to a fixed width).
+    /// bytes, little-endian), raw bytes (written as given, zero-padded to a fixed width), bytes after
+    /// a one-byte length (a length-prefixed field read by a custom reader, such as advertising data),
+    /// or the items of a counted array (the count, then each item's parameters in order).
     public enum Value: Sendable {
         case int(UInt64)
         case address(BDAddr)
         case bytes([UInt8])
+        case lengthPrefixed([UInt8])
+        case list([[String: Value]])
     }
 
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownCommand(UInt16)
         case missingParameter(String)
         case unsupportedSpec(String)
+        case unknownEvent(code: UInt8, subevent: UInt8?)
         public var description: String {
             switch self {
             case let .unknownCommand(op): return "no table row for command 0x\(Hex.pad(op, 4))"
+            case let .unknownEvent(code, subevent):
+                return "no table row for event 0x\(Hex.pad(code, 2))" + (subevent.map { " subevent 0x\(Hex.pad($0, 2))" } ?? "")
             case let .missingParameter(name): return "no value for parameter \(name)"
             case let .unsupportedSpec(name): return "parameter \(name) cannot be encoded from the table"
             }
@@ -30,11 +37,7 @@ public enum HCICommandEncoding {
     public static func command(_ opcode: HCIOpcode, _ values: [String: Value] = [:]) throws(Failure) -> [UInt8] {
         guard let row = HCIDecoder.commands[opcode.rawValue] else { throw .unknownCommand(opcode.rawValue) }
         var parameters = ByteWriter()
-        for param in row.parameters {
-            let name = param.name.description
-            guard let value = values[name] else { throw .missingParameter(name) }
-            try write(value, param.spec, name: name, into: &parameters)
-        }
+        try write(row.parameters, values, into: &parameters)
         var w = ByteWriter(capacity: parameters.bytes.count + 3)
         w.u16le(opcode.rawValue); w.u8(UInt8(truncatingIfNeeded: parameters.bytes.count)); w.append(parameters.bytes)
         return w.bytes
@@ -46,9 +49,26 @@ public enum HCICommandEncoding {
         return fixed ? size : nil
     }
 
+    /// Writes `params` in order with the values named for them (commands and events alike).
+    static func write(_ params: [Param], _ values: [String: Value], into w: inout ByteWriter) throws(Failure) {
+        for param in params {
+            let name = param.name.description
+            guard let value = values[name] else { throw .missingParameter(name) }
+            try write(value, param.spec, name: name, into: &w)
+        }
+    }
+
     private static func write(_ value: Value, _ spec: FieldSpec, name: String, into w: inout ByteWriter) throws(Failure) {
         let size = width(spec)
         switch value {
+        case let .list(items):
+            // Arrays are interleaved per item on the wire (Core v5.4 Vol 4 Part E 5.2).
+            guard case let .counted(countBytes, params) = spec else { throw .unsupportedSpec(name) }
+            for i in 0..<countBytes { w.u8(UInt8(truncatingIfNeeded: items.count >> (8 * i))) }
+            for item in items { try write(params, item, into: &w) }
+        case let .lengthPrefixed(b):
+            guard size == nil else { throw .unsupportedSpec(name) }
+            w.u8(UInt8(truncatingIfNeeded: b.count)); w.append(b)
         case let .int(v):
             guard let size, size <= 8 else { throw .unsupportedSpec(name) }
             for i in 0..<size { w.u8(UInt8(truncatingIfNeeded: v >> UInt64(8 * i))) }

@@ -121,8 +121,8 @@ public enum HCIDecoder {
             commandComplete(&p, into: &layer, names: vendor?.opcodeNames ?? opcodeNames)
         case HCIEventCode.commandStatus:
             layer.name = "Command Status"
-            apply([Param("Status", .status), Param("Num HCI Command Packets", .uint(1)),
-                   Param("Opcode", .named(2, vendor?.opcodeNames ?? opcodeNames))], &p, to: &layer)
+            apply([Param("Status", .status), Param(.numCommandPackets, "Num HCI Command Packets", .uint(1)),
+                   Param(.commandOpcode, "Opcode", .named(2, vendor?.opcodeNames ?? opcodeNames))], &p, to: &layer)
         case HCIEventCode.leMeta:
             layer.name = "LE Meta Event"
             guard let sub = try? p.u8("Subevent Code") else {
@@ -130,10 +130,10 @@ public enum HCIDecoder {
                 return layer
             }
             if let entry = leMeta[UInt16(sub)] {
-                layer.fields.append(Field("Subevent", .integer(UInt64(sub), .named(bytes: 1, leMetaNames))))
+                layer.fields.append(Field(.subevent, "Subevent", .integer(UInt64(sub), .named(bytes: 1, leMetaNames))))
                 apply(entry.parameters, &p, to: &layer)
             } else {
-                layer.fields.append(Field("Subevent", .integer(UInt64(sub), .hex(bytes: 1))))
+                layer.fields.append(Field(.subevent, "Subevent", .integer(UInt64(sub), .hex(bytes: 1))))
                 layer.fields.append(Field("Parameters", .bytes(Array(p.rest().bytes))))
             }
         default:
@@ -151,8 +151,8 @@ public enum HCIDecoder {
     /// Command Complete: its return parameters are decoded by the row of the command it completes.
     static func commandComplete(_ p: inout ByteReader, into layer: inout Layer, names: NameTable = opcodeNames) {
         // The header fields only: what follows are the return parameters, not trailing bytes.
-        let (header, headerError) = FieldDecoder.decodeAll([Param("Num HCI Command Packets", .uint(1)),
-                                                            Param("Opcode", .named(2, names))], &p)
+        let (header, headerError) = FieldDecoder.decodeAll([Param(.numCommandPackets, "Num HCI Command Packets", .uint(1)),
+                                                            Param(.commandOpcode, "Opcode", .named(2, names))], &p)
         layer.fields += header
         if layer.error == nil { layer.error = headerError }
         guard layer.error == nil, layer.fields.count == 2, case let .integer(op, _) = layer.fields[1].value else { return }
@@ -185,7 +185,7 @@ public enum HCIDecoder {
         let header = ACLHeader(word: word, length: dlen)
         layer.length = Int(dlen)
         layer.fields = [
-            Field("Handle", .integer(UInt64(header.handle), .decimal(bytes: 2))),
+            Field(.connectionHandle, "Handle", .integer(UInt64(header.handle), .decimal(bytes: 2))),
             Field("Packet Boundary", .integer(UInt64(header.packetBoundary), .named(bytes: 1, ACLHeader.boundaryNames))),
             Field("Broadcast", .integer(UInt64(header.broadcast), .hex(bytes: 1))),
         ]
@@ -199,7 +199,7 @@ public enum HCIDecoder {
             let word = try r.u16le("Handle")
             let len = try r.u8("Data Total Length")
             layer.length = Int(len)
-            layer.fields = [Field("Handle", .integer(UInt64(word & 0x0FFF), .decimal(bytes: 2)))]
+            layer.fields = [Field(.connectionHandle, "Handle", .integer(UInt64(word & 0x0FFF), .decimal(bytes: 2)))]
         } catch { layer.error = error }
         return layer
     }
@@ -210,7 +210,7 @@ public enum HCIDecoder {
             let word = try r.u16le("Handle")
             let len = try r.u16le("Data Total Length")
             layer.length = Int(len & 0x3FFF)
-            layer.fields = [Field("Handle", .integer(UInt64(word & 0x0FFF), .decimal(bytes: 2))),
+            layer.fields = [Field(.connectionHandle, "Handle", .integer(UInt64(word & 0x0FFF), .decimal(bytes: 2))),
                             Field("Flags", .integer(UInt64(word >> 12), .hex(bytes: 1)))]
         } catch { layer.error = error }
         return layer
@@ -239,6 +239,13 @@ public struct ACLHeader: Sendable, Equatable {
 
     /// True when this fragment starts an L2CAP PDU.
     public var isStart: Bool { packetBoundary != 0b01 }
+
+    /// Packet_Boundary_Flag values (Core v5.4 Vol 4 Part E 5.4.2).
+    public static let firstNonFlushable: UInt8 = 0b00
+    public static let continuing: UInt8 = 0b01
+    public static let firstFlushable: UInt8 = 0b10
+    /// Bytes of the header: handle word and Data_Total_Length.
+    public static let size = 4
 
     public static let boundaryNames = NameTable([
         (0, "First non-flushable"), (1, "Continuing fragment"), (2, "First automatically flushable"), (3, "Complete L2CAP PDU"),

@@ -30,7 +30,7 @@ public enum L2CAPDisplay {
         l2.name = header.channel.name
         l2.code = Hex.code(header.channel.rawValue, 4)
         l2.length = Int(header.length)
-        l2.fields = [Field("Length", .integer(UInt64(header.length), .decimal(bytes: 2))),
+        l2.fields = [Field(.l2capLength, "Length", .integer(UInt64(header.length), .decimal(bytes: 2))),
                      Field("CID", .integer(UInt64(header.channel.rawValue), .named(bytes: 2, L2CAP.ChannelID.names)))]
         var payload: ByteReader
         let declared = Int(header.length)

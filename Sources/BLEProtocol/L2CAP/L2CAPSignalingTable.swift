@@ -36,7 +36,7 @@ public enum L2CAPSignalingTable {
             .commandReject(reason: try r.u16le("Reason"), data: r.takeRest())
         }, display: { r, f throws(DecodeError) in
             let reason = try r.u16le("Reason")
-            f.append(Field("Reason", .integer(UInt64(reason), .named(bytes: 2, rejectReasons))))
+            f.append(Field(.reason, "Reason", .integer(UInt64(reason), .named(bytes: 2, rejectReasons))))
             switch reason {
             case 0x0001: f.append(Field("Actual MTU", .integer(UInt64(try r.u16le("Actual MTU")), .decimal(bytes: 2))))
             case 0x0002:

@@ -51,6 +51,17 @@ public enum LLDirection: UInt8, Sendable {
     }
 }
 
+/// What a data channel PDU carries, from its header's LLID (Core v5.4 Vol 6 Part B 2.4).
+public enum LLID: UInt8, Sendable {
+    case reserved = 0
+    /// LL Data PDU: a continuation fragment of an L2CAP message, or an Empty PDU (length 0).
+    case continuation = 1
+    /// LL Data PDU: the start of an L2CAP message, or a complete one with no fragmentation.
+    case start = 2
+    /// LL Control PDU.
+    case control = 3
+}
+
 /// Integrity check state as the capture reports it (or as we computed it).
 public enum LLCheck: UInt8, Sendable { case valid, invalid, unchecked }
 
@@ -102,8 +113,9 @@ public struct LLAirPacket: Sendable {
     /// Header + payload, the CRC's input.
     public var pduRange: Range<Int> { (packetOffset + 4) ..< (payloadOffset + payloadLength) }
 
-    // Data channel PDU header (Vol 6 Part B 2.4.1).
+    // Data channel PDU header (Vol 6 Part B 2.4): LLID, NESN, SN, MD, CP in the first byte, Length in the second.
     public var llid: UInt8 { header0 & 0x03 }
+    public var dataLLID: LLID { LLID(rawValue: llid) ?? .reserved }
     public var nesn: Bool { header0 & 0x04 != 0 }
     public var sn: Bool { header0 & 0x08 != 0 }
     public var moreData: Bool { header0 & 0x10 != 0 }

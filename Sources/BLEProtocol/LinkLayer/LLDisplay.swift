@@ -18,8 +18,17 @@ public enum LinkLayerDisplay {
     /// Decodes one record of link type 251/256/272 into display layers. Never fails: an
     /// unparseable record gives a layer with the error and the raw bytes.
     public static func layers(linkType: UInt32, _ bytes: UnsafeRawBufferPointer, base: Int, context: Context = Context()) -> [Layer] {
+        layers(Result { () throws(DecodeError) in try LLAirPacket.parse(linkType: linkType, bytes, base: base) },
+               linkType: linkType, bytes, base: base, context: context)
+    }
+
+    /// The same from a packet already parsed (`LLAirPacket.parse` of these bytes, or its error).
+    public static func layers(_ parsed: Result<LLAirPacket, DecodeError>, linkType: UInt32, _ bytes: UnsafeRawBufferPointer, base: Int,
+                              context: Context = Context()) -> [Layer] {
         let packet: LLAirPacket
-        do { packet = try LLAirPacket.parse(linkType: linkType, bytes, base: base) } catch {
+        switch parsed {
+        case let .success(p): packet = p
+        case let .failure(error):
             return [Layer(protocolName: "LE LL", name: "Unreadable air packet", code: "", fields: [Field("Data", .bytes(Array(bytes)))], error: error)]
         }
         var out: [Layer] = []
@@ -42,7 +51,7 @@ public enum LinkLayerDisplay {
     static func radioLayer(_ radio: LLRadioInfo) -> Layer {
         var f: [Field] = []
         if let c = radio.channel { f.append(Field("RF Channel", .integer(UInt64(c), .decimal(bytes: 1)))) }
-        if let s = radio.rssi { f.append(Field("RSSI", .integer(UInt64(UInt8(bitPattern: s)), .signed(bytes: 1, unit: "dBm")))) }
+        if let s = radio.rssi { f.append(Field(.rssi, "RSSI", .integer(UInt64(UInt8(bitPattern: s)), .signed(bytes: 1, unit: "dBm")))) }
         if let n = radio.noise { f.append(Field("Noise", .integer(UInt64(UInt8(bitPattern: n)), .signed(bytes: 1, unit: "dBm")))) }
         if let flags = radio.flags {
             f.append(Field("Flags", .integer(UInt64(flags), radio.headerName.description == "LE LL PHDR" ? .flags(bytes: 2, phdrFlags) : .hex(bytes: 1))))
@@ -186,7 +195,7 @@ public enum LinkLayerDisplay {
             Param("WinSize", .scaled(1, factor: 1.25, unit: "msec")), Param("WinOffset", .scaled(2, factor: 1.25, unit: "msec")),
             Param("Interval", .connectionInterval), Param("Latency", .latency), Param("Timeout", .supervisionTimeout), Param("Instant", .uint(2))]),
         MessageEntry(0x01, "LL_CHANNEL_MAP_IND", [Param("ChM", .hex(5)), Param("Instant", .uint(2))]),
-        MessageEntry(0x02, "LL_TERMINATE_IND", [Param("ErrorCode", .status)]),
+        MessageEntry(0x02, "LL_TERMINATE_IND", [Param(.errorCode, "ErrorCode", .status)]),
         MessageEntry(0x03, "LL_ENC_REQ", [Param("Rand", .secret(8)), Param("EDIV", .hex(2)), Param("SKDc", .secret(8)), Param("IVc", .secret(4))]),
         MessageEntry(0x04, "LL_ENC_RSP", [Param("SKDp", .secret(8)), Param("IVp", .secret(4))]),
         MessageEntry(0x05, "LL_START_ENC_REQ"),
@@ -197,11 +206,11 @@ public enum LinkLayerDisplay {
         MessageEntry(0x0A, "LL_PAUSE_ENC_REQ"),
         MessageEntry(0x0B, "LL_PAUSE_ENC_RSP"),
         MessageEntry(0x0C, "LL_VERSION_IND", [Param("VersNr", .hex(1)), Param("CompId", .company), Param("SubVersNr", .hex(2))]),
-        MessageEntry(0x0D, "LL_REJECT_IND", [Param("ErrorCode", .status)]),
+        MessageEntry(0x0D, "LL_REJECT_IND", [Param(.errorCode, "ErrorCode", .status)]),
         MessageEntry(0x0E, "LL_PERIPHERAL_FEATURE_REQ", [Param("FeatureSet", featureSet)]),
         MessageEntry(0x0F, "LL_CONNECTION_PARAM_REQ", connectionParameters),
         MessageEntry(0x10, "LL_CONNECTION_PARAM_RSP", connectionParameters),
-        MessageEntry(0x11, "LL_REJECT_EXT_IND", [Param("RejectOpcode", .hex(1)), Param("ErrorCode", .status)]),
+        MessageEntry(0x11, "LL_REJECT_EXT_IND", [Param("RejectOpcode", .hex(1)), Param(.errorCode, "ErrorCode", .status)]),
         MessageEntry(0x12, "LL_PING_REQ"),
         MessageEntry(0x13, "LL_PING_RSP"),
         MessageEntry(0x14, "LL_LENGTH_REQ", lengthParameters),
@@ -218,7 +227,7 @@ public enum LinkLayerDisplay {
         MessageEntry(0x1F, "LL_CIS_REQ", [Param("Parameters", .rest)]),
         MessageEntry(0x20, "LL_CIS_RSP", [Param("Parameters", .rest)]),
         MessageEntry(0x21, "LL_CIS_IND", [Param("Parameters", .rest)]),
-        MessageEntry(0x22, "LL_CIS_TERMINATE_IND", [Param("CIG_ID", .uint(1)), Param("CIS_ID", .uint(1)), Param("ErrorCode", .status)]),
+        MessageEntry(0x22, "LL_CIS_TERMINATE_IND", [Param("CIG_ID", .uint(1)), Param("CIS_ID", .uint(1)), Param(.errorCode, "ErrorCode", .status)]),
         MessageEntry(0x23, "LL_POWER_CONTROL_REQ", [Param("PHY", .hex(1)), Param("Delta", .signed(1, unit: "dB")), Param("TxPower", .txPower)]),
         MessageEntry(0x24, "LL_POWER_CONTROL_RSP", [Param("MinMax", .hex(1)), Param("Delta", .signed(1, unit: "dB")), Param("TxPower", .txPower), Param("APR", .uint(1))]),
         MessageEntry(0x25, "LL_POWER_CHANGE_IND", [Param("PHY", .hex(1)), Param("MinMax", .hex(1)), Param("Delta", .signed(1, unit: "dB")), Param("TxPower", .txPower)]),

@@ -8,7 +8,7 @@ public enum LogRecords {
     /// btmon: `New Index: E8:48:B8:C8:20:00 (Primary,USB,hci0)`.
     public static func newIndex(_ r: inout ByteReader) -> Layer {
         var layer = message("New Index", [
-            Param("Type", .named(1, indexTypes)), Param("Bus", .named(1, busNames)), Param("Address", .address), Param("Name", .text(8))], &r)
+            Param("Type", .named(1, indexTypes)), Param(.adapterBus, "Bus", .named(1, busNames)), Param(.adapterAddress, "Address", .address), Param(.adapterName, "Name", .text(8))], &r)
         if layer.error == nil, layer.fields.count == 4, case let .integer(type, _) = layer.fields[0].value,
            case let .integer(bus, _) = layer.fields[1].value, case let .address(a, _) = layer.fields[2].value,
            case let .text(name) = layer.fields[3].value {
@@ -21,7 +21,7 @@ public enum LogRecords {
 
     /// Monitor Index Info (opcode 10): BD_ADDR, u16 manufacturer. btmon: `Index Info: E8:48:B8:C8:20:00 (Realtek Semiconductor Corporation)`.
     public static func indexInfo(_ r: inout ByteReader) -> Layer {
-        var layer = message("Index Info", [Param("Address", .address), Param("Manufacturer", .custom(CompanySpec.company))], &r)
+        var layer = message("Index Info", [Param(.adapterAddress, "Address", .address), Param(.manufacturer, "Manufacturer", .custom(CompanySpec.company))], &r)
         if layer.error == nil, layer.fields.count == 2, case let .address(a, _) = layer.fields[0].value,
            case let .integer(company, _) = layer.fields[1].value {
             layer.line = "Index Info: \(a) (\(AssignedNumbers.companyName(UInt16(truncatingIfNeeded: company)) ?? "Company 0x\(Hex.pad(company, 4))"))"

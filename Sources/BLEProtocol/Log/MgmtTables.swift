@@ -60,7 +60,7 @@ enum MgmtTables {
                      returns: currentSettings),
         MessageEntry(0x0030, "Load Identity Resolving Keys", [Param("Keys", .counted(countBytes: 2, address + [Param("Key", .secret(16))]))]),
         MessageEntry(0x0031, "Get Connection Information", address, returns: address + [
-            Param("RSSI", .rssi), Param("TX Power", .txPower), Param("Max TX Power", .txPower)]),
+            Param(.rssi, "RSSI", .rssi), Param(.txPower, "TX Power", .txPower), Param(.txPower, "Max TX Power", .txPower)]),
         MessageEntry(0x0032, "Get Clock Information", address, returns: address + [
             Param("Local Clock", .hex(4)), Param("Piconet Clock", .hex(4)), Param("Accuracy", .uint(2))]),
         MessageEntry(0x0033, "Add Device", address + [Param("Action", .named(1, addDeviceAction))], returns: address),
@@ -109,7 +109,7 @@ enum MgmtTables {
     static let events: [MessageEntry] = [
         MessageEntry(0x0001, "Command Complete"),   // decoded by `Mgmt.commandComplete`
         MessageEntry(0x0002, "Command Status", [Param("Command", .named(2, Mgmt.commandNames)), Param("Status", .named(1, Mgmt.statusNames))]),
-        MessageEntry(0x0003, "Controller Error", [Param("Error Code", .hex(1))]),
+        MessageEntry(0x0003, "Controller Error", [Param(.errorCode, "Error Code", .hex(1))]),
         MessageEntry(0x0004, "Index Added"),
         MessageEntry(0x0005, "Index Removed"),
         MessageEntry(0x0006, "New Settings", currentSettings),
@@ -118,13 +118,13 @@ enum MgmtTables {
         MessageEntry(0x0009, "New Link Key", [Param("Store Hint", .uint(1))] + linkKey),
         MessageEntry(0x000A, "New Long Term Key", [Param("Store Hint", .uint(1))] + longTermKey),
         MessageEntry(0x000B, "Device Connected", address + [Param("Flags", .hex(4)), Param("EIR Data", eir)]),
-        MessageEntry(0x000C, "Device Disconnected", address + [Param("Reason", .named(1, disconnectReason))]),
+        MessageEntry(0x000C, "Device Disconnected", address + [Param(.reason, "Reason", .named(1, disconnectReason))]),
         MessageEntry(0x000D, "Connect Failed", address + [Param("Status", .named(1, Mgmt.statusNames))]),
         MessageEntry(0x000E, "PIN Code Request", address + [Param("Secure PIN", .uint(1))]),
         MessageEntry(0x000F, "User Confirmation Request", address + [Param("Confirm Hint", .uint(1)), Param("Value", .uint(4))]),
         MessageEntry(0x0010, "User Passkey Request", address),
         MessageEntry(0x0011, "Authentication Failed", address + [Param("Status", .named(1, Mgmt.statusNames))]),
-        MessageEntry(0x0012, "Device Found", address + [Param("RSSI", .rssi), Param("Flags", .hex(4)), Param("EIR Data", eir)]),
+        MessageEntry(0x0012, "Device Found", address + [Param(.rssi, "RSSI", .rssi), Param("Flags", .hex(4)), Param("EIR Data", eir)]),
         MessageEntry(0x0013, "Discovering", [Param("Address Types", discoveryTypes), Param("Discovery", .named(1, HCINames.enable))]),
         MessageEntry(0x0014, "Device Blocked", address),
         MessageEntry(0x0015, "Device Unblocked", address),
@@ -174,7 +174,7 @@ enum MgmtTables {
     /// `struct mgmt_ltk_info`.
     static let longTermKey = address + [
         Param("Key Type", .named(1, longTermKeyType)), Param("Central", .uint(1)), Param("Encryption Size", .uint(1)),
-        Param("Diversifier", .hex(2)), Param("Random Number", .secret(8)), Param("Value", .secret(16))]
+        Param("Diversifier", .hex(2)), Param(.randomNumber, "Random Number", .secret(8)), Param("Value", .secret(16))]
     static let connectionParameters = [
         Param("Min Connection Interval", .connectionInterval), Param("Max Connection Interval", .connectionInterval),
         Param("Connection Latency", .latency), Param("Supervision Timeout", .supervisionTimeout)]

@@ -44,10 +44,10 @@ public enum SMPDecoding {
         SMPEntry(.pairingRandom, "Pairing Random", size: .exactly(16), [Param("Random Value", .secret(16))]) { r throws(DecodeError) in
             .pairingRandom(value: try r.takeRange(16, "Random Value"))
         },
-        SMPEntry(.pairingFailed, "Pairing Failed", size: .exactly(1), [Param("Reason", .named(1, SMPFailureReason.names))]) { r throws(DecodeError) in
+        SMPEntry(.pairingFailed, "Pairing Failed", size: .exactly(1), [Param(.reason, "Reason", .named(1, SMPFailureReason.names))]) { r throws(DecodeError) in
             .pairingFailed(reason: SMPFailureReason(rawValue: try r.u8("Reason")))
         },
-        SMPEntry(.encryptionInformation, "Encryption Information", size: .exactly(16), [Param("Long Term Key", .secret(16))]) { r throws(DecodeError) in
+        SMPEntry(.encryptionInformation, "Encryption Information", size: .exactly(16), [Param(.longTermKey, "Long Term Key", .secret(16))]) { r throws(DecodeError) in
             .encryptionInformation(ltk: try r.takeRange(16, "Long Term Key"))
         },
         SMPEntry(.centralIdentification, "Central Identification", size: .exactly(10),

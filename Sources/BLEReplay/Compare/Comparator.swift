@@ -27,9 +27,9 @@ struct Comparator: Sendable {
     /// Commands that set the controller's own address (`local-address`).
     static let localAddressOpcodes: Set<UInt16> = [0x1009, 0x2005, 0x2035]
     /// SMP commands whose fields are random or key material, Core v5.4 Vol 3 Part H 3.5–3.6 (`smp-random`).
-    static let randomSMPCommands: Set<String> = [
-        "Pairing Confirm", "Pairing Random", "Encryption Information", "Central Identification", "Master Identification",
-        "Identity Information", "Signing Information", "Pairing Public Key", "Pairing DHKey Check",
+    static let randomSMPCommands: Set<SMPCode> = [
+        .pairingConfirm, .pairingRandom, .encryptionInformation, .centralIdentification,
+        .identityInformation, .signingInformation, .pairingPublicKey, .pairingDHKeyCheck,
     ]
 
     /// The differences that count under the rules.
@@ -79,20 +79,19 @@ struct Comparator: Sendable {
         func diff(_ rule: String?, expected: String? = nil) -> Difference? {
             Difference(field: f.path, expected: expected ?? ValueText.describe(f.value), actual: ValueText.describe(g.value), rule: rule)
         }
-        let name = f.name
-        if f.layer == "L2CAP", name == "Length" { return nil }   // implied by the payload
-        if name == "Num HCI Command Packets" { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.flowControl) }
-        if name.hasSuffix("RSSI") { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.rssi) }
+        if f.id == .l2capLength { return nil }   // implied by the payload
+        if f.id == .numCommandPackets { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.flowControl) }
+        if f.id == .rssi { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.rssi) }
         if let rule = rule(for: f, in: e) { return ValueText.same(f.value, g.value) ? nil : diff(rule) }
         switch (f.value, g.value) {
-        case let (.integer(recorded, format), .integer(live, _)) where name == "Handle" && f.layer.hasPrefix("HCI"):
+        case let (.integer(recorded, format), .integer(live, _)) where f.id == .connectionHandle:
             if e.isConnectionComplete { return nil }   // where the mapping is learned
             let expected = UInt64(maps.live(UInt16(truncatingIfNeeded: recorded)))
             return expected == live ? nil : diff(nil, expected: ValueText.integer(expected, format))
         case let (.address(recorded, type), .address(live, _)):
             let expected = maps.live(recorded)
             return expected == live ? nil : diff(nil, expected: ValueText.describe(.address(expected, type: type)))
-        case let (.integer(_, _), .integer(live, _)) where name == "Connection Interval":
+        case let (.integer(_, _), .integer(live, _)) where f.id == .connectionInterval:
             if ValueText.same(f.value, g.value) { return nil }
             guard rules.isRelaxed(ReplayRules.connectionInterval) else { return diff(nil) }
             let range = e.isConnectionComplete ? maps.pendingIntervalRange : a.handle.flatMap { maps.updateIntervalRanges[$0] }
@@ -105,26 +104,24 @@ struct Comparator: Sendable {
 
     /// The rule a field falls under because of what it is, or nil.
     private func rule(for f: FlatField, in e: UnitView) -> String? {
-        let name = f.name
-        if name.contains("TX Power") || name == "Central Clock Accuracy" { return ReplayRules.controllerInfo }
+        if f.id == .txPower || f.id == .centralClockAccuracy { return ReplayRules.controllerInfo }
         if let op = e.opcode {
-            if Self.controllerInfoOpcodes.contains(op), e.eventCode == HCIEventCode.commandComplete, name != "Status", name != "Opcode" {
+            if Self.controllerInfoOpcodes.contains(op), e.eventCode == HCIEventCode.commandComplete, f.id != .status, f.id != .commandOpcode {
                 return ReplayRules.controllerInfo
             }
             if Self.localAddressOpcodes.contains(op), case .address = f.value { return ReplayRules.localAddress }
-            if case .command = e.unit.content, name == "Long Term Key" || name == "Random Number" || name == "Encrypted Diversifier" {
+            if case .command = e.unit.content, [.longTermKey, .randomNumber, .encryptedDiversifier].contains(f.id) {
                 return ReplayRules.smpRandom
             }
         }
-        if case .address = f.value, name.contains("Local") { return ReplayRules.localAddress }
-        if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, name != "Status", name != "Subevent" {
+        if f.id == .localAddress { return ReplayRules.localAddress }
+        if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, f.id != .status, f.id != .subevent {
             return ReplayRules.controllerInfo   // LE Read Local P-256 Public Key / Generate DHKey Complete
         }
-        if f.layer == "SMP", name != "Code", let smp = e.layers.first(where: { $0.protocolName.description == "SMP" }),
-           Self.randomSMPCommands.contains(smp.name) {
+        if f.layer == "SMP", let code = e.smpCode, Self.randomSMPCommands.contains(code) {
             return ReplayRules.smpRandom
         }
-        if f.layer == "ATT", name.contains("Value") || name == "Data" { return ReplayRules.attValue }
+        if f.layer == "ATT", f.id == .attValue || f.id == .rest { return ReplayRules.attValue }
         return nil
     }
 
@@ -132,9 +129,11 @@ struct Comparator: Sendable {
         layer.code.isEmpty ? "\(layer.name)" : "\(layer.name) (\(layer.code))"
     }
 
+    static let keyFieldIDs: Set<FieldID> = [.errorCode, .status, .reason, .attRequestOpcode, .commandOpcode]
+
     /// A few fields that say why a message differs: an error code, a status.
     static func keyFields(_ layer: Layer) -> String {
-        let wanted = layer.fields.filter { ["Error", "Error Code", "Status", "Reason", "Request Opcode In Error", "Opcode"].contains($0.nameString) }
+        let wanted = layer.fields.filter { Self.keyFieldIDs.contains($0.id) }
         guard !wanted.isEmpty else { return "" }
         return " (" + wanted.map { "\($0.nameString): \(ValueText.describe($0.value))" }.joined(separator: ", ") + ")"
     }

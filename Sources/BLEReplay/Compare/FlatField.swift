@@ -6,8 +6,13 @@ import BLEProtocol
 /// represented by their item count plus one path per item.
 struct FlatField: Sendable {
     var path: String
-    /// The field's own name (`Address`).
+    /// The field's own name (`Address`), as shown.
     var name: String
+    /// What the field is: what the comparator's rules match (`FieldID`), never the name. A field
+    /// of a group without an id of its own has the group's (the decoded parts of an attribute value).
+    var id: FieldID
+    /// Not inside a group or list.
+    var topLevel: Bool
     /// `ATT`, `SMP`, `HCI Event`…: the layer the field belongs to.
     var layer: String
     var value: FieldValue
@@ -18,27 +23,29 @@ struct FlatField: Sendable {
         var out: [FlatField] = []
         for layer in layers {
             let prefix = layers.count > 1 ? "\(layer.protocolName)." : ""
-            flatten(layer.fields, prefix: prefix, layer: "\(layer.protocolName)", into: &out)
+            flatten(layer.fields, prefix: prefix, layer: "\(layer.protocolName)", inherited: .unspecified, topLevel: true, into: &out)
         }
         return out
     }
 
-    private static func flatten(_ fields: [Field], prefix: String, layer: String, into out: inout [FlatField]) {
+    private static func flatten(_ fields: [Field], prefix: String, layer: String, inherited: FieldID, topLevel: Bool,
+                                into out: inout [FlatField]) {
         for f in fields {
             let name = f.nameString
+            let id = f.id == .unspecified ? inherited : f.id
             switch f.value {
             case let .group(sub):
-                flatten(sub, prefix: prefix + name + ".", layer: layer, into: &out)
+                flatten(sub, prefix: prefix + name + ".", layer: layer, inherited: id, topLevel: false, into: &out)
             case let .list(items):
-                out.append(FlatField(path: prefix + name, name: name, layer: layer,
+                out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, layer: layer,
                                      value: .integer(UInt64(items.count), .decimal(bytes: 2)), isCount: true))
                 for (i, item) in items.enumerated() {
-                    flatten(item, prefix: prefix + "\(name)[\(i)].", layer: layer, into: &out)
+                    flatten(item, prefix: prefix + "\(name)[\(i)].", layer: layer, inherited: .unspecified, topLevel: false, into: &out)
                 }
             case .note:
                 continue
             default:
-                out.append(FlatField(path: prefix + name, name: name, layer: layer, value: f.value))
+                out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, layer: layer, value: f.value))
             }
         }
     }

@@ -29,8 +29,9 @@ enum UnitCategory: Sendable, Equatable {
 /// and the field comparison) and the facts matching needs.
 struct UnitView: Sendable {
     let unit: LinkUnit
-    let layers: [Layer]
-    let fields: [FlatField]
+    /// (`var` so a test can give a unit fields no decoder makes.)
+    var layers: [Layer]
+    var fields: [FlatField]
     let category: UnitCategory
     /// HCI event code, and the LE subevent for 0x3E.
     let eventCode: UInt8?
@@ -42,10 +43,12 @@ struct UnitView: Sendable {
     /// L2CAP channel and, on the ATT channel, the opcode.
     let channel: UInt16?
     let attOpcode: ATTOpcode?
+    /// On the LE SMP channel (0x0006), the command code.
+    let smpCode: SMPCode?
 
     init(_ unit: LinkUnit) {
         self.unit = unit
-        var eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?, handle: UInt16?, channel: UInt16?, att: ATTOpcode?
+        var eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?, handle: UInt16?, channel: UInt16?, att: ATTOpcode?, smp: SMPCode?
         var layers: [Layer]
         switch unit.content {
         case let .command(b):
@@ -65,16 +68,18 @@ struct UnitView: Sendable {
             handle = h
             if pdu.count >= 4 { channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8 }
             if channel == L2CAP.ChannelID.att.rawValue, pdu.count >= 5 { att = ATTOpcode(pdu[4]) }
+            if channel == L2CAP.ChannelID.smp.rawValue, pdu.count >= 5 { smp = SMPCode(pdu[4]) }
         case let .raw(p):
             layers = [Self.decode(p.type, p.bytes)]
             if p.type == .acl, p.bytes.count >= 2 { handle = (UInt16(p.bytes[0]) | UInt16(p.bytes[1]) << 8) & 0x0FFF }
         }
         let fields = FlatField.flatten(layers)
         if handle == nil, case .event = unit.content {
-            handle = fields.first { $0.path == "Handle" }.flatMap { if case let .integer(v, _) = $0.value { UInt16(truncatingIfNeeded: v) } else { nil } }
+            handle = fields.first { $0.id == .connectionHandle && $0.topLevel }.flatMap { if case let .integer(v, _) = $0.value { UInt16(truncatingIfNeeded: v) } else { nil } }
         }
         (self.layers, self.fields) = (layers, fields)
         (self.eventCode, self.subevent, self.opcode, self.handle, self.channel, self.attOpcode) = (eventCode, subevent, opcode, handle, channel, att)
+        smpCode = smp
         category = Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
     }
 
@@ -129,7 +134,7 @@ struct UnitView: Sendable {
             if let opcode, eventCode == HCIEventCode.commandComplete || eventCode == HCIEventCode.commandStatus {
                 return (names.first ?? "") + " for " + HCIDecoder.commandName(HCIOpcode(rawValue: opcode))
             }
-            if let sub = fields.first(where: { $0.path == "Subevent" }) { return (names.first ?? "") + " · " + ValueText.describe(sub.value) }
+            if let sub = fields.first(where: { $0.id == .subevent && $0.topLevel }) { return (names.first ?? "") + " · " + ValueText.describe(sub.value) }
             return names.first ?? "?"
         }
     }

@@ -54,7 +54,7 @@ struct ConnectionChartSVG {
             let sev = f.severity.rawValue
             s += "<a href=\"#finding-\(n)\"><rect x=\"\(HTML.num(x0))\" y=\"\(HTML.num(Self.buffersTop))\" width=\"\(HTML.num(x1 - x0))\" "
             s += "height=\"\(HTML.num(Self.ratesTop + Self.panelHeight - Self.buffersTop))\" class=\"band band-\(sev)\">"
-            s += "<title>\(HTML.escape(f.message))</title></rect>"
+            s += "<title>\(HTML.escape(f.text))</title></rect>"
             let label = (titles[f.rule] ?? f.rule) + (t1 > t0 ? " (" + TimeFormat.duration(t1 - t0) + ")" : "")
             let w = LabelFont.flag.width(label)
             let lx = max(min(x0, Self.width - w - 4), 2)

@@ -66,7 +66,7 @@ struct FindingsHTML {
         s += "<td class=\"when\" title=\"\(HTML.escape(TimeFormat.dateTime(f.time))) UTC\">\(HTML.escape(HTML.offset(f.time - captureStart, step: 1)))"
         s += "<div class=\"clock\">\(HTML.escape(TimeFormat.time(f.time)))</div></td>"
         s += "<td>" + (f.connectionIndex.map { "<a href=\"#conn-\($0)\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
-        s += "<td><div class=\"message\">\(HTML.escape(f.message))</div>"
+        s += "<td><div class=\"message\">\(HTML.escape(f.text))</div>"
         s += picture(f)
         s += "</td><td class=\"frames\">"
         s += f.frames.map { n in

@@ -92,10 +92,14 @@ public enum HTMLReport {
         let failed = ReportText.failedAttempts(model)
         guard !failed.isEmpty else { return "" }
         // The background (OS auto-connect, BR/EDR pages) one line per kind with counts, as the text
-        // report has it; every attempt below, folded when there are many.
+        // report has it; every attempt below (LE attempts to one device among them), folded when there are many.
+        let background = BackgroundActivity(model)
         var s = "<h3>Attempts that did not connect</h3>\n<ul class=\"background\">"
-        for (line, _) in ReportText.background(model, all: false) {
-            s += "<li>" + HTML.escape(line.trimmingCharacters()) + "</li>"
+        for line in [background.autoConnectLine, background.pagesLine].compactMap({ $0 }) {
+            s += "<li>" + HTML.escape(line) + "</li>"
+        }
+        if !background.direct.isEmpty {
+            s += "<li>" + HTML.escape(ReportText.plural(background.direct.count, "LE attempt") + " to a single device, each listed below") + "</li>"
         }
         s += "</ul>\n<details\(failed.count <= 10 ? " open" : "")><summary>All \(failed.count) attempt\(failed.count == 1 ? "" : "s") that did not connect</summary>\n"
         s += "<table class=\"events\"><tbody>\n"

@@ -313,14 +313,14 @@ struct TimelineSVG {
         case .attError: return ("m-bad", "ATT error")
         case .connectionFailed: return ("m-bad", "failed")
         case .security:
-            if e.text.contains("failed") { return ("m-bad", "security failed") }
-            return ("m-ok", e.text.hasPrefix("encryption on") ? "encrypted" : nil)
+            if e.fields.security?.failed == true { return ("m-bad", "security failed") }
+            return ("m-ok", e.fields.security == .encryptionOn ? "encrypted" : nil)
         case .disconnected:
             let reason = e.fields.reason
             let bad = reason.map { LinkLoss.reasons.contains($0) } ?? false
             return (bad ? "m-bad" : "m-end", "✕ " + (reason.map(Self.shortReason) ?? "disconnected"))
         case .notifications, .indications:
-            return ("m-data", e.text.hasPrefix("first") ? (e.kind == .notifications ? "notifications" : "indications") : nil)
+            return ("m-data", e.fields.firstOfHandle ? (e.kind == .notifications ? "notifications" : "indications") : nil)
         case .read, .write, .requests: return ("m-data", nil)
         case .parameters, .dataLength, .phy, .signaling: return ("m-minor", nil)
         case .connected, .attempt: return (nil, nil)
@@ -368,7 +368,7 @@ struct TimelineSVG {
         for (n, f) in findings(on: lane) where f.severity >= .warning {
             let (t0, t1) = extras.span(f)
             out.span(axis.x(t0) - 2, axis.x(t1) + 2, g.y0 + 3, g.height - 6, cls: "band band-\(f.severity.rawValue)", min: 5,
-                     title: "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.message)")
+                     title: "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.text)")
         }
     }
 
@@ -377,7 +377,7 @@ struct TimelineSVG {
     /// them; info findings are small diamonds on the bar's edge. Returns the label rows used.
     func findingFlags(_ lane: Int?, _ axis: TimeAxis, _ out: inout SVGOut, _ g: LaneGeometry, _ labels: inout LabelPlacer) -> Int {
         let titles = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0.title) })
-        func tip(_ n: Int, _ f: Finding) -> String { "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.message)" }
+        func tip(_ n: Int, _ f: Finding) -> String { "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.text)" }
         var clusters: [(x: Double, items: [(number: Int, finding: Finding)])] = []
         for (n, f) in findings(on: lane) {
             let x = axis.x(extras.span(f).0)
@@ -480,14 +480,5 @@ struct SVGOut {
         self += "<rect class=\"s \(cls)\" data-x=\"\(HTML.num(x0))\" data-x2=\"\(HTML.num(x1))\"" + (min > 0 ? " data-min=\"\(HTML.num(min))\"" : "")
             + " x=\"\(HTML.num(x0))\" y=\"\(HTML.num(y))\" width=\"\(HTML.num(w))\" height=\"\(HTML.num(h))\""
         self += title.map { "><title>\(HTML.escape($0))</title></rect>\n" } ?? "/>\n"
-    }
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -74,7 +74,7 @@ struct Check: ParsableCommand {
                 failed = failed || !over.isEmpty
                 if !json {
                     out.line("\(over.isEmpty ? "PASS" : "FAIL")  \(path): \(Self.counts(run.findings))")
-                    for f in over { out.line("      \(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.message)") }
+                    for f in over { out.line("      \(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)") }
                 }
                 w.beginObject(); w.string("file", path); w.bool("passed", over.isEmpty)
                 w.beginArray("findings"); for f in run.findings { ReportJSON.finding(f, &w) }; w.endArray(); w.endObject()

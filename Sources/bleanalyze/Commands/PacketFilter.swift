@@ -158,7 +158,7 @@ struct PacketFilter {
         if options.att, names.contains("ATT") { return true }
         if options.smp, names.contains("SMP") { return true }
         if options.hci, frame.kind == .command || frame.kind == .event { return true }
-        if options.adv, layers.contains(where: { $0.name.contains("Advertising") || $0.fields.contains { $0.nameString == "Subevent" && Self.isAdvertising($0.value) } }) {
+        if options.adv, layers.contains(where: { $0.name.contains("Advertising") || $0.fields.contains { $0.id == .subevent && Self.isAdvertising($0.value) } }) {
             return true
         }
         return false
@@ -180,16 +180,15 @@ struct PacketFilter {
             if frame.number < (c.attemptFrame ?? c.completeFrame ?? 0) { return false }
             return matches(.handle(c.handle), layers, frame: frame, session: session) && frame.adapter == c.adapter
         case let .handle(h):
-            return layers.contains { Self.contains($0.fields) { name, value in
-                if name.hasSuffix("Handle"), !name.contains("Attribute"), !name.contains("Advertising"), !name.contains("Sync"),
-                   case let .integer(v, _) = value { return v == UInt64(h) }
+            return layers.contains { Self.contains($0.fields) { id, value in
+                if id == .connectionHandle, case let .integer(v, _) = value { return v == UInt64(h) }
                 return false
             } }
         case let .address(a):
             let handles = Set(session.connections.filter { $0.peerAddress == a && $0.adapter == frame.adapter }.map(\.handle))
-            return layers.contains { Self.contains($0.fields) { name, value in
+            return layers.contains { Self.contains($0.fields) { id, value in
                 if case let .address(x, _) = value { return x == a }
-                if name.hasSuffix("Handle"), !name.contains("Attribute"), case let .integer(v, _) = value {
+                if id == .connectionHandle, case let .integer(v, _) = value {
                     return handles.contains(UInt16(truncatingIfNeeded: v))
                 }
                 return false
@@ -198,9 +197,9 @@ struct PacketFilter {
     }
 
     /// Whether any field, at any depth, satisfies `test`.
-    static func contains(_ fields: [Field], _ test: (String, FieldValue) -> Bool) -> Bool {
+    static func contains(_ fields: [Field], _ test: (FieldID, FieldValue) -> Bool) -> Bool {
         for f in fields {
-            if test(f.nameString, f.value) { return true }
+            if test(f.id, f.value) { return true }
             switch f.value {
             case let .group(children): if contains(children, test) { return true }
             case let .list(items): if items.contains(where: { contains($0, test) }) { return true }

@@ -121,7 +121,13 @@ struct Report: ParsableCommand {
             for path in Set(htmlPaths).sorted() { try write(page, to: path) }
         }
         progress?.finish()
-        if format != .html {
+        if format == .json, output == nil {
+            // Bytes straight to stdout: no String made of the whole document.
+            var out = Output()
+            out.write(ReportJSON.utf8(run.facts, model: model, findings: run.findings))
+            out.write("\n")
+            out.flush()
+        } else if format != .html {
             let text: String
             switch format {
             case .json: text = ReportJSON.render(run.facts, model: model, findings: run.findings) + "\n"

@@ -14,7 +14,7 @@ enum LEAdvertisingCommands {
         Param("Channel Map", .flags(1, HCINames.advertisingChannelMap)), Param("Own Address Type", .ownAddressType),
         Param("Peer Address Type", .addressType), Param("Peer Address", .address),
         Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy)),
-        Param("TX Power", .txPower), Param("Primary PHY", .phy), Param("Secondary Max Skip", .uint(1)),
+        Param(.txPower, "TX Power", .txPower), Param("Primary PHY", .phy), Param("Secondary Max Skip", .uint(1)),
         Param("Secondary PHY", .phy), Param("SID", .uint(1)), Param("Scan Request Notification", .enable)]
     /// Advertiser identity of the Periodic Advertiser List commands.
     static let periodicAdvertiser: [Param] = [
@@ -35,7 +35,7 @@ enum LEAdvertisingCommands {
         .init(0x2035, "LE Set Advertising Set Random Address", [
             Param("Advertising Handle", .advertisingHandle), Param("Random Address", .address)], returns: status),
         .init(0x2036, "LE Set Extended Advertising Parameters", extendedAdvertisingParameters,
-              returns: [Param("Status", .status), Param("Selected TX Power", .txPower)]),
+              returns: [Param("Status", .status), Param(.txPower, "Selected TX Power", .txPower)]),
         .init(0x2037, "LE Set Extended Advertising Data", [
             Param("Advertising Handle", .advertisingHandle), Param("Operation", .named(1, HCINames.dataOperation)),
             Param("Fragment Preference", .named(1, HCINames.fragmentPreference)), Param("Length", .uint(1)),
@@ -84,7 +84,7 @@ enum LEAdvertisingCommands {
         .init(0x2049, "LE Clear Periodic Advertiser List", [], returns: status),
         .init(0x204A, "LE Read Periodic Advertiser List Size", [], returns: [Param("Status", .status), Param("Size", .uint(1))]),
         .init(0x204B, "LE Read Transmit Power", [],
-              returns: [Param("Status", .status), Param("Min TX Power", .txPower), Param("Max TX Power", .txPower)]),
+              returns: [Param("Status", .status), Param(.txPower, "Min TX Power", .txPower), Param(.txPower, "Max TX Power", .txPower)]),
         .init(0x204C, "LE Read RF Path Compensation", [], returns: [
             Param("Status", .status), Param("RF TX Path Compensation", .signed(2, unit: "x 0.1 dB")),
             Param("RF RX Path Compensation", .signed(2, unit: "x 0.1 dB"))]),

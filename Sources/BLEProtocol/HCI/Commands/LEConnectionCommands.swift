@@ -15,8 +15,8 @@ enum LEConnectionCommands {
 
     static let rows: [MessageEntry] = [
         .init(0x2076, "LE Enhanced Read Transmit Power Level", [Param("Handle", .handle), Param("PHY", .named(1, HCINames.codedPHY))],
-              returns: statusHandle + [Param("PHY", .named(1, HCINames.codedPHY)), Param("Current TX Power", .txPower),
-                                       Param("Max TX Power", .txPower)]),
+              returns: statusHandle + [Param("PHY", .named(1, HCINames.codedPHY)), Param(.txPower, "Current TX Power", .txPower),
+                                       Param(.txPower, "Max TX Power", .txPower)]),
         .init(0x2077, "LE Read Remote Transmit Power Level", [Param("Handle", .handle), Param("PHY", .named(1, HCINames.codedPHY))]),
         .init(0x2078, "LE Set Path Loss Reporting Parameters", [
             Param("Handle", .handle), Param("High Threshold", .scaled(1, factor: 1, unit: "dB")),
@@ -28,7 +28,7 @@ enum LEConnectionCommands {
         .init(0x207B, "LE Transmitter Test v4", [
             Param("TX Channel", .uint(1)), Param("Test Data Length", .uint(1)), Param("Packet Payload", .named(1, HCINames.testPayload)),
             Param("PHY", .named(1, HCINames.codedPHY))] + LEAdvertisingCommands.cte + [
-            LEAdvertisingCommands.antennaIDs, Param("TX Power", .txPower)], returns: status),
+            LEAdvertisingCommands.antennaIDs, Param(.txPower, "TX Power", .txPower)], returns: status),
         .init(0x207C, "LE Set Data Related Address Changes", [
             Param("Advertising Handle", .advertisingHandle), Param("Change Reasons", .flags(1, HCINames.addressChangeReasons))],
               returns: status),
@@ -36,11 +36,11 @@ enum LEConnectionCommands {
         .init(0x207E, "LE Subrate Request", [Param("Handle", .handle)] + subrateParameters),
         .init(0x207F, "LE Set Extended Advertising Parameters v2", LEAdvertisingCommands.extendedAdvertisingParameters + [
             Param("Primary PHY Options", phyOptions), Param("Secondary PHY Options", phyOptions)],
-              returns: [Param("Status", .status), Param("Selected TX Power", .txPower)]),
+              returns: [Param("Status", .status), Param(.txPower, "Selected TX Power", .txPower)]),
         .init(0x2082, "LE Set Periodic Advertising Subevent Data", [
             Param("Advertising Handle", .advertisingHandle),
             Param("Subevents", .counted(countBytes: 1, [
-                Param("Subevent", .uint(1)), Param("Response Slot Start", .uint(1)), Param("Response Slot Count", .uint(1)),
+                Param(.subevent, "Subevent", .uint(1)), Param("Response Slot Start", .uint(1)), Param("Response Slot Count", .uint(1)),
                 Param("Data", .custom(ADFieldSpec.lengthPrefixed))]))],
               returns: [Param("Status", .status), Param("Advertising Handle", .advertisingHandle)]),
         .init(0x2083, "LE Set Periodic Advertising Response Data", [
@@ -49,10 +49,10 @@ enum LEConnectionCommands {
               returns: [Param("Status", .status), Param("Sync Handle", .syncHandle)]),
         .init(0x2084, "LE Set Periodic Sync Subevent", [
             Param("Sync Handle", .syncHandle), Param("Properties", .flags(2, HCINames.periodicAdvertisingProperties)),
-            Param("Subevents", .counted(countBytes: 1, [Param("Subevent", .uint(1))]))],
+            Param("Subevents", .counted(countBytes: 1, [Param(.subevent, "Subevent", .uint(1))]))],
               returns: [Param("Status", .status), Param("Sync Handle", .syncHandle)]),
         .init(0x2085, "LE Extended Create Connection v2", [
-            Param("Advertising Handle", .advertisingHandle), Param("Subevent", .uint(1)),
+            Param("Advertising Handle", .advertisingHandle), Param(.subevent, "Subevent", .uint(1)),
             Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param("Own Address Type", .ownAddressType),
             Param("Peer Address Type", .addressType), Param("Peer Address", .address),
             Param("PHYs", .custom(ExtendedScanSpec.connectionPHYs))]),

@@ -44,7 +44,7 @@ enum LEIsochronousCommands {
             Param("CIS Handle", .handle), Param("ACL Handle", .handle)]))]),
         .init(0x2065, "LE Remove CIG", [Param("CIG ID", cigID)], returns: [Param("Status", .status), Param("CIG ID", cigID)]),
         .init(0x2066, "LE Accept CIS Request", [Param("Handle", .handle)]),
-        .init(0x2067, "LE Reject CIS Request", [Param("Handle", .handle), Param("Reason", .status)], returns: statusHandle),
+        .init(0x2067, "LE Reject CIS Request", [Param("Handle", .handle), Param(.reason, "Reason", .status)], returns: statusHandle),
         .init(0x2068, "LE Create BIG", [
             Param("BIG Handle", bigHandle), Param("Advertising Handle", .advertisingHandle), Param("Num BIS", .uint(1)),
             Param("SDU Interval", .microseconds24), Param("Max SDU", .uint(2)), Param("Max Transport Latency", transportLatency),
@@ -57,7 +57,7 @@ enum LEIsochronousCommands {
             Param("Max SDU", .uint(2)), Param("Max PDU", .uint(2)), Param("PHY", phyMask), Param("Packing", .named(1, HCINames.packing)),
             Param("Framing", .named(1, HCINames.framing)), Param("BN", .uint(1)), Param("IRC", .uint(1)), Param("PTO", .uint(1)),
             Param("Encryption", .named(1, HCINames.bigEncryption)), Param("Broadcast Code", .secret(16))]),
-        .init(0x206A, "LE Terminate BIG", [Param("BIG Handle", bigHandle), Param("Reason", .status)]),
+        .init(0x206A, "LE Terminate BIG", [Param("BIG Handle", bigHandle), Param(.reason, "Reason", .status)]),
         .init(0x206B, "LE BIG Create Sync", [
             Param("BIG Handle", bigHandle), Param("Sync Handle", .syncHandle), Param("Encryption", .named(1, HCINames.bigEncryption)),
             Param("Broadcast Code", .secret(16)), Param("MSE", .uint(1)), Param("Timeout", .supervisionTimeout),

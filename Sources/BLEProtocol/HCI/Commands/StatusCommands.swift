@@ -8,7 +8,7 @@ enum StatusCommands {
         .init(0x1401, "Read Failed Contact Counter", [Param("Handle", .handle)], returns: statusHandle + [Param("Counter", .uint(2))]),
         .init(0x1402, "Reset Failed Contact Counter", [Param("Handle", .handle)], returns: statusHandle),
         .init(0x1403, "Read Link Quality", [Param("Handle", .handle)], returns: statusHandle + [Param("Link Quality", .uint(1))]),
-        .init(0x1405, "Read RSSI", [Param("Handle", .handle)], returns: statusHandle + [Param("RSSI", .rssi)]),
+        .init(0x1405, "Read RSSI", [Param("Handle", .handle)], returns: statusHandle + [Param(.rssi, "RSSI", .rssi)]),
         .init(0x1406, "Read AFH Channel Map", [Param("Handle", .handle)],
               returns: statusHandle + [Param("Mode", .enable), Param("Channel Map", .bytes(10))]),
         .init(0x1407, "Read Clock", [Param("Handle", .handle), Param("Which Clock", .named(1, HCINames.whichClock))],

@@ -16,7 +16,7 @@ enum EventTable {
             Param("Address", .address), Param("Link Type", .named(1, HCINames.linkType)), Param("Encryption", .enable)]),
         .init(0x04, "Connect Request", [Param("Address", .address), Param("Class", .classOfDevice),
                                         Param("Link Type", .named(1, HCINames.linkType))]),
-        .init(0x05, "Disconnect Complete", statusHandle + [Param("Reason", .status)]),
+        .init(0x05, "Disconnect Complete", statusHandle + [Param(.reason, "Reason", .status)]),
         .init(0x06, "Auth Complete", statusHandle),
         .init(0x07, "Remote Name Req Complete", [Param("Status", .status), Param("Address", .address), Param("Name", .text(248))]),
         .init(0x08, "Encryption Change", statusHandle + [Param("Encryption", .named(1, HCINames.encryption))]),
@@ -53,7 +53,7 @@ enum EventTable {
             Param("Token Bucket Size", .uint(4)), Param("Peak Bandwidth", .uint(4)), Param("Access Latency", .uint(4))]),
         .init(0x22, "Inquiry Result with RSSI", [Param("Responses", .counted(countBytes: 1, [
             Param("Address", .address), Param("Page Scan Repetition Mode", .pageScanRepetitionMode), Param("Reserved", .hex(1)),
-            Param("Class", .classOfDevice), Param("Clock Offset", .clockOffset), Param("RSSI", .rssi)]))]),
+            Param("Class", .classOfDevice), Param("Clock Offset", .clockOffset), Param(.rssi, "RSSI", .rssi)]))]),
         .init(0x23, "Read Remote Extended Features", statusHandle + [
             Param("Page", .uint(1)), Param("Max Page", .uint(1)), Param("Features", .hex(8))]),
         .init(0x2C, "Synchronous Connect Complete", statusHandle + [
@@ -68,7 +68,7 @@ enum EventTable {
             Param("Min Local Timeout", .slots)]),
         .init(0x2F, "Extended Inquiry Result", [
             Param("Num Responses", .uint(1)), Param("Address", .address), Param("Page Scan Repetition Mode", .pageScanRepetitionMode),
-            Param("Reserved", .hex(1)), Param("Class", .classOfDevice), Param("Clock Offset", .clockOffset), Param("RSSI", .rssi),
+            Param("Reserved", .hex(1)), Param("Class", .classOfDevice), Param("Clock Offset", .clockOffset), Param(.rssi, "RSSI", .rssi),
             Param("Data", .custom(ADFieldSpec.eir240))]),
         .init(0x30, "Encryption Key Refresh Complete", statusHandle),
         .init(0x31, "IO Capability Request", [Param("Address", .address)]),
@@ -105,7 +105,7 @@ enum EventTable {
         .init(0x53, "Truncated Page Complete", [Param("Status", .status), Param("Address", .address)]),
         .init(0x54, "Peripheral Page Response Timeout"),
         .init(0x55, "Connectionless Peripheral Broadcast Channel Map Change", [Param("Channel Map", .bytes(10))]),
-        .init(0x56, "Inquiry Response Notification", [Param("LAP", .hex(3)), Param("RSSI", .rssi)]),
+        .init(0x56, "Inquiry Response Notification", [Param("LAP", .hex(3)), Param(.rssi, "RSSI", .rssi)]),
         .init(0x57, "Authenticated Payload Timeout Expired", [Param("Handle", .handle)]),
         .init(0x58, "SAM Status Change", [
             Param("Handle", .handle), Param("Local SAM Index", .uint(1)), Param("Local SAM TX Availability", .uint(1)),

@@ -3,15 +3,15 @@ enum LEMetaTable {
     static let connectionComplete: [Param] = [
         Param("Status", .status), Param("Handle", .handle), Param("Role", .role),
         Param("Peer Address Type", .addressType), Param("Peer Address", .address),
-        Param("Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
-        Param("Supervision Timeout", .supervisionTimeout), Param("Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
+        Param(.connectionInterval, "Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
+        Param("Supervision Timeout", .supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
     ]
     static let enhancedConnectionComplete: [Param] = [
         Param("Status", .status), Param("Handle", .handle), Param("Role", .role),
         Param("Peer Address Type", .addressType), Param("Peer Address", .address),
-        Param("Local Resolvable Private Address", .address), Param("Peer Resolvable Private Address", .address),
-        Param("Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
-        Param("Supervision Timeout", .supervisionTimeout), Param("Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
+        Param(.localAddress, "Local Resolvable Private Address", .address), Param("Peer Resolvable Private Address", .address),
+        Param(.connectionInterval, "Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
+        Param("Supervision Timeout", .supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
     ]
     /// LE Periodic Advertising Sync Established v1 (7.7.65.14); v2 appends the PAwR timing.
     static let syncEstablished: [Param] = [
@@ -34,7 +34,7 @@ enum LEMetaTable {
     ]
     /// IQ sample fields shared by the connectionless and connection IQ reports (7.7.65.21, 7.7.65.22).
     static let iqSamples: [Param] = [
-        Param("RSSI", .signed(2, unit: "x 0.1 dBm")), Param("RSSI Antenna ID", .uint(1)), Param("CTE Type", .named(1, HCINames.cteType)),
+        Param(.rssi, "RSSI", .signed(2, unit: "x 0.1 dBm")), Param("RSSI Antenna ID", .uint(1)), Param("CTE Type", .named(1, HCINames.cteType)),
         Param("Slot Durations", .uint(1)),
         Param("Packet Status", .named(1, NameTable([(0, "CRC correct"), (1, "CRC incorrect, Length and CTETime from CTEInfo"),
                                                     (2, "CRC incorrect, Length and CTETime from other means"),
@@ -50,13 +50,13 @@ enum LEMetaTable {
         .init(0x01, "LE Connection Complete", connectionComplete),
         .init(0x02, "LE Advertising Report", [Param("Reports", .counted(countBytes: 1, [
             Param("Event Type", .named(1, HCINames.advertisingReportEventType)), Param("Address Type", .addressType),
-            Param("Address", .address), Param("Data", .custom(ADFieldSpec.lengthPrefixed)), Param("RSSI", .rssi)]))]),
+            Param("Address", .address), Param("Data", .custom(ADFieldSpec.lengthPrefixed)), Param(.rssi, "RSSI", .rssi)]))]),
         .init(0x03, "LE Connection Update Complete", [
-            Param("Status", .status), Param("Handle", .handle), Param("Connection Interval", .connectionInterval),
+            Param("Status", .status), Param("Handle", .handle), Param(.connectionInterval, "Connection Interval", .connectionInterval),
             Param("Peripheral Latency", .latency), Param("Supervision Timeout", .supervisionTimeout)]),
         .init(0x04, "LE Read Remote Features Complete", [Param("Status", .status), Param("Handle", .handle), Param("Features", .leFeatures)]),
         .init(0x05, "LE Long Term Key Request", [
-            Param("Handle", .handle), Param("Random Number", .hex(8)), Param("Encrypted Diversifier", .hex(2))]),
+            Param("Handle", .handle), Param(.randomNumber, "Random Number", .hex(8)), Param(.encryptedDiversifier, "Encrypted Diversifier", .hex(2))]),
         .init(0x06, "LE Remote Connection Parameter Request", [
             Param("Handle", .handle), Param("Min Connection Interval", .connectionInterval),
             Param("Max Connection Interval", .connectionInterval), Param("Max Latency", .latency),
@@ -70,18 +70,18 @@ enum LEMetaTable {
         .init(0x0B, "LE Directed Advertising Report", [Param("Reports", .counted(countBytes: 1, [
             Param("Event Type", .named(1, HCINames.advertisingReportEventType)), Param("Address Type", .addressType),
             Param("Address", .address), Param("Direct Address Type", .addressType), Param("Direct Address", .address),
-            Param("RSSI", .rssi)]))]),
+            Param(.rssi, "RSSI", .rssi)]))]),
         .init(0x0C, "LE PHY Update Complete", [Param("Status", .status), Param("Handle", .handle), Param("TX PHY", .phy), Param("RX PHY", .phy)]),
         .init(0x0D, "LE Extended Advertising Report", [Param("Reports", .counted(countBytes: 1, [
             Param("Event Type", .flags(2, HCINames.extendedReportEventType)), Param("Address Type", .addressType),
             Param("Address", .address), Param("Primary PHY", .phy), Param("Secondary PHY", .named(1, HCINames.secondaryPHY)),
-            Param("SID", .uint(1)), Param("TX Power", .txPower), Param("RSSI", .rssi),
+            Param("SID", .uint(1)), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
             Param("Periodic Advertising Interval", .interval125),
             Param("Direct Address Type", .addressType), Param("Direct Address", .address),
             Param("Data", .custom(ADFieldSpec.lengthPrefixed))]))]),
         .init(0x0E, "LE Periodic Advertising Sync Established", syncEstablished),
         .init(0x0F, "LE Periodic Advertising Report", [
-            Param("Sync Handle", .syncHandle), Param("TX Power", .txPower), Param("RSSI", .rssi),
+            Param("Sync Handle", .syncHandle), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
             Param("CTE Type", .named(1, HCINames.cteType)), Param("Data Status", .named(1, HCINames.dataStatus)),
             Param("Data", .custom(ADFieldSpec.lengthPrefixed))]),
         .init(0x10, "LE Periodic Advertising Sync Lost", [Param("Sync Handle", .syncHandle)]),
@@ -111,19 +111,19 @@ enum LEMetaTable {
         .init(0x1B, "LE Create BIG Complete", [
             Param("Status", .status), Param("BIG Handle", .uint(1)), Param("BIG Sync Delay", .microseconds24),
             Param("Transport Latency", .microseconds24), Param("PHY", .phy)] + bigParameters),
-        .init(0x1C, "LE Terminate BIG Complete", [Param("BIG Handle", .uint(1)), Param("Reason", .status)]),
+        .init(0x1C, "LE Terminate BIG Complete", [Param("BIG Handle", .uint(1)), Param(.reason, "Reason", .status)]),
         .init(0x1D, "LE BIG Sync Established", [
             Param("Status", .status), Param("BIG Handle", .uint(1)), Param("Transport Latency", .microseconds24)] + bigParameters),
-        .init(0x1E, "LE BIG Sync Lost", [Param("BIG Handle", .uint(1)), Param("Reason", .status)]),
+        .init(0x1E, "LE BIG Sync Lost", [Param("BIG Handle", .uint(1)), Param(.reason, "Reason", .status)]),
         .init(0x1F, "LE Request Peer SCA Complete", [
             Param("Status", .status), Param("Handle", .handle), Param("Peer Clock Accuracy", .named(1, HCINames.sleepClockAccuracy))]),
         .init(0x20, "LE Path Loss Threshold", [
             Param("Handle", .handle), Param("Current Path Loss", .scaled(1, factor: 1, unit: "dB")),
             Param("Zone Entered", .named(1, HCINames.pathLossZone))]),
         .init(0x21, "LE Transmit Power Reporting", [
-            Param("Status", .status), Param("Handle", .handle), Param("Reason", .named(1, HCINames.powerReportingReason)),
-            Param("PHY", .named(1, HCINames.codedPHY)), Param("TX Power", .txPower),
-            Param("TX Power Level Flag", .flags(1, HCINames.powerLevelFlags)), Param("Delta", .signed(1, unit: "dB"))]),
+            Param("Status", .status), Param("Handle", .handle), Param(.reason, "Reason", .named(1, HCINames.powerReportingReason)),
+            Param("PHY", .named(1, HCINames.codedPHY)), Param(.txPower, "TX Power", .txPower),
+            Param(.txPower, "TX Power Level Flag", .flags(1, HCINames.powerLevelFlags)), Param("Delta", .signed(1, unit: "dB"))]),
         .init(0x22, "LE BIGInfo Advertising Report", [
             Param("Sync Handle", .syncHandle), Param("Num BIS", .uint(1)), Param("NSE", .uint(1)), Param("ISO Interval", .interval125),
             Param("BN", .uint(1)), Param("PTO", .uint(1)), Param("IRC", .uint(1)), Param("Max PDU", .uint(2)),
@@ -135,18 +135,18 @@ enum LEMetaTable {
             Param("Supervision Timeout", .supervisionTimeout)]),
         .init(0x24, "LE Periodic Advertising Sync Established v2", syncEstablished + pawrTiming),
         .init(0x25, "LE Periodic Advertising Report v2", [
-            Param("Sync Handle", .syncHandle), Param("TX Power", .txPower), Param("RSSI", .rssi),
-            Param("CTE Type", .named(1, HCINames.cteType)), Param("Periodic Event Counter", .uint(2)), Param("Subevent", .uint(1)),
+            Param("Sync Handle", .syncHandle), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
+            Param("CTE Type", .named(1, HCINames.cteType)), Param("Periodic Event Counter", .uint(2)), Param(.subevent, "Subevent", .uint(1)),
             Param("Data Status", .named(1, HCINames.dataStatus)), Param("Data", .custom(ADFieldSpec.lengthPrefixed))]),
         .init(0x26, "LE Periodic Advertising Sync Transfer Received v2", syncTransferReceived + pawrTiming),
         .init(0x27, "LE Periodic Advertising Subevent Data Request", [
             Param("Advertising Handle", .advertisingHandle), Param("Subevent Start", .uint(1)), Param("Subevent Data Count", .uint(1))]),
         .init(0x28, "LE Periodic Advertising Response Report", [
-            Param("Advertising Handle", .advertisingHandle), Param("Subevent", .uint(1)),
+            Param("Advertising Handle", .advertisingHandle), Param(.subevent, "Subevent", .uint(1)),
             Param("TX Status", .named(1, NameTable([(0, "AUX_SYNC_SUBEVENT_IND packet was transmitted"),
                                                     (1, "AUX_SYNC_SUBEVENT_IND packet was not transmitted")]))),
             Param("Responses", .counted(countBytes: 1, [
-                Param("TX Power", .txPower), Param("RSSI", .rssi), Param("CTE Type", .named(1, HCINames.cteType)),
+                Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi), Param("CTE Type", .named(1, HCINames.cteType)),
                 Param("Response Slot", .uint(1)), Param("Data Status", .named(1, HCINames.dataStatus)),
                 Param("Data", .custom(ADFieldSpec.lengthPrefixed))]))]),
         .init(0x29, "LE Enhanced Connection Complete v2", enhancedConnectionComplete + [

@@ -40,6 +40,12 @@ public struct ConnectionComplete: Sendable {
     public var timeoutUnits: UInt16
     public var isLE: Bool
 
+    public init(status: HCIStatus, handle: UInt16, role: UInt8?, peerAddressType: LEAddressType?, peerAddress: BDAddr,
+                intervalUnits: UInt16, latency: UInt16, timeoutUnits: UInt16, isLE: Bool) {
+        (self.status, self.handle, self.role, self.peerAddressType, self.peerAddress) = (status, handle, role, peerAddressType, peerAddress)
+        (self.intervalUnits, self.latency, self.timeoutUnits, self.isLE) = (intervalUnits, latency, timeoutUnits, isLE)
+    }
+
     public var intervalMicros: Int64 { Int64(intervalUnits) * 1250 }
 }
 

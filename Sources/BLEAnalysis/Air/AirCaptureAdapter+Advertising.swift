@@ -1,0 +1,74 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// Advertising channel PDUs (Core v5.4 Vol 6 Part B 2.3): advertising reports, and CONNECT_IND opening a link.
+extension AirCaptureAdapter {
+    func advertising(_ p: LLAirPacket, _ frame: Frame, _ analyzer: Analyzer, _ status: inout FrameStatus) {
+        advertisingPackets += 1
+        var crc = p.radio.crc
+        if crc == .unchecked { crc = p.computedCRC(frame.payload, crcInit: LinkLayer.advertisingCRCInit) }
+        guard crc != .invalid else { advertisingCRCErrors += 1; return }
+        let pdu: LLAdvertisingPDU
+        do { pdu = try LLAdvertisingPDU.decode(p, frame.payload, base: frame.payloadOffset) } catch {
+            status = .decode(error)
+            return
+        }
+        switch pdu {
+        case let .advertising(type, address, random, dataOffset, dataLength):
+            guard newAdvertisingEvent(address, type: type, time: frame.timestamp) else { return }
+            let data = Array(frame.payload[dataOffset ..< dataOffset + dataLength])
+            advertisingReport(Self.reportEventType(type), address, random, data, p.radio.rssi, frame, analyzer, &status)
+        case let .directed(address, random, _, _):
+            guard newAdvertisingEvent(address, type: 1, time: frame.timestamp) else { return }
+            advertisingReport(Self.reportEventType(1), address, random, [], p.radio.rssi, frame, analyzer, &status)
+        case let .connect(c):
+            connectIndication(c, frame, analyzer)
+        case .scanRequest, .other:
+            break
+        }
+    }
+
+    /// The legacy advertising report's Event_Type (Core v5.4 Vol 4 Part E 7.7.65.2) of an advertising
+    /// PDU type (Vol 6 Part B 2.3): ADV_IND 0, ADV_DIRECT_IND 1, ADV_SCAN_IND 2, ADV_NONCONN_IND 3, SCAN_RSP 4.
+    static func reportEventType(_ pduType: UInt8) -> UInt8 {
+        switch pduType { case 0: 0; case 1: 1; case 6: 2; case 2: 3; default: 4 }
+    }
+
+    /// False for a copy of the advertising event last seen from `address` (the same PDU on another
+    /// primary channel within `advertisingEventWindow`).
+    private func newAdvertisingEvent(_ address: BDAddr, type: UInt8, time: Int64) -> Bool {
+        let key = address.value | UInt64(type) << 48
+        if let last = lastAdvertising[key], time - last.time < Self.advertisingEventWindow, time >= last.time {
+            advertisingDuplicates += 1
+            return false
+        }
+        if lastAdvertising.count > 10_000 { lastAdvertising.removeAll(keepingCapacity: true) }
+        lastAdvertising[key] = (time, type)
+        return true
+    }
+
+    private func connectIndication(_ c: LLConnectIndication, _ frame: Frame, _ analyzer: Analyzer) {
+        if let old = live[c.accessAddress] {
+            // The same access address again: the old link ended unseen.
+            summarize(old, analyzer.session, time: frame.timestamp, frame: frame.number, ending: "a new CONNECT_IND reuses its access address")
+            live[c.accessAddress] = nil
+        }
+        // A new connection to a peripheral whose previous link never ended on air: that link was lost
+        // (a supervision timeout the sniffer cannot show: no LL_TERMINATE_IND; Core v5.4 Vol 6 Part B 4.5.2).
+        for (_, j) in live where !links[j].terminated && links[j].connect?.advertiser == c.advertiser {
+            lose(j, analyzer, frame, why: "a new CONNECT_IND to the same peripheral at frame \(frame.number)")
+        }
+        guard let i = openLink(c.accessAddress, frame) else { return }
+        links[i].connect = c
+        links[i].connectFrame = frame.number
+        links[i].crcInit = c.crcInit
+        links[i].channelMap = c.channelMap
+        links[i].intervalUnits = c.intervalUnits
+        connected(c, handle: links[i].handle, frame, analyzer)
+        let aa = Hex.code(c.accessAddress, 8)
+        note(i, analyzer.session, frame, .connected,
+             "air: access address \(aa), initiator \(c.initiator), CRC init 0x\(Hex.pad(c.crcInit, 6)), hop \(c.hop), "
+             + "channels \(LinkLayerDisplay.channelList(c.channelMap)), window \(Double(c.windowSize) * 1.25) ms at +\(Double(c.windowOffset) * 1.25) ms")
+    }
+}

@@ -1,0 +1,147 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// Data channel PDUs (Core v5.4 Vol 6 Part B 2.4): CRC, direction, retransmissions, then LL Data PDUs
+/// to the session's L2CAP reassembler and LL Control PDUs to `control`.
+extension AirCaptureAdapter {
+    func data(_ p: LLAirPacket, _ frame: Frame, _ analyzer: Analyzer, _ status: inout FrameStatus) {
+        var index = live[p.accessAddress]
+        if index == nil {
+            // Mid-connection capture: no CONNECT_IND. Believe the address only when the capture checked
+            // the CRC, or after a few sightings (a corrupted access address is noise).
+            let seen = (sightings[p.accessAddress] ?? 0) + 1
+            if p.radio.crc == .valid || seen >= Self.sightingsBeforeLink {
+                index = openLink(p.accessAddress, frame)
+                if let i = index {
+                    note(i, analyzer.session, frame, .connected,
+                         "air: access address 0x\(Hex.pad(p.accessAddress, 8)) seen with no CONNECT_IND in the capture (began mid-connection)")
+                }
+            } else {
+                if sightings.count < Self.maxSightings { sightings[p.accessAddress] = seen }
+                strayPackets += 1
+                return
+            }
+        }
+        guard let i = index else { strayPackets += 1; return }
+        syncLoss(i, analyzer.session, adapter: frame.adapter)
+        links[i].packets += 1
+        var crc = p.radio.crc
+        if crc == .unchecked, let crcInit = links[i].crcInit { crc = p.computedCRC(frame.payload, crcInit: crcInit) }
+        if crc == .invalid {
+            links[i].crcErrors += 1
+            links[i].lastLossFrame = frame.number
+            lastContext.crc = .invalid
+            return   // neither direction nor content can be trusted
+        }
+        let lossesBefore = links[i].losses
+        let direction = links[i].direction(of: p, at: frame.timestamp)
+        lastDirection = direction
+        lastContext = LinkLayerDisplay.Context(crc: crc, direction: direction, retransmission: false,
+                                               encrypted: links[i].encrypted && !p.radio.decrypted)
+        if links[i].losses != lossesBefore { links[i].lastLossFrame = frame.number }
+        links[i].lastFrame = frame.number
+        links[i].lastTime = frame.timestamp
+        let side = direction == .peripheralToCentral ? 1 : 0
+        // Retransmission (Vol 6 Part B 4.5.9): same SN and same bytes as the previous PDU from that side.
+        let bytes = Array(frame.payload[p.payloadOffset ..< p.payloadOffset + p.payloadLength])
+        if links[i].lastSN[side] == p.sn, links[i].lastBytes[side] == bytes, p.payloadLength > 0 || p.dataLLID != .continuation {
+            links[i].retransmissions += 1
+            lastContext.retransmission = true
+            if p.dataLLID == .start, bytes.count > 4, Self.channel(bytes) == L2CAP.ChannelID.att.rawValue {
+                retransmittedATTOpcodes[Int(bytes[4])] += 1
+            }
+            return
+        }
+        links[i].lastSN[side] = p.sn
+        links[i].lastBytes[side] = bytes
+        if p.payloadLength == 0 {
+            links[i].emptyPDUs += 1
+            return
+        }
+        if links[i].encrypted, !p.radio.decrypted {
+            links[i].encryptedPDUs += 1
+            return
+        }
+        switch p.dataLLID {
+        case .start, .continuation:
+            links[i].dataPDUs += 1
+            let start = p.dataLLID == .start
+            followL2CAP(i, side: side, start: start, bytes, frame, analyzer.session)
+            aclData(links[i].handle, start: start, bytes, at: frame.payloadOffset + p.payloadOffset,
+                    sent: direction != .peripheralToCentral, frame, analyzer, &status)
+        case .control:
+            links[i].controlPDUs += 1
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[p.payloadOffset ..< p.payloadOffset + p.payloadLength]),
+                               base: frame.payloadOffset + p.payloadOffset)
+            do {
+                control(try LLControlPDU.decode(&r), p, i, direction, frame, analyzer, &status)
+            } catch {
+                status = .decode(error)
+            }
+        case .reserved:
+            break
+        }
+    }
+
+    /// The Channel ID of a basic L2CAP header (Vol 3 Part A 3.1) at the start of `bytes` (4 bytes or more).
+    static func channel(_ bytes: [UInt8]) -> UInt16 { UInt16(bytes[2]) | UInt16(bytes[3]) << 8 }
+
+    /// Watches L2CAP reassembly per side, before the fragment goes to the session's reassembler, to see
+    /// what the sniffer lost. A lost response (a response whose continuation never came, or a request
+    /// answered by nothing before the same client's next request, after the sniffer missed packets)
+    /// would leave its request outstanding and make every later request look like an ATT protocol
+    /// violation: such a transaction is closed as "answered, response not captured", with a timeline
+    /// note. With no loss in between, a second request is left alone: that is a real violation.
+    private func followL2CAP(_ i: Int, side: Int, start: Bool, _ bytes: [UInt8], _ frame: Frame, _ session: SessionModel) {
+        guard start else { return }
+        let handle = links[i].handle
+        if let pending = partial(handle, side: side, frame, session) {
+            links[i].lastLossFrame = frame.number
+            if let op = startedATT(i, side: side, pending), ATTOpcode(op).kind == .response {
+                closeLostTransaction(i, requester: side == 0 ? .peer : .host, frame, session,
+                                     why: "the sniffer lost part of the \(ATTOpcode(op).name) started in frame \(pending.firstFrame) "
+                                        + "(\(pending.have) of \(pending.expected) bytes)")
+            }
+        }
+        links[i].startedATT[side] = nil
+        guard bytes.count > 4, Self.channel(bytes) == L2CAP.ChannelID.att.rawValue else { return }
+        let op = bytes[4]
+        links[i].startedATT[side] = (frame.number, op)
+        guard ATTOpcode(op).kind == .request else { return }
+        // A new request while this client's previous one is unanswered, after a loss: the response was lost.
+        let requester: ATTBearer.Side = side == 0 ? .host : .peer
+        let server = 1 - side
+        if let pending = partial(handle, side: server, frame, session), let answer = startedATT(i, side: server, pending),
+           ATTOpcode(answer).kind == .response {
+            // The server's answer is still incomplete and the client moves on: its end was lost.
+            links[i].startedATT[server] = nil
+            links[i].lastLossFrame = frame.number
+            closeLostTransaction(i, requester: requester, frame, session,
+                                 why: "the sniffer lost part of the \(ATTOpcode(answer).name) started in frame \(pending.firstFrame) "
+                                    + "(\(pending.have) of \(pending.expected) bytes)")
+        }
+        if let c = session.live[LinkKey(adapter: frame.adapter, handle: handle)],
+           let outstanding = c.att.outstanding(from: requester), outstanding.frame < links[i].lastLossFrame {
+            closeLostTransaction(i, requester: requester, frame, session,
+                                 why: "no response to the \(outstanding.opcode.name) of frame \(outstanding.frame) was captured and the sniffer missed packets since")
+        }
+    }
+
+    /// The L2CAP PDU still incomplete on one side of the link, as the session's reassembler holds it.
+    private func partial(_ handle: UInt16, side: Int, _ frame: Frame, _ session: SessionModel) -> L2CAPReassembler.Progress? {
+        session.reassembler.inProgress(L2CAPReassembler.Key(adapter: frame.adapter, handle: handle, received: side == 1))
+    }
+
+    /// The ATT opcode of the partial PDU, when its start fragment carried one.
+    private func startedATT(_ i: Int, side: Int, _ pending: L2CAPReassembler.Progress) -> UInt8? {
+        guard let started = links[i].startedATT[side], started.frame == pending.firstFrame else { return nil }
+        return started.opcode
+    }
+
+    private func closeLostTransaction(_ i: Int, requester: ATTBearer.Side, _ frame: Frame, _ session: SessionModel, why: String) {
+        guard let c = session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)], c.att.take(requester: requester) != nil else { return }
+        links[i].lostResponses += 1
+        if links[i].lostResponses <= 20 { c.note(frame.timestamp, frame.number, .attError, "air: " + why + ": taken as answered") }
+    }
+}

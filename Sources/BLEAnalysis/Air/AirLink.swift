@@ -1,0 +1,136 @@
+import BLEProtocol
+
+extension AirCaptureAdapter {
+    /// What one connection looked like on air, tracked by its access address.
+    public struct Link: Sendable {
+        public var accessAddress: UInt32
+        /// The HCI connection handle standing for the access address in the session.
+        public var handle: UInt16
+        public var connect: LLConnectIndication?
+        public var connectFrame: Int?
+        public var firstFrame: Int
+        public var lastFrame: Int
+        public var lastTime: Int64
+        public var packets = 0
+        public var dataPDUs = 0
+        public var emptyPDUs = 0
+        public var controlPDUs = 0
+        public var crcErrors = 0
+        public var retransmissions = 0
+        /// PDUs with a payload the sniffer could not decrypt.
+        public var encryptedPDUs = 0
+        /// Connection events that must have happened between two seen events (gap / interval − 1).
+        public var missedEvents = 0
+        /// Events where the central was seen and the peripheral's answer was not.
+        public var unansweredEvents = 0
+        /// Packets whose direction came from the timing heuristic rather than the capture header.
+        public var inferredDirections = 0
+        public var encrypted = false
+        public var terminated = false
+        public var channelMap: UInt64?
+        public var intervalUnits: UInt16 = 0
+        var crcInit: UInt32?
+        // Direction inference and duplicate detection.
+        var lastDirection: LLDirection = .unknown
+        var lastChannel: UInt8?
+        var eventHasPeripheral = true
+        /// Start of the last connection event the central opened (µs).
+        var anchor: Int64?
+        var misfits = 0
+        /// Interval announced by LL_CONNECTION_UPDATE_IND, until the instant is seen.
+        var pendingInterval: UInt16?
+        /// Events whose central packet the sniffer missed (only the peripheral's answer was seen).
+        public var eventsWithoutCentral = 0
+        var lastSN: [Bool?] = [nil, nil]
+        var lastBytes: [[UInt8]] = [[], []]
+        var lengthRequest: [(rx: UInt16, tx: UInt16)?] = [nil, nil]
+        /// Per side (0 central, 1 peripheral): the frame and ATT opcode of the last L2CAP start
+        /// fragment that carried one. How much of that PDU came is the session's reassembler's to say.
+        var startedATT: [(frame: Int, opcode: UInt8)?] = [nil, nil]
+        /// Frame of the last packet loss the sniffer showed (missed events, packets, fragments).
+        var lastLossFrame = 0
+        /// ATT transactions closed because the sniffer lost the response.
+        public var lostResponses = 0
+        var losses: Int { missedEvents + eventsWithoutCentral + unansweredEvents + crcErrors }
+        var phy: (tx: UInt8, rx: UInt8) = (1, 1)
+
+        /// A new connection event opens this long (µs) after the previous packet at most (3 ms, or
+        /// half the connection interval if smaller).
+        static let eventGap: Int64 = 3_000
+        /// How far from the expected anchor (µs) an event's first packet may start and still be the central's.
+        static let anchorTolerance: Int64 = 150
+
+        /// The header's direction, else the timing heuristic (see `AirCaptureAdapter`): the central
+        /// opens every connection event (Core v5.4 Vol 6 Part B 4.5.1), the two sides alternate
+        /// within it, T_IFS (150 µs) apart.
+        mutating func direction(of p: LLAirPacket, at time: Int64) -> LLDirection {
+            let given = p.radio.direction
+            let interval = Int64(intervalUnits) * 1250
+            let gap = interval > 0 ? min(Self.eventGap, interval / 2) : Self.eventGap
+            let newEvent = lastDirection == .unknown || time - lastTime > gap || time < lastTime
+                || (p.radio.channel != nil && lastChannel != nil && p.radio.channel != lastChannel)
+            var d = given
+            if newEvent {
+                if lastDirection != .unknown, !eventHasPeripheral { unansweredEvents += 1 }
+                var central = true
+                if interval > 0, let anchor, time > anchor {
+                    // Where the event should start: anchors are `interval` apart. Sniffers stamp the packet's
+                    // start or its end, so the tolerance grows with the packet's air time (8 µs a byte on 1M).
+                    var k = (time - anchor + interval / 2) / interval
+                    var offset = time - anchor - k * interval
+                    let tolerance = Self.anchorTolerance + 8 * Int64(p.payloadLength)
+                    if offset > tolerance, let next = pendingInterval {
+                        // The connection update took effect: re-anchor on this event with the new interval.
+                        intervalUnits = next
+                        pendingInterval = nil
+                        k = 1
+                        offset = 0
+                    } else if offset > tolerance {
+                        // Late for an anchor: the peripheral's answer to a central packet the sniffer missed —
+                        // unless it keeps happening, which means the anchor drifted: re-anchor.
+                        misfits += 1
+                        central = misfits >= 2
+                    } else {
+                        misfits = 0
+                    }
+                    if k > 1 { missedEvents += Int(min(k - 1, 1_000_000)) }
+                    if !central { self.anchor = anchor + k * interval }
+                }
+                if given != .unknown { central = given == .centralToPeripheral }
+                if central {
+                    anchor = time
+                    misfits = 0
+                } else {
+                    eventsWithoutCentral += 1
+                }
+                eventHasPeripheral = false
+                if given == .unknown {
+                    inferredDirections += 1
+                    d = central ? .centralToPeripheral : .peripheralToCentral
+                }
+            } else if given == .unknown {
+                inferredDirections += 1
+                d = lastDirection == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral
+            }
+            if d == .peripheralToCentral { eventHasPeripheral = true }
+            lastDirection = d
+            lastChannel = p.radio.channel
+            return d
+        }
+
+        /// The radio facts of the link, for its timeline.
+        var summary: String {
+            var parts = ["\(packets) packets", "\(dataPDUs) data PDUs", "\(controlPDUs) LL control", "\(emptyPDUs) empty"]
+            if retransmissions > 0 { parts.append("\(retransmissions) retransmissions") }
+            parts.append("\(crcErrors) CRC errors")
+            if missedEvents > 0 || unansweredEvents > 0 || eventsWithoutCentral > 0 {
+                parts.append("missed by the sniffer: \(missedEvents) whole connection events, \(eventsWithoutCentral) central packets, "
+                             + "\(unansweredEvents) peripheral answers")
+            }
+            if lostResponses > 0 { parts.append("\(lostResponses) ATT responses not captured") }
+            if encryptedPDUs > 0 { parts.append("\(encryptedPDUs) encrypted PDUs not decodable") }
+            if inferredDirections > 0 { parts.append("direction inferred from timing for \(inferredDirections)") }
+            return parts.joined(separator: ", ")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// What a decoded field is, independent of its label. Code that acts on fields — the `packets`
+/// filter, the replay comparator, the analyzer's adapter records — matches ids; the label
+/// (`Field.name`) is only shown, so renaming one changes no behaviour.
+///
+/// Table rows name the id where it matters (`Param(.rssi, "RSSI", .signed(1, unit: "dBm"))`); a
+/// connection handle (`FieldSpec.handle`) and an HCI status (`FieldSpec.status`) get theirs from
+/// the spec. Most fields have none (`unspecified`).
+public enum FieldID: UInt8, Sendable {
+    case unspecified
+    /// A connection handle (ACL, CIS), Core v5.4 Vol 4 Part E 5.4.2.
+    case connectionHandle
+    /// An HCI status, Core v5.4 Vol 1 Part F.
+    case status
+    /// The reason of a disconnection or refusal (an HCI error code).
+    case reason
+    /// The opcode a Command Complete or Command Status answers.
+    case commandOpcode
+    /// The LE Meta event's subevent code.
+    case subevent
+    /// Num_HCI_Command_Packets: the controller's command flow control.
+    case numCommandPackets
+    /// Received signal strength.
+    case rssi
+    /// A transmit power level (current, selected, minimum, maximum, per modulation).
+    case txPower
+    case centralClockAccuracy
+    /// Connection_Interval in force (not the Min/Max a host asks for).
+    case connectionInterval
+    /// Key material a host hands its controller (LE Enable Encryption, LTK Request Reply).
+    case longTermKey, randomNumber, encryptedDiversifier
+    /// An address of the local controller (its resolvable private address).
+    case localAddress
+    /// The L2CAP basic header's length.
+    case l2capLength
+    /// An attribute value (or part of one, or values), as the ATT PDU carries it.
+    case attValue
+    /// An error code: an ATT Error Response's, a controller's (mgmt Controller Error).
+    case errorCode
+    /// The opcode of the request an ATT Error Response answers.
+    case attRequestOpcode
+    /// Bytes left after the decoded fields of a PDU.
+    case rest
+    /// A monitor's New Index / Index Info record: the controller's address, name, bus, manufacturer.
+    case adapterAddress, adapterName, adapterBus, manufacturer
+}
