@@ -98,14 +98,25 @@ public enum L2CAPEncoding {
     /// most `maxLength` bytes of data: the first with Packet_Boundary_Flag 0b00 (first
     /// non-flushable, as LE requires), the rest 0b01 (continuing fragment).
     public static func aclPackets(handle: UInt16, pdu: [UInt8], maxLength: Int) -> [[UInt8]] {
+        aclPackets(handle: handle, data: pdu[...], maxLength: maxLength, flags: 0x0000)
+    }
+
+    /// The ACL data packets carrying `data` (a PDU, or an ACL packet's data being split again) on
+    /// `handle`, each at most `maxLength` bytes of data: the first with the Packet_Boundary and
+    /// Broadcast flags `flags` (bits 12–15 of the header word), the rest continuing fragments
+    /// (0b01) with the same Broadcast flags (Core v5.4 Vol 4 Part E 5.4.2).
+    public static func aclPackets(handle: UInt16, data: ArraySlice<UInt8>, maxLength: Int, flags: UInt16) -> [[UInt8]] {
         let size = max(1, maxLength)
         var out: [[UInt8]] = []
-        var start = 0
+        var start = data.startIndex
         repeat {
-            let end = min(pdu.count, start + size)
-            out.append(aclPacket(handle: handle, boundary: start == 0 ? ACLHeader.firstNonFlushable : ACLHeader.continuing, pdu[start ..< end]))
+            let end = min(data.endIndex, start + size)
+            var w = ByteWriter(capacity: end - start + 4)
+            w.u16le((handle & 0x0FFF) | (start == data.startIndex ? flags & 0xF000 : (flags & 0xC000) | 0x1000))
+            w.u16le(UInt16(truncatingIfNeeded: end - start)); w.append(data[start ..< end])
+            out.append(w.bytes)
             start = end
-        } while start < pdu.count
+        } while start < data.endIndex
         return out
     }
 
