@@ -48,7 +48,8 @@ public final class SessionModel {
     @exclusivity(unchecked) var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
     /// Where the bytes of the L2CAP PDU being decoded lie in the file, while it is decoded and only
     /// when it came in several ACL fragments (its reader's offsets are then not file offsets): for
-    /// `onL2CAPPDU` hooks to report file offsets (`FragmentMap.fileErrors`).
+    /// `onL2CAPPDU` hooks to report file offsets (`FragmentMap.fileErrors`). A view into the
+    /// reassembler: read it inside the hook, never keep it.
     @exclusivity(unchecked) public private(set) var currentFragmentMap: FragmentMap?
 
     /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
@@ -524,7 +525,7 @@ public final class SessionModel {
     private func l2cap(_ pdu: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool,
                        origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
         if origin.map.isFragmented { currentFragmentMap = origin.map }
-        defer { currentFragmentMap = nil }
+        defer { if currentFragmentMap != nil { currentFragmentMap = nil } }
         if let hook = onL2CAPPDU {
             var copy = pdu
             hook(&copy, c)

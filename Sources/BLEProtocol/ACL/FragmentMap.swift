@@ -8,10 +8,12 @@ import BLEBytes
 /// file offsets only for a PDU that came in one fragment. `fileOffset(_:)` and `fileError(_:)`
 /// turn a reader offset into the file offset of that byte for any PDU.
 ///
-/// A PDU in one fragment (nearly all of them) is one inline segment: no heap allocation. A
-/// fragmented PDU shares the reassembler's segment list (reused from PDU to PDU); its length is
-/// bounded by the PDU's bytes, since a fragment without data adds no segment.
-public struct FragmentMap: Sendable, RandomAccessCollection {
+/// A PDU in one fragment (nearly all of them) is one inline segment. A fragmented PDU's segments
+/// are the reassembler's list (reused from PDU to PDU, bounded by the PDU's bytes: a fragment
+/// without data adds no segment), seen through a pointer: the map is trivially copied (no
+/// reference counting on the analysis's hot path) and, like the `ByteReader` it comes with, is
+/// valid only inside the delivery; copy out (`Array(map)`) what must outlive it.
+public struct FragmentMap: RandomAccessCollection {
     public struct Segment: Sendable, Equatable {
         /// Offset in the PDU (0 = first byte of the L2CAP basic header) of the segment's first byte.
         public var pduStart: Int
@@ -27,34 +29,43 @@ public struct FragmentMap: Sendable, RandomAccessCollection {
         }
     }
 
-    /// The `base` of the delivered reader: reader offset of the PDU's first byte.
+    /// The `base` of the delivered reader: reader offset of the PDU's first byte (for a PDU in one
+    /// fragment, its file offset).
     public let readerBase: Int
-    /// The segment of a one-fragment PDU (`list` empty).
-    private let single: Segment
-    /// All segments of a fragmented PDU.
-    private let list: [Segment]
+    /// Length and frame of a one-fragment PDU (`list` empty); kept this small because every PDU
+    /// the analysis decodes carries a map.
+    private let singleLength: Int
+    private let singleFrame: Int
+    /// All segments of a fragmented PDU (empty for one fragment); valid during the delivery only.
+    private let list: UnsafeBufferPointer<Segment>
 
     /// A PDU carried whole by one fragment: reader offsets are file offsets.
     public init(single segment: Segment) {
         readerBase = segment.fileOffset
-        single = segment
-        list = []
+        singleLength = segment.length
+        singleFrame = segment.frame
+        list = UnsafeBufferPointer(start: nil, count: 0)
     }
 
     /// A PDU reassembled from `segments` (in PDU order, the first at `pduStart` 0), delivered in a
-    /// reader whose `base` is `readerBase`.
-    public init(readerBase: Int, segments: [Segment]) {
+    /// reader whose `base` is `readerBase`. The map reads `segments` in place: use it only while
+    /// that memory lives.
+    public init(readerBase: Int, segments: UnsafeBufferPointer<Segment>) {
         self.readerBase = readerBase
-        single = segments.first ?? Segment(pduStart: 0, fileOffset: readerBase, length: 0, frame: 0)
-        list = segments.count > 1 ? segments : []
+        let first = segments.first ?? Segment(pduStart: 0, fileOffset: readerBase, length: 0, frame: 0)
+        singleLength = first.length
+        singleFrame = first.frame
+        list = segments
     }
 
-    /// True when the PDU came in more than one fragment (reader offsets are not file offsets).
+    /// True when the PDU was reassembled (reader offsets are not file offsets).
     public var isFragmented: Bool { !list.isEmpty }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { list.isEmpty ? 1 : list.count }
-    public subscript(i: Int) -> Segment { list.isEmpty ? single : list[i] }
+    public subscript(i: Int) -> Segment {
+        list.isEmpty ? Segment(pduStart: 0, fileOffset: readerBase, length: singleLength, frame: singleFrame) : list[i]
+    }
 
     /// The file offset of the byte at `readerOffset` (an offset from the delivered reader, e.g. a
     /// `DecodeError`'s). An offset just past the PDU maps just past its last byte; one outside the
@@ -64,7 +75,8 @@ public struct FragmentMap: Sendable, RandomAccessCollection {
         let p = readerOffset &- readerBase   // safe: offsets fit in Int
         guard p >= 0 else { return readerOffset }
         for s in list where p < s.pduStart &+ s.length { return s.fileOffset &+ (p &- s.pduStart) }
-        guard let last = list.last, p == last.pduStart &+ last.length else { return readerOffset }
+        let last = list[list.count &- 1]   // safe: fragmented, so not empty
+        guard p == last.pduStart &+ last.length else { return readerOffset }
         return last.fileOffset &+ last.length
     }
 

@@ -21,8 +21,9 @@ public struct L2CAPReassembler {
         public init(adapter: UInt16, handle: UInt16, received: Bool) { (self.adapter, self.handle, self.received) = (adapter, handle, received) }
     }
 
-    /// Where a delivered PDU came from.
-    public struct Origin: Sendable {
+    /// Where a delivered PDU came from. Valid inside the delivery only (its `map` reads the
+    /// reassembler's segment list in place).
+    public struct Origin {
         /// Frame number of the start fragment.
         public var firstFrame: Int
         /// Number of ACL fragments it was carried in.
@@ -171,10 +172,12 @@ public struct L2CAPReassembler {
         // offsets for the last fragment's bytes); the map gives the others.
         let base = data.absoluteOffset &+ data.remaining &- count   // safe: offsets fit in Int
         if count > expected { hot.segments[hot.segments.count - 1].length -= count - expected }   // safe: data.remaining > 0
-        let origin = Origin(firstFrame: hot.firstFrame, fragments: hot.fragments, map: FragmentMap(readerBase: base, segments: hot.segments))
-        hot.data.withUnsafeBytes { raw in
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0 ..< expected]), base: base)
-            deliver(&r, origin)
+        let (firstFrame, fragments) = (hot.firstFrame, hot.fragments)
+        hot.segments.withUnsafeBufferPointer { segments in
+            hot.data.withUnsafeBytes { raw in
+                var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0 ..< expected]), base: base)
+                deliver(&r, Origin(firstFrame: firstFrame, fragments: fragments, map: FragmentMap(readerBase: base, segments: segments)))
+            }
         }
         return overrun
     }

@@ -32,23 +32,23 @@ struct ACLAssembler {
             out.append(Output(handle: header.handle, pdu: nil, fragments: old.fragments, frames: old.frames))
         }
         var delivered: [UInt8]? = nil
-        let problem = b.withUnsafeBytes { raw in
-            reassembler.push(Self.key(header.handle), isStart: header.isStart, data: ByteReader(UnsafeRawBufferPointer(rebasing: raw[4...]), base: 4),
-                             frame: frame) { pdu, _ in delivered = Array(pdu.remainingBytes) }
+        let key = Self.key(header.handle)
+        b.withUnsafeBytes { raw in
+            _ = reassembler.push(key, isStart: header.isStart, data: ByteReader(UnsafeRawBufferPointer(rebasing: raw[4...]), base: 4),
+                                 frame: frame) { pdu, _ in delivered = Array(pdu.remainingBytes) }
         }
         var carried = pending.removeValue(forKey: header.handle) ?? ([], [])
-        switch problem {
-        case .shortStart?, .orphanContinuation?:
+        guard delivered != nil || reassembler.inProgress(key) != nil else {
+            // Not used: a continuation without a start, a start too short for the L2CAP header.
             out.append(Output(handle: header.handle, pdu: nil, fragments: [packet], frames: [frame]))
             return out
-        default:
-            break
         }
         carried.fragments.append(packet)
         carried.frames.append(frame)
         if let delivered {
-            let overrun = if case .overrun? = problem { true } else { false }
-            out.append(Output(handle: header.handle, pdu: overrun ? nil : delivered, fragments: carried.fragments, frames: carried.frames))
+            // Fragments carrying more than the L2CAP length make no PDU.
+            let bytes = carried.fragments.reduce(0) { $0 + $1.bytes.count - 4 }
+            out.append(Output(handle: header.handle, pdu: bytes == delivered.count ? delivered : nil, fragments: carried.fragments, frames: carried.frames))
         } else {
             pending[header.handle] = carried
         }
