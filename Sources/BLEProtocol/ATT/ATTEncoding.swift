@@ -111,20 +111,19 @@ public enum L2CAPEncoding {
         var start = data.startIndex
         repeat {
             let end = min(data.endIndex, start + size)
-            var w = ByteWriter(capacity: end - start + 4)
-            w.u16le((handle & 0x0FFF) | (start == data.startIndex ? flags & 0xF000 : (flags & 0xC000) | 0x1000))
-            w.u16le(UInt16(truncatingIfNeeded: end - start)); w.append(data[start ..< end])
-            out.append(w.bytes)
+            let boundary = start == data.startIndex ? UInt8(truncatingIfNeeded: flags >> 12) & 0b11 : ACLHeader.continuing
+            out.append(aclPacket(handle: handle, boundary: boundary, broadcast: UInt8(truncatingIfNeeded: flags >> 14) & 0b11, data[start ..< end]))
             start = end
         } while start < data.endIndex
         return out
     }
 
     /// One ACL data packet (header included, no H4 indicator): handle and Packet_Boundary_Flag
-    /// (`ACLHeader.firstNonFlushable`, `.continuing`, `.firstFlushable`), Data_Total_Length, data.
-    public static func aclPacket<C: Collection<UInt8>>(handle: UInt16, boundary: UInt8, _ data: C) -> [UInt8] {
+    /// (`ACLHeader.firstNonFlushable`, `.continuing`, `.firstFlushable`), Broadcast_Flag (0 on LE),
+    /// Data_Total_Length, data.
+    public static func aclPacket<C: Collection<UInt8>>(handle: UInt16, boundary: UInt8, broadcast: UInt8 = 0, _ data: C) -> [UInt8] {
         var w = ByteWriter(capacity: data.count + ACLHeader.size)
-        w.u16le((handle & 0x0FFF) | UInt16(boundary & 0b11) << 12)
+        w.u16le((handle & 0x0FFF) | UInt16(boundary & 0b11) << 12 | UInt16(broadcast & 0b11) << 14)
         w.u16le(UInt16(truncatingIfNeeded: data.count)); w.append(data)
         return w.bytes
     }
