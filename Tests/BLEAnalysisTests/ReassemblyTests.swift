@@ -82,4 +82,44 @@ import Testing
         r.reset(adapter: 0, handle: 1)
         #expect(r.incompleteCount == 0)
     }
+
+    /// The fragment map: every byte of a PDU split over three fragments, far apart in a "file",
+    /// maps to the offset where that byte lies; a one-fragment PDU's reader offsets are file offsets.
+    @Test func fragmentMapGivesEachByteItsFileOffset() {
+        // A file of 200 bytes with the PDU's fragments at 10, 90 and 150 (an empty continuation between).
+        var file = [UInt8](repeating: 0xEE, count: 200)
+        let parts: [(at: Int, bytes: ArraySlice<UInt8>)] = [(10, Self.whole[0..<5]), (60, []), (90, Self.whole[5..<8]), (150, Self.whole[8...])]
+        for p in parts { file.replaceSubrange(p.at ..< p.at + p.bytes.count, with: p.bytes) }
+        var r = L2CAPReassembler()
+        var got: (pdu: [UInt8], base: Int, origin: L2CAPReassembler.Origin)? = nil
+        file.withUnsafeBytes { raw in
+            for (k, p) in parts.enumerated() {
+                let data = ByteReader(UnsafeRawBufferPointer(rebasing: raw[p.at ..< p.at + p.bytes.count]), base: p.at)
+                r.push(Self.a, isStart: k == 0, data: data, frame: 20 + k) { pdu, origin in
+                    got = (Array(pdu.remainingBytes), pdu.absoluteOffset, origin)
+                }
+            }
+        }
+        guard let got else { Issue.record("no PDU"); return }
+        #expect(got.pdu == Self.whole)
+        #expect(got.origin.fragments == 4)
+        let map = got.origin.map
+        #expect(map.isFragmented)
+        #expect(map.map(\.frame) == [20, 22, 23])   // the empty fragment carries no bytes
+        #expect(map.map(\.length) == [5, 3, 3])
+        for p in 0 ..< got.pdu.count {
+            let offset = map.fileOffset(got.base + p)
+            #expect(file[offset] == got.pdu[p], "PDU byte \(p) at file offset \(offset)")
+        }
+        let e = map.fileError(DecodeError(kind: .truncated(needed: 2, available: 1), offset: got.base + 6, field: "x"))
+        #expect(e.offset == 91)
+
+        var single: L2CAPReassembler.Origin? = nil
+        Self.whole.withUnsafeBytes { raw in
+            r.push(Self.b, isStart: true, data: ByteReader(raw, base: 300), frame: 30) { _, origin in single = origin }
+        }
+        #expect(single?.map.isFragmented == false)
+        #expect(single?.map.fileOffset(305) == 305)
+        #expect(single?.map.map(\.fileOffset) == [300])
+    }
 }

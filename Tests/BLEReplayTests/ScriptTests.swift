@@ -31,6 +31,30 @@ import Testing
         guard case .raw = units[2].content else { Issue.record("not raw"); return }
     }
 
+    /// Fragments that make no PDU come out raw with their packets: a start cut short by the next
+    /// start, fragments carrying more than the L2CAP length, a start too short for the header.
+    @Test func fragmentsThatMakeNoPDUAreRawUnits() {
+        let recording = Recording(packets: [
+            // handle 1, start: L2CAP length 5, CID 4, 0b 67 — then a new start before the rest
+            Self.packet(1, fromHost: false, .acl, "01 20 06 00 05 00 04 00 0b 67"),
+            // handle 1, start: length 1, CID 4, 0b, then 2 bytes too many (overrun)
+            Self.packet(2, fromHost: false, .acl, "01 20 07 00 01 00 04 00 0b ee ee"),
+            // handle 1, start of 3 bytes (no room for the 4-byte L2CAP header)
+            Self.packet(3, fromHost: false, .acl, "01 20 03 00 01 00 04"),
+            // handle 2: a PDU in two fragments, still whole
+            Self.packet(4, fromHost: false, .acl, "02 20 05 00 02 00 04 00 0b"),
+            Self.packet(5, fromHost: false, .acl, "02 10 01 00 67"),
+        ])
+        let units = Script(recording).units
+        #expect(units.map(\.frames) == [[1], [2], [3], [4, 5]])
+        for unit in units.prefix(3) {
+            guard case .raw = unit.content else { Issue.record("frame \(unit.frames) not raw"); continue }
+        }
+        guard case let .l2cap(handle, pdu) = units[3].content else { Issue.record("not L2CAP"); return }
+        #expect(handle == 2)
+        #expect(pdu == Hex.bytes("02 00 04 00 0b 67"))
+    }
+
     @Test func commandsGetLiveHandlesAndMappedAddresses() {
         var maps = LinkMaps()
         maps.learn(recorded: 0x0001, live: 0x0040)

@@ -17,6 +17,7 @@ struct RedactionEdit: Sendable {
 ///
 /// A PDU reassembled from several ACL fragments can put a key in an earlier frame than the one
 /// that completes it: those edits are `deferred` (the redactor runs a first pass to collect them).
+/// The reassembler's `FragmentMap` says which frame and file offset each byte of such a PDU has.
 ///
 /// Air captures (LE Link Layer) go through the same pass: the analysis turns their data PDUs into
 /// ACL fragments, so L2CAP, SMP and ATT are found the same way, and `airRecords` handles the Link
@@ -27,7 +28,8 @@ final class RedactionScanner {
     let names: NameMap
     let analyzer = Analyzer()
     private let collectDeferred: Bool
-    /// Edits for frames before the one being scanned (first pass only), by frame number.
+    /// Edits for frames before the one being scanned (first pass only), by frame number; their
+    /// `offset` is a file offset (the redactor makes it the frame's payload offset).
     private(set) var deferred: [Int: [RedactionEdit]] = [:]
 
     // The frame being scanned.
@@ -35,15 +37,8 @@ final class RedactionScanner {
     var edits: [RedactionEdit] = []
     private var received = false
 
-    /// The ACL fragments of the L2CAP PDU in progress per link and direction, mirroring
-    /// `L2CAPReassembler` so reassembled offsets map back to frames. Empty fragments are not kept,
-    /// so a list holds at most `L2CAPReassembler.maxPDU` entries (one byte each) and, like the
-    /// reassembler's buffers, never more than the bytes the capture holds.
+    /// One direction of a link (for `valuePDU`).
     struct LinkDirection: Hashable { var adapter: UInt16; var handle: UInt16; var received: Bool }
-    struct Fragment { var frame: Int; var payloadOffset: Int; var fileOffset: Int; var count: Int }
-    private var fragments: [LinkDirection: [Fragment]] = [:]
-    private var currentLink: LinkDirection?
-    private var deliveredOnLink = false
 
     /// The second pass: also replace, in bytes no table decodes (vendor commands, ATT values), any
     /// address the tables found anywhere in the file (the map is complete after the first pass).
@@ -87,7 +82,9 @@ final class RedactionScanner {
         self.collectDeferred = collectDeferred
         self.sweep = sweep
         analyzer.session.onL2CAPPDU = { [unowned self] pdu, connection in self.l2capPDU(pdu, connection) }
-        analyzer.session.onACLFragment = { [unowned self] acl, isStart in self.mirrorFragment(acl, isStart: isStart) }
+        // The direction of the ACL packet given to the reassembler: for air captures, the synthetic
+        // one the LL adapter made of a data PDU.
+        analyzer.session.onACLFragment = { [unowned self] acl, _ in self.received = acl.direction == .received }
     }
 
     /// The edits for `frame` found while scanning it (deferred edits for it are separate).
@@ -97,9 +94,6 @@ final class RedactionScanner {
         received = frame.direction == .received
         crcInitDelta = 0
         analyzer.consume(frame)
-        if let link = currentLink, deliveredOnLink { fragments[link] = nil }
-        currentLink = nil
-        deliveredOnLink = false
         if frame.problem == nil { records(frame) }
         if sweep { sweepAddresses(frame) }
         if sweep, frame.kind == .airLE { sweepCorruptAir(frame) }
@@ -371,9 +365,9 @@ final class RedactionScanner {
 
     // MARK: Sites → edits
 
-    /// Maps `count` bytes at absolute offset `offset` to (frame, payload offset) pieces. `map` is
-    /// nil for bytes of the current frame (absolute offsets relative to `inFrame`).
-    typealias PDUMap = (pduStart: Int, fragments: [Fragment])
+    /// Where the bytes of a PDU reassembled from several fragments lie (frames, file offsets). `map`
+    /// is nil for bytes of the current frame (absolute offsets relative to `inFrame`).
+    typealias PDUMap = FragmentMap
 
     func apply(_ site: FieldSite, inFrame base: Int, map: PDUMap?, textAllowed: Bool) {
         guard let bytes = read(site.range, base: base, map: map) else { return }
@@ -497,20 +491,19 @@ final class RedactionScanner {
             add(RedactionEdit(offset: start, bytes: bytes, what: what))
             return
         }
-        var pduOffset = range.offset - map.pduStart
+        var pduOffset = range.offset - map.readerBase
         var consumed = 0
-        var fragmentStart = 0
-        for fragment in map.fragments {
-            defer { fragmentStart += fragment.count }
+        for segment in map {
             guard consumed < bytes.count else { break }
-            guard pduOffset < fragmentStart + fragment.count, pduOffset >= fragmentStart else { continue }
-            let inFragment = pduOffset - fragmentStart
-            let n = min(fragment.count - inFragment, bytes.count - consumed)
-            let edit = RedactionEdit(offset: fragment.payloadOffset + inFragment, bytes: Array(bytes[consumed ..< consumed + n]), what: what)
-            if fragment.frame == frame.number {
-                add(edit)
+            guard pduOffset < segment.pduStart + segment.length, pduOffset >= segment.pduStart else { continue }
+            let inSegment = pduOffset - segment.pduStart
+            let n = min(segment.length - inSegment, bytes.count - consumed)
+            let piece = Array(bytes[consumed ..< consumed + n])
+            if segment.frame == frame.number {
+                // For an air frame, the fragment's bytes lie inside it (the synthetic ACL packet's).
+                add(RedactionEdit(offset: segment.fileOffset + inSegment - frame.payloadOffset, bytes: piece, what: what))
             } else if collectDeferred {
-                deferred[fragment.frame, default: []].append(edit)
+                deferred[segment.frame, default: []].append(RedactionEdit(offset: segment.fileOffset + inSegment, bytes: piece, what: what))
             }
             consumed += n
             pduOffset += n
@@ -526,35 +519,12 @@ final class RedactionScanner {
 
     // MARK: L2CAP
 
-    /// Follows `L2CAPReassembler.push` (called for each fragment it is given): which fragments make
-    /// the PDU in progress. `acl` is the ACL packet: the scanned frame itself, or the synthetic one
-    /// an air frame's data PDU became, whose bytes lie inside the air frame.
-    private func mirrorFragment(_ acl: Frame, isStart: Bool) {
-        guard let frame, acl.payload.count >= 4 else { return }
-        let word = UInt16(acl.payload[0]) | UInt16(acl.payload[1]) << 8
-        let header = ACLHeader(word: word, length: 0)
-        received = acl.direction == .received
-        let link = LinkDirection(adapter: acl.adapter, handle: header.handle, received: received)
-        // safe: the synthetic packet's bytes lie inside the scanned frame (offsets in the same file)
-        let inFrame = acl.payloadOffset &+ 4 &- frame.payloadOffset
-        let fragment = Fragment(frame: frame.number, payloadOffset: inFrame, fileOffset: acl.payloadOffset + 4, count: acl.payload.count - 4)
-        currentLink = link
-        if isStart {
-            fragments[link] = [fragment]
-        } else if fragments[link] != nil, fragment.count > 0 {
-            fragments[link]?.append(fragment)
-        }
-    }
-
     /// Every complete L2CAP PDU, decoded for display with the session's ATT context (as `packets`).
     private func l2capPDU(_ pdu: ByteReader, _ connection: Connection) {
-        guard let frame, let link = currentLink else { return }
-        deliveredOnLink = true
-        let list = fragments[link] ?? []
-        // The mirror must account for every byte of the PDU; if it does not (it cannot fall out of
-        // step with the reassembler, but a wrong map would move edits), only this frame's part is used.
-        let multi = list.count > 1 && list.reduce(0, { $0 + $1.count }) >= pdu.remaining
-        let map: PDUMap? = multi ? (pdu.absoluteOffset, list) : nil
+        guard let frame else { return }
+        // Set while the session decodes a PDU that came in several fragments.
+        let map = analyzer.session.currentFragmentMap
+        let multi = map != nil
         let pduStart = pdu.absoluteOffset
         let pduCount = pdu.remaining
         let pduRaw = pdu.remainingBytes
@@ -573,7 +543,7 @@ final class RedactionScanner {
         for site in sites { apply(site, inFrame: base, map: map, textAllowed: false) }
         if cid == 0x0004, pduCount > 4 {
             let bytes = Array(pduRaw.prefix(pduCount))
-            attValues(bytes, pduStart: pduStart, connection, base: base, map: map, firstFrame: list.first?.frame ?? frame.number)
+            attValues(bytes, pduStart: pduStart, connection, base: base, map: map, firstFrame: map?.first?.frame ?? frame.number)
         }
         // SMP key material in a PDU of the wrong size is shown raw, not through the table: zero it.
         if cid == 0x0006 || cid == 0x0007, pduCount > 5, let code = pdu.peekU8(at: 4), let size = Self.smpKeySizes[code],

@@ -116,7 +116,10 @@ public enum Redactor {
         let read = second.read { frame in
             guard failure == nil else { return }
             var edits = scanner.scan(frame)
-            if let more = deferred[frame.number] { edits += more }
+            if let more = deferred[frame.number] {
+                // Deferred edits name file offsets (see `RedactionScanner.deferred`).
+                edits += more.map { RedactionEdit(offset: $0.offset - frame.payloadOffset, bytes: $0.bytes, what: $0.what) }
+            }
             do throws(CaptureError) {
                 guard !edits.isEmpty || frame.kind == .airLE else { try rewriter.pass(frame); return }
                 edited.removeAll(keepingCapacity: true)

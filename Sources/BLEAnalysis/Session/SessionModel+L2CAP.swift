@@ -7,7 +7,7 @@ extension SessionModel {
     func leSignaling(_ payload: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool, status: inout FrameStatus) {
         let packet: L2CAP.SignalingPacket
         do { packet = try L2CAP.decodeSignaling(&payload) } catch {
-            if status == .ok { status = .decode(error) }
+            if status == .ok { status = .decode(pduError(error)) }
             return
         }
         let who = sent ? "host" : "peer"
@@ -58,7 +58,7 @@ extension SessionModel {
         while payload.remaining >= 4 {
             let packet: L2CAP.SignalingPacket
             do { packet = try L2CAP.decodeSignaling(&payload) } catch {
-                if status == .ok { status = .decode(error) }
+                if status == .ok { status = .decode(pduError(error)) }
                 return
             }
             switch packet.command {
@@ -148,7 +148,7 @@ extension SessionModel {
             let pdu = try ATT.decode(&r)
             att(pdu, c, frame: frame, sent: sent, pduFrame: frame.number)
         } catch {
-            if status == .ok { status = .decode(error) }
+            if status == .ok { status = .decode(pduError(error)) }
         }
     }
 }

@@ -46,6 +46,11 @@ public final class SessionModel {
 
     /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
     @exclusivity(unchecked) var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
+    /// Where the bytes of the L2CAP PDU being decoded lie in the file, while it is decoded and only
+    /// when it came in several ACL fragments (its reader's offsets are then not file offsets): for
+    /// `onL2CAPPDU` hooks to report file offsets (`FragmentMap.fileErrors`). A view into the
+    /// reassembler: read it inside the hook, never keep it.
+    @exclusivity(unchecked) public private(set) var currentFragmentMap: FragmentMap?
 
     /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
     @exclusivity(unchecked) public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
@@ -519,6 +524,8 @@ public final class SessionModel {
 
     private func l2cap(_ pdu: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool,
                        origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
+        if origin.map.isFragmented { currentFragmentMap = origin.map }
+        defer { if currentFragmentMap != nil { currentFragmentMap = nil } }
         if let hook = onL2CAPPDU {
             var copy = pdu
             hook(&copy, c)
@@ -528,8 +535,8 @@ public final class SessionModel {
         guard let length = try? pdu.u16le("Length"), let cid = try? pdu.u16le("Channel ID") else { return }
         var payload = pdu.rest()
         if Int(length) != payload.remaining, status == .ok {
-            status = .decode(DecodeError(kind: .lengthMismatch(declared: Int(length), actual: payload.remaining),
-                                         offset: payload.base, field: "L2CAP Length"))
+            status = .decode(pduError(DecodeError(kind: .lengthMismatch(declared: Int(length), actual: payload.remaining),
+                                                  offset: payload.base, field: "L2CAP Length")))
         }
         switch cid {
         case L2CAP.ChannelID.att.rawValue:
@@ -542,7 +549,7 @@ public final class SessionModel {
                 let att = try ATT.decode(&payload)
                 self.att(att, c, frame: frame, sent: sent, pduFrame: origin.firstFrame)
             } catch {
-                if status == .ok { status = .decode(error) }
+                if status == .ok { status = .decode(pduError(error)) }
             }
         case L2CAP.ChannelID.leSignaling.rawValue:
             leSignaling(&payload, c, frame: frame, sent: sent, status: &status)
@@ -555,10 +562,15 @@ public final class SessionModel {
                 let cmd = try SMP.decode(&payload)
                 smp(cmd, c, frame: frame, sent: sent)
             } catch {
-                if status == .ok { status = .decode(error) }
+                if status == .ok { status = .decode(pduError(error)) }
             }
         default:
             break
         }
+    }
+
+    /// `error`, from a decoder reading the L2CAP PDU being decoded, with its offset a file offset.
+    func pduError(_ error: DecodeError) -> DecodeError {
+        currentFragmentMap?.fileError(error) ?? error
     }
 }

@@ -7,6 +7,9 @@ import BLEBytes
 /// frame: no copy. Only PDUs split over several packets are buffered, bounded by the largest
 /// L2CAP PDU. A start fragment that arrives while a PDU is incomplete delivers the partial PDU as a
 /// problem and starts anew; a continuation with no start is reported and dropped.
+///
+/// Each delivered PDU comes with a `FragmentMap` (in its `Origin`): which file bytes each part of
+/// the PDU came from, so an error inside a fragmented PDU can name the byte's file offset.
 public struct L2CAPReassembler {
     /// Largest L2CAP basic frame: 4-byte header + 65535 bytes of information payload (Vol 3 Part A 3.1).
     public static let maxPDU = 4 + 65_535
@@ -18,12 +21,15 @@ public struct L2CAPReassembler {
         public init(adapter: UInt16, handle: UInt16, received: Bool) { (self.adapter, self.handle, self.received) = (adapter, handle, received) }
     }
 
-    /// Where a delivered PDU came from.
-    public struct Origin: Sendable {
+    /// Where a delivered PDU came from. Valid inside the delivery only (its `map` reads the
+    /// reassembler's segment list in place).
+    public struct Origin {
         /// Frame number of the start fragment.
         public var firstFrame: Int
         /// Number of ACL fragments it was carried in.
         public var fragments: Int
+        /// Where the PDU's bytes lie in the file (reader offset → file offset), fragment by fragment.
+        public var map: FragmentMap
     }
 
     public enum Problem: Sendable, Equatable, CustomStringConvertible {
@@ -52,13 +58,15 @@ public struct L2CAPReassembler {
         var data: [UInt8]
         var firstFrame: Int
         var fragments: Int
+        /// One per fragment that carried bytes (the `FragmentMap` of the PDU).
+        var segments: [FragmentMap.Segment]
     }
 
     /// The PDU in progress on the link fragmented last, kept out of the dictionary: fragments of
     /// one PDU nearly always follow each other, so most continuations touch no hash table, and its
     /// buffer is reused for the next PDU.
     private var hotKey: Key?
-    private var hot = Pending(expected: 0, data: [], firstFrame: 0, fragments: 0)
+    private var hot = Pending(expected: 0, data: [], firstFrame: 0, fragments: 0, segments: [])
     /// PDUs in progress on other links.
     private var pending: [Key: Pending] = [:]
 
@@ -123,21 +131,27 @@ public struct L2CAPReassembler {
             let expected = 4 + length
             if data.remaining >= expected {
                 var view = data
+                let map = FragmentMap(single: .init(pduStart: 0, fileOffset: data.absoluteOffset, length: expected, frame: frame))
                 if data.remaining > expected, let s = try? view.slice(expected, "L2CAP PDU") {
                     var s = s
-                    deliver(&s, Origin(firstFrame: frame, fragments: 1))
+                    deliver(&s, Origin(firstFrame: frame, fragments: 1, map: map))
                     return problem ?? .overrun(expected: expected, got: data.remaining)
                 }
-                deliver(&view, Origin(firstFrame: frame, fragments: 1))
+                deliver(&view, Origin(firstFrame: frame, fragments: 1, map: map))
                 return problem
             }
             // Reserve only what is present: a claimed length is not believed until the bytes arrive
             // (a hostile capture could otherwise reserve 64 KiB per link it opens). The hot buffer
             // is reused when it is free.
             var buffer: [UInt8] = []
-            if hotKey == nil { swap(&buffer, &hot.data); buffer.removeAll(keepingCapacity: true) }
+            var segments: [FragmentMap.Segment] = []
+            if hotKey == nil {
+                swap(&buffer, &hot.data); buffer.removeAll(keepingCapacity: true)
+                swap(&segments, &hot.segments); segments.removeAll(keepingCapacity: true)
+            }
             buffer.append(contentsOf: data.remainingBytes)
-            makeHot(key, Pending(expected: expected, data: buffer, firstFrame: frame, fragments: 1))
+            segments.append(.init(pduStart: 0, fileOffset: data.absoluteOffset, length: data.remaining, frame: frame))
+            makeHot(key, Pending(expected: expected, data: buffer, firstFrame: frame, fragments: 1, segments: segments))
             return problem
         }
         if hotKey != key {
@@ -145,16 +159,25 @@ public struct L2CAPReassembler {
             makeHot(key, p)
         }
         // Appended in place (a copy per fragment would be quadratic).
+        if data.remaining > 0 {
+            hot.segments.append(.init(pduStart: hot.data.count, fileOffset: data.absoluteOffset, length: data.remaining, frame: frame))
+        }
         hot.data.append(contentsOf: data.remainingBytes)
         hot.fragments += 1
         if hot.data.count < hot.expected { return nil }
-        hotKey = nil   // complete: the buffer stays for the next PDU
-        let origin = Origin(firstFrame: hot.firstFrame, fragments: hot.fragments)
+        hotKey = nil   // complete: the buffers stay for the next PDU
         let expected = hot.expected, count = hot.data.count
         let overrun = count > expected ? Problem.overrun(expected: expected, got: count) : nil
-        hot.data.withUnsafeBytes { raw in
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0 ..< expected]), base: data.base - count + data.remaining)
-            deliver(&r, origin)
+        // The reader's offsets are those of a PDU ending where the last fragment ends (true file
+        // offsets for the last fragment's bytes); the map gives the others.
+        let base = data.absoluteOffset &+ data.remaining &- count   // safe: offsets fit in Int
+        if count > expected { hot.segments[hot.segments.count - 1].length -= count - expected }   // safe: data.remaining > 0
+        let (firstFrame, fragments) = (hot.firstFrame, hot.fragments)
+        hot.segments.withUnsafeBufferPointer { segments in
+            hot.data.withUnsafeBytes { raw in
+                var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0 ..< expected]), base: base)
+                deliver(&r, Origin(firstFrame: firstFrame, fragments: fragments, map: FragmentMap(readerBase: base, segments: segments)))
+            }
         }
         return overrun
     }

@@ -98,22 +98,32 @@ public enum L2CAPEncoding {
     /// most `maxLength` bytes of data: the first with Packet_Boundary_Flag 0b00 (first
     /// non-flushable, as LE requires), the rest 0b01 (continuing fragment).
     public static func aclPackets(handle: UInt16, pdu: [UInt8], maxLength: Int) -> [[UInt8]] {
+        aclPackets(handle: handle, data: pdu[...], maxLength: maxLength, flags: 0x0000)
+    }
+
+    /// The ACL data packets carrying `data` (a PDU, or an ACL packet's data being split again) on
+    /// `handle`, each at most `maxLength` bytes of data: the first with the Packet_Boundary and
+    /// Broadcast flags `flags` (bits 12–15 of the header word), the rest continuing fragments
+    /// (0b01) with the same Broadcast flags (Core v5.4 Vol 4 Part E 5.4.2).
+    public static func aclPackets(handle: UInt16, data: ArraySlice<UInt8>, maxLength: Int, flags: UInt16) -> [[UInt8]] {
         let size = max(1, maxLength)
         var out: [[UInt8]] = []
-        var start = 0
+        var start = data.startIndex
         repeat {
-            let end = min(pdu.count, start + size)
-            out.append(aclPacket(handle: handle, boundary: start == 0 ? ACLHeader.firstNonFlushable : ACLHeader.continuing, pdu[start ..< end]))
+            let end = min(data.endIndex, start + size)
+            let boundary = start == data.startIndex ? UInt8(truncatingIfNeeded: flags >> 12) & 0b11 : ACLHeader.continuing
+            out.append(aclPacket(handle: handle, boundary: boundary, broadcast: UInt8(truncatingIfNeeded: flags >> 14) & 0b11, data[start ..< end]))
             start = end
-        } while start < pdu.count
+        } while start < data.endIndex
         return out
     }
 
     /// One ACL data packet (header included, no H4 indicator): handle and Packet_Boundary_Flag
-    /// (`ACLHeader.firstNonFlushable`, `.continuing`, `.firstFlushable`), Data_Total_Length, data.
-    public static func aclPacket<C: Collection<UInt8>>(handle: UInt16, boundary: UInt8, _ data: C) -> [UInt8] {
+    /// (`ACLHeader.firstNonFlushable`, `.continuing`, `.firstFlushable`), Broadcast_Flag (0 on LE),
+    /// Data_Total_Length, data.
+    public static func aclPacket<C: Collection<UInt8>>(handle: UInt16, boundary: UInt8, broadcast: UInt8 = 0, _ data: C) -> [UInt8] {
         var w = ByteWriter(capacity: data.count + ACLHeader.size)
-        w.u16le((handle & 0x0FFF) | UInt16(boundary & 0b11) << 12)
+        w.u16le((handle & 0x0FFF) | UInt16(boundary & 0b11) << 12 | UInt16(broadcast & 0b11) << 14)
         w.u16le(UInt16(truncatingIfNeeded: data.count)); w.append(data)
         return w.bytes
     }

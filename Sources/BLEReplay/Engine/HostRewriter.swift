@@ -64,29 +64,13 @@ enum HostRewriter {
     }
 
     /// An ACL packet with its handle mapped, split into packets of at most `maxLength` data bytes
-    /// (continuations flagged 0b01, Core v5.4 Vol 4 Part E 5.4.2).
+    /// (`L2CAPEncoding.aclPackets`: the recorded flags on the first, continuations flagged 0b01).
     static func acl(_ packet: H4Packet, maps: LinkMaps, maxLength: Int?) -> [H4Packet] {
         let b = packet.bytes
         guard packet.type == .acl, b.count >= 4 else { return [packet] }
         let word = UInt16(b[0]) | UInt16(b[1]) << 8
-        let handle = maps.live(word & 0x0FFF)
-        let data = Array(b[4...])
-        let limit = max(1, maxLength ?? data.count)
-        guard data.count > limit else { return [H4Packet(.acl, header(handle | (word & 0xF000), data.count) + data)] }
-        var out: [H4Packet] = []
-        var start = 0
-        while start < data.count {
-            let end = min(start + limit, data.count)
-            let flags: UInt16 = start == 0 ? word & 0xF000 : (word & 0xC000) | 0x1000
-            out.append(H4Packet(.acl, header(handle | flags, end - start) + data[start ..< end]))
-            start = end
-        }
-        return out
-    }
-
-    private static func header(_ word: UInt16, _ length: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: word), UInt8(truncatingIfNeeded: word >> 8),
-         UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8)]
+        return L2CAPEncoding.aclPackets(handle: maps.live(word & 0x0FFF), data: b[4...], maxLength: maxLength ?? (b.count - 4),
+                                        flags: word & 0xF000).map { H4Packet(.acl, $0) }
     }
 
     /// Connection-interval ranges (×1.25 ms) the host asks for: LE (Extended) Create Connection

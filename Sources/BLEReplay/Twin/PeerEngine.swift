@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEProtocol
 
 /// Plays the recorded peer device on a controller of its own (`bleanalyze peer`): sets the
@@ -106,10 +107,9 @@ public final class PeerEngine {
     private func handle(_ packet: H4Packet) throws(TransportError) {
         capture?.log(packet, outgoing: false)
         liveCount += 1
-        let b = packet.bytes
         switch packet.type {
-        case .event where b.count >= 2:
-            try event(b[0], Array(b[2...]))
+        case .event:
+            if let event = Self.decode(packet) { try self.event(event) }
         case .acl:
             for o in assembler.push(packet, frame: liveCount) where o.handle == liveHandle {
                 if let pdu = o.pdu { try central(pdu) }
@@ -118,35 +118,59 @@ public final class PeerEngine {
         }
     }
 
-    private func event(_ code: UInt8, _ p: [UInt8]) throws(TransportError) {
-        switch code {
-        case HCIEventCode.leMeta where !p.isEmpty:
-            let sub = p[0]
-            if [LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2].contains(sub),
-               p.count >= 5, p[1] == 0, liveHandle == nil {
-                liveHandle = (UInt16(p[2]) | UInt16(p[3]) << 8) & 0x0FFF
-                if p.count >= 12 { centralAddress = (BDAddr(p[6 ..< 12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), p[5] & 1) }
-                schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
-            } else if sub == LESubevent.longTermKeyRequest, p.count >= 13 {
-                try longTermKeyRequest(handle: UInt16(p[1]) | UInt16(p[2]) << 8, random: Array(p[3 ..< 11]), ediv: UInt16(p[11]) | UInt16(p[12]) << 8)
+    /// What the twin reads of a controller's event (decoded by BLEProtocol's `HCIEvent`).
+    enum Event {
+        case connected(handle: UInt16, central: BDAddr, centralType: UInt8)
+        case longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16)
+        case encrypted
+        case disconnected(handle: UInt16)
+        /// ACL packets the controller is done with (Number Of Completed Packets, all handles).
+        case completed(Int)
+    }
+
+    /// The event the twin acts on, or nil (other events, malformed ones).
+    static func decode(_ packet: H4Packet) -> Event? {
+        packet.bytes.withUnsafeBytes { raw -> Event? in
+            var r = ByteReader(raw)
+            guard let event = try? HCIEvent.decode(&r) else { return nil }
+            switch event {
+            case let .connectionComplete(c) where c.isLE && c.status == .success:
+                return .connected(handle: c.handle, central: c.peerAddress, centralType: (c.peerAddressType?.rawValue ?? 0) & 1)
+            case let .longTermKeyRequest(handle, random, ediv):
+                return .longTermKeyRequest(handle: handle, random: random, ediv: ediv)
+            case let .encryptionChange(status, _, enabled, _) where status == .success && enabled:
+                return .encrypted
+            case let .disconnectionComplete(_, handle, _):
+                return .disconnected(handle: handle)
+            case let .numberOfCompletedPackets(pairs):
+                var n = 0
+                pairs.forEach(in: raw, base: 0) { _, completed in n += Int(completed) }
+                return .completed(n)
+            default:
+                return nil
             }
-        case HCIEventCode.encryptionChange where p.count >= 4, HCIEventCode.encryptionChangeV2 where p.count >= 4:
-            if p[0] == 0, p[3] != 0, !encrypted {
-                encrypted = true
-                let release = held + pairingKeyDistribution()
-                held.removeAll()
-                schedule(release, reference: release.first?.timestamp ?? 0)
-            }
-        case HCIEventCode.disconnectionComplete where p.count >= 4:
-            if (UInt16(p[1]) | UInt16(p[2]) << 8) & 0x0FFF == liveHandle { disconnected = true }
-        case HCIEventCode.numberOfCompletedPackets where !p.isEmpty:
-            var i = 1
-            for _ in 0 ..< Int(p[0]) where i + 3 < p.count {
-                let n = Int(p[i + 2]) | Int(p[i + 3]) << 8
-                inFlight = max(0, inFlight - n)
-                i += 4
-            }
-        default: break
+        }
+    }
+
+    private func event(_ event: Event) throws(TransportError) {
+        switch event {
+        case let .connected(handle, central, type):
+            guard liveHandle == nil else { return }
+            liveHandle = handle
+            centralAddress = (central, type)
+            schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
+        case let .longTermKeyRequest(handle, random, ediv):
+            try longTermKeyRequest(handle: handle, random: (0 ..< 8).map { UInt8(truncatingIfNeeded: random >> UInt64(8 * $0)) }, ediv: ediv)
+        case .encrypted:
+            guard !encrypted else { return }
+            encrypted = true
+            let release = held + pairingKeyDistribution()
+            held.removeAll()
+            schedule(release, reference: release.first?.timestamp ?? 0)
+        case let .disconnected(handle):
+            if handle == liveHandle { disconnected = true }
+        case let .completed(n):
+            inFlight = max(0, inFlight - n)
         }
     }
 

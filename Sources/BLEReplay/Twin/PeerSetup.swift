@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEProtocol
 
 /// The twin's own little host for its controller: commands sent and answered one at a time,
@@ -19,15 +20,35 @@ extension PeerEngine {
         while Clock.now() < deadline {
             guard let packet = try transport.receive(timeout: deadline - Clock.now()) else { continue }
             capture?.log(packet, outgoing: false)
-            let b = packet.bytes
-            if packet.type == .event, b.count >= 6, b[0] == HCIEventCode.commandComplete, UInt16(b[3]) | UInt16(b[4]) << 8 == opcode.rawValue {
-                return (b[5], Array(b[6...]))
-            }
-            if packet.type == .event, b.count >= 6, b[0] == HCIEventCode.commandStatus, UInt16(b[4]) | UInt16(b[5]) << 8 == opcode.rawValue {
-                return (b[2], [])
-            }
+            if packet.type == .event, let answer = Self.answer(to: opcode, in: packet.bytes) { return answer }
         }
         throw TransportError(.timeout, "\(transport.name): no answer to \(HCIDecoder.commandName(opcode)) within \(ReplayEngine.seconds(options.timeout))")
+    }
+
+    /// The status and return parameters (after the status) of `opcode`'s Command Complete, or the
+    /// status of its Command Status, when `event` is one (Core v5.4 Vol 4 Part E 7.7.14, 7.7.15).
+    static func answer(to opcode: HCIOpcode, in event: [UInt8]) -> (status: UInt8, returns: [UInt8])? {
+        event.withUnsafeBytes { raw -> (status: UInt8, returns: [UInt8])? in
+            var r = ByteReader(raw)
+            switch try? HCIEvent.decode(&r) {
+            case let .commandComplete(c)? where c.opcode == opcode:
+                let returns = c.returnParameters
+                return (c.status?.rawValue ?? 0, Array(raw[returns.offset ..< returns.offset + returns.count]))
+            case let .commandStatus(status, _, answered)? where answered == opcode:
+                return (status.rawValue, [])
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// The ACL buffer size in `answer`, the return parameters of (LE) Read Buffer Size.
+    static func bufferSize(_ opcode: HCIOpcode, _ answer: (status: UInt8, returns: [UInt8])) -> BufferSize? {
+        guard answer.status == 0 else { return nil }
+        return answer.returns.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return (try? BufferSize.decode(opcode, &r)) ?? nil
+        }
     }
 
     /// Reset, event masks, buffer sizes, address, advertising. Returns the address advertised.
@@ -38,16 +59,13 @@ extension PeerEngine {
         // LE Connection Complete, Advertising Report, Connection Update Complete, Read Remote
         // Features Complete, Long Term Key Request (the defaults, 7.8.1).
         try command(.leSetEventMask, ["Mask": .int(0x1F)])
-        let le = try command(.leReadBufferSize)
-        if le.status == 0, le.returns.count >= 3, le.returns[0] | le.returns[1] != 0 {
-            aclMaxLength = Int(le.returns[0]) | Int(le.returns[1]) << 8
-            aclCredits = Int(le.returns[2])
-        } else {
-            let br = try command(.readBufferSize)
-            if br.status == 0, br.returns.count >= 5 {
-                aclMaxLength = Int(br.returns[0]) | Int(br.returns[1]) << 8
-                aclCredits = Int(br.returns[3]) | Int(br.returns[4]) << 8
-            }
+        // LE buffers, or the shared BR/EDR ones when the LE length is 0 (Core v5.4 Vol 4 Part E 7.8.2).
+        if let le = Self.bufferSize(.leReadBufferSize, try command(.leReadBufferSize)), le.aclLength != 0 {
+            aclMaxLength = Int(le.aclLength)
+            aclCredits = Int(le.aclPackets)
+        } else if let br = Self.bufferSize(.readBufferSize, try command(.readBufferSize)) {
+            aclMaxLength = Int(br.aclLength)
+            aclCredits = Int(br.aclPackets)
         }
         aclCredits = max(1, aclCredits)
 

@@ -28,28 +28,28 @@ struct Emulate: ParsableCommand {
         let script = try session.script(file)
         let listener: HCIListener
         do { listener = try Transports.listen(try TransportURI(listen)) } catch {
-            ReplayOutput.fail(error, file: file, peer: listen, run: session)
+            ReplayOutput.fail(error, file: file, peer: listen, run: session.play)
         }
         defer { listener.close() }
         announce("listening on \(listener.address)")
         let start = Clock.now()
         let transport: HCITransport
         do { transport = try listener.accept(timeout: acceptTimeout) } catch {
-            ReplayOutput.fail(error, file: file, peer: listener.address, run: session)
+            ReplayOutput.fail(error, file: file, peer: listener.address, run: session.play)
         }
         defer { transport.close() }
-        let capture = session.write.map { _ in LiveCapture(weAreHost: false) }
+        let capture = session.play.write.map { _ in LiveCapture(weAreHost: false) }
         let remaining = max(0.1, acceptTimeout - (Clock.now() - start))
         var outcome = EmulateEngine(script: script, transport: transport, options: options, capture: capture)
             .run(firstPacketTimeout: remaining)
         outcome.recording = file
         transport.close()
-        ReplayOutput.finish(outcome, capture: capture, run: session, verb: "emulated")
+        ReplayOutput.finish(outcome, capture: capture, run: session.play, verb: "emulated")
     }
 
     /// The address line, flushed at once so a test or a script can connect the host.
     private func announce(_ line: String) {
-        if session.json { Diagnostics.message(line); return }
+        if session.play.json { Diagnostics.message(line); return }
         var out = Output()
         out.line(line)
         out.flush()

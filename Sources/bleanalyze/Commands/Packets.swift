@@ -45,8 +45,10 @@ struct Packets: ParsableCommand {
         // (L2CAP and above, once a PDU is complete), and the array is handed on whole.
         var layers: [Layer] = []
         var received = false
-        analyzer.session.onL2CAPPDU = { pdu, connection in
+        analyzer.session.onL2CAPPDU = { [unowned session = analyzer.session] pdu, connection in
+            let first = layers.count
             connection.displayLayers(&pdu, received: received, into: &layers)
+            session.currentFragmentMap?.fileErrors(&layers, from: first)   // a fragmented PDU: file offsets
         }
         out.flush()
         // Text is rendered on a second thread; JSON Lines stay on this one.

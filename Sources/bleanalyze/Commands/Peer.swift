@@ -19,33 +19,24 @@ struct Peer: ParsableCommand {
     @Option(name: .long, help: "The twin's own controller: hci:N, tcp:HOST:PORT or tty:PATH[,BAUD].") var hci: String
     @Option(name: .long, help: "The device to play, when the capture talks to several (default: the peer with the most ATT traffic).") var device: String?
     @Option(name: .long, help: "Seconds before giving up (the connection never came or never ended).") var timeout: Double = 300
-    @Option(name: .long, help: "fast (answer at once) or original (recorded gaps between the device's packets).") var timing: String = "fast"
-    @Option(name: .long, help: "With --timing original: play this many times faster.") var speed: Double = 1
-    @Flag(name: .long, help: "Print the result as one JSON document.") var json = false
-    @Option(name: .long, help: "Write a JUnit XML report (one test case per recorded central PDU).") var junit: String?
-    @Option(name: [.customShort("w"), .long], help: "Write what was sent and received live as btsnoop.") var write: String?
+    @OptionGroup var play: PlayOptions
 
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        guard speed > 0 else { throw ValidationError("--speed must be positive") }
-        guard ReplayOptions.Timing(rawValue: timing) != nil else { throw ValidationError("--timing takes fast or original, not \(timing)") }
         if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
     }
 
     func run() throws {
         let twin = try PeerRun.load(file, device: device)
-        var options = ReplayOptions()
-        options.timing = ReplayOptions.Timing(rawValue: timing) ?? .fast
-        options.speed = speed
-        let run = runOptions
+        let options = play.options()
         let transport: HCITransport
         do { transport = try Transports.open(try TransportURI(hci), timeout: 5) } catch {
-            ReplayOutput.fail(error, file: file, peer: hci, run: run)
+            ReplayOutput.fail(error, file: file, peer: hci, run: play)
         }
         defer { transport.close() }
-        let capture = write.map { _ in LiveCapture(weAreHost: true) }
+        let capture = play.write.map { _ in LiveCapture(weAreHost: true) }
         let engine = PeerEngine(twin: twin, transport: transport, options: options, limit: timeout, capture: capture)
-        let json = json
+        let json = play.json
         engine.announce = { line in
             if json { Diagnostics.message(line); return }
             var out = Output()
@@ -55,16 +46,7 @@ struct Peer: ParsableCommand {
         var outcome = engine.run()
         outcome.recording = file
         transport.close()
-        ReplayOutput.finish(outcome, capture: capture, run: run, verb: "served")
-    }
-
-    /// The output options `ReplayOutput` reads.
-    private var runOptions: ReplayRunOptions {
-        var o = ReplayRunOptions()
-        o.json = json
-        o.junit = junit
-        o.write = write
-        return o
+        ReplayOutput.finish(outcome, capture: capture, run: play, verb: "served")
     }
 }
 

@@ -47,7 +47,7 @@ struct Replay: ParsableCommand {
             uri = try TransportURI(hci)
             transport = try Transports.open(uri, timeout: connectTimeout)
         } catch {
-            ReplayOutput.fail(error, file: file, peer: hci, run: session)
+            ReplayOutput.fail(error, file: file, peer: hci, run: session.play)
         }
         defer { transport.close() }
         let twin = try peer.map { try startTwin($0, options: options) }
@@ -59,11 +59,11 @@ struct Replay: ParsableCommand {
             options.advertisers = [recorded]
             Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
         }
-        let capture = session.write.map { _ in LiveCapture(weAreHost: true) }
+        let capture = session.play.write.map { _ in LiveCapture(weAreHost: true) }
         var outcome = ReplayEngine(script: script, transport: transport, options: options, capture: capture).run()
         outcome.recording = file
         if let twin { outcome.notes += twin.thread.finish(grace: 3).map(TwinNotes.lines) ?? ["twin: did not end"] }
-        ReplayOutput.finish(outcome, capture: capture, run: session, verb: "replayed")
+        ReplayOutput.finish(outcome, capture: capture, run: session.play, verb: "replayed")
     }
 }
 
@@ -73,7 +73,7 @@ extension Replay {
         let twin = try PeerRun.load(file, device: device)
         let transport: HCITransport
         do { transport = try Transports.open(try TransportURI(uri), timeout: connectTimeout) } catch {
-            ReplayOutput.fail(error, file: file, peer: uri, run: session)
+            ReplayOutput.fail(error, file: file, peer: uri, run: session.play)
         }
         var twinOptions = options
         twinOptions.timeout = max(options.timeout, 5)
@@ -81,7 +81,7 @@ extension Replay {
         thread.start()
         guard let line = thread.waitAdvertising(timeout: 30) else {
             let message = thread.finish(grace: 0)?.error?.message ?? "the twin did not start advertising"
-            ReplayOutput.fail(TransportError(.open, "--peer \(uri): \(message)"), file: file, peer: uri, run: session)
+            ReplayOutput.fail(TransportError(.open, "--peer \(uri): \(message)"), file: file, peer: uri, run: session.play)
         }
         Diagnostics.message("twin on \(uri): \(line)")
         return (thread, thread.address, twin.device, twin.deviceType)
@@ -99,29 +99,44 @@ enum TwinNotes {
     }
 }
 
-/// Options shared by `replay` and `emulate`.
-struct ReplayRunOptions: ParsableArguments {
-    @Option(name: .long, help: "Seconds to wait for each expected packet.") var timeout: Double = 5
+/// Options of every command that plays a recording live (`replay`, `emulate`, `peer`): the pace
+/// and what is written.
+struct PlayOptions: ParsableArguments {
     @Option(name: .long, help: "fast (as fast as flow control allows) or original (recorded gaps).") var timing: String = "fast"
     @Option(name: .long, help: "With --timing original: play this many times faster.") var speed: Double = 1
-    @Option(name: .long, help: "Relax a comparison rule (repeatable; 'all').") var ignore: [String] = []
-    @Option(name: .long, help: "Compare strictly what a rule relaxes by default (repeatable; 'all').") var strict: [String] = []
     @Flag(name: .long, help: "Print the result as one JSON document.") var json = false
-    @Option(name: .long, help: "Write a JUnit XML report (one test case per recorded host packet).") var junit: String?
+    @Option(name: .long, help: "Write a JUnit XML report (one test case per recorded step).") var junit: String?
     @Option(name: [.customShort("w"), .long], help: "Write what was sent and received live as btsnoop.") var write: String?
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard speed > 0 else { throw ValidationError("--speed must be positive") }
         guard ReplayOptions.Timing(rawValue: timing) != nil else { throw ValidationError("--timing takes fast or original, not \(timing)") }
+    }
+
+    /// Replay options with this pace.
+    func options() -> ReplayOptions {
+        var o = ReplayOptions()
+        o.timing = ReplayOptions.Timing(rawValue: timing) ?? .fast
+        o.speed = speed
+        return o
+    }
+}
+
+/// Options shared by `replay` and `emulate`.
+struct ReplayRunOptions: ParsableArguments {
+    @Option(name: .long, help: "Seconds to wait for each expected packet.") var timeout: Double = 5
+    @OptionGroup var play: PlayOptions
+    @Option(name: .long, help: "Relax a comparison rule (repeatable; 'all').") var ignore: [String] = []
+    @Option(name: .long, help: "Compare strictly what a rule relaxes by default (repeatable; 'all').") var strict: [String] = []
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         do { _ = try RuleSet(ignore: ignore, strict: strict) } catch { throw ValidationError(error.description) }
     }
 
     func options() throws -> ReplayOptions {
-        var o = ReplayOptions()
+        var o = play.options()
         o.timeout = timeout
-        o.timing = ReplayOptions.Timing(rawValue: timing) ?? .fast
-        o.speed = speed
         do { o.rules = try RuleSet(ignore: ignore, strict: strict) } catch { throw ValidationError(error.description) }
         return o
     }
@@ -138,7 +153,7 @@ struct ReplayRunOptions: ParsableArguments {
 /// Text, JSON and JUnit output of a replay or emulate outcome.
 enum ReplayOutput {
     /// Reports a failure before the run started (bad URI, nothing listening) and exits 2.
-    static func fail(_ error: Error, file: String, peer: String, run: ReplayRunOptions) -> Never {
+    static func fail(_ error: Error, file: String, peer: String, run: PlayOptions) -> Never {
         let message = (error as? TransportError)?.message ?? "\(error)"
         Diagnostics.warn(message)
         let outcome = ReplayOutcome(recording: file, peer: peer, steps: [], divergences: [], replayed: 0, total: 0, notCompared: 0,
@@ -149,7 +164,7 @@ enum ReplayOutput {
     }
 
     /// Prints the outcome, writes the files asked for, and exits with the outcome's code.
-    static func finish(_ outcome: ReplayOutcome, capture: LiveCapture?, run: ReplayRunOptions, verb: String) {
+    static func finish(_ outcome: ReplayOutcome, capture: LiveCapture?, run: PlayOptions, verb: String) {
         var out = Output()
         if run.json { out.line(json(outcome)) } else { text(outcome, verb: verb, into: &out) }
         out.flush()

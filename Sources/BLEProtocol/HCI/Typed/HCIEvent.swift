@@ -18,7 +18,8 @@ public enum HCIEvent: Sendable {
     /// Legacy or extended advertising reports: iterate with `AdvertisingReports.forEach`.
     case advertisingReports(AdvertisingReports)
     case advertisingSetTerminated(status: HCIStatus, advertisingHandle: UInt8, connectionHandle: UInt16)
-    case longTermKeyRequest(handle: UInt16)
+    /// LE Long Term Key Request (7.7.65.5): the Random_Number and Encrypted_Diversifier name the key.
+    case longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16)
     case hardwareError(code: UInt8)
     case dataBufferOverflow
     case other(code: UInt8, subevent: UInt8?)
@@ -232,7 +233,8 @@ extension HCIEvent {
             return .advertisingSetTerminated(status: HCIStatus(rawValue: try p.u8("Status")), advertisingHandle: try p.u8("Advertising Handle"),
                                              connectionHandle: try p.u16le("Connection Handle") & 0x0FFF)
         case LESubevent.longTermKeyRequest:
-            return .longTermKeyRequest(handle: try p.u16le("Handle") & 0x0FFF)
+            return .longTermKeyRequest(handle: try p.u16le("Handle") & 0x0FFF, random: try p.u64le("Random Number"),
+                                       ediv: try p.u16le("Encrypted Diversifier"))
         default:
             return .other(code: HCIEventCode.leMeta, subevent: sub)
         }
