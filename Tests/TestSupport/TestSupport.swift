@@ -63,6 +63,14 @@ public enum Tool {
         return (p.terminationStatus, text)
     }
 
+    /// `outcome` on a thread of its own, awaited: a test that waits minutes for a child (the Spark
+    /// fleet) must not hold one of the few threads Swift Testing runs the other tests on.
+    public static func outcome(_ executable: URL, _ arguments: [String], in directory: URL? = nil) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try outcome(executable, arguments, in: directory) as (status: Int32, output: String) }) }.start()
+        }
+    }
+
     /// True when the tool runs and exits 0 with these arguments (for `.enabled(if:)`).
     public static func available(_ executable: String, _ arguments: [String] = ["--version"]) -> Bool {
         run(executable, arguments) != nil
