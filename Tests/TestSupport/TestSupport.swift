@@ -63,17 +63,37 @@ public enum Tool {
         return (p.terminationStatus, text)
     }
 
-    /// `outcome` on a thread of its own, awaited: a test that waits minutes for a child (the Spark
-    /// fleet) must not hold one of the few threads Swift Testing runs the other tests on.
-    public static func outcome(_ executable: URL, _ arguments: [String], in directory: URL? = nil) async throws -> (status: Int32, output: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try outcome(executable, arguments, in: directory) as (status: Int32, output: String) }) }.start()
-        }
-    }
-
     /// True when the tool runs and exits 0 with these arguments (for `.enabled(if:)`).
     public static func available(_ executable: String, _ arguments: [String] = ["--version"]) -> Bool {
         run(executable, arguments) != nil
+    }
+}
+
+/// `Tool.outcome` started at once on a thread of its own and awaited later, without holding one of
+/// the few threads Swift Testing runs tests on (as many as cores; the order it starts tests in is not
+/// fixed, so a minutes-long run started by its test could begin last).
+public final class StartedRun: @unchecked Sendable {   // safe: `result` is guarded by `condition`
+    private let condition = NSCondition()
+    private var result: Result<(status: Int32, output: String), Error>?
+
+    public init(_ executable: URL, _ arguments: [String]) {
+        Thread { [self] in
+            let outcome = Result { try Tool.outcome(executable, arguments) as (status: Int32, output: String) }
+            condition.lock(); result = outcome; condition.broadcast(); condition.unlock()
+        }.start()
+    }
+
+    /// The run's exit status and output, once it has ended.
+    public func value() async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { [self] in
+                condition.lock()
+                while result == nil { condition.wait() }
+                let outcome = result!
+                condition.unlock()
+                continuation.resume(with: outcome)
+            }.start()
+        }
     }
 }
 
