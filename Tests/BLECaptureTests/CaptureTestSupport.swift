@@ -13,8 +13,12 @@ enum CaptureTestPaths {
     /// `../shared/captures/real/` beside the repository, or nil (tests then skip with a notice).
     static let sharedReal: URL? = Repo.sharedReal
 
+    /// Memory-backed on Linux (/dev/shm): PropertyReaderTests writes ~130 000 small files.
+    static let temporaryRoot: URL = FileManager.default.fileExists(atPath: "/dev/shm")
+        ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+
     static func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-tests-\(getpid())")
+        let dir = temporaryRoot.appendingPathComponent("bleanalyze-tests-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent(name)
         try Data(bytes).write(to: url)

@@ -37,7 +37,9 @@ import Testing
     }
 
     /// Reads `bytes` as a file and checks what holds for any input: frames numbered 1, 2, 3…; for
-    /// memory-mapped formats, every frame inside the file and in file order.
+    /// memory-mapped formats, every frame inside the file and in file order. The per-frame checks are
+    /// collected and recorded as one expectation per read (`everyPrefix` reads ~130 000 prefixes:
+    /// an `#expect` per frame cost most of the suite's time).
     static func read(_ bytes: [UInt8], name: String) throws -> Reading {
         // A file of its own: the tests of one capture run in parallel.
         let path = try CaptureTestPaths.temporaryFile("property-\(UInt64.random(in: 0 ... .max))-" + name, bytes)
@@ -47,16 +49,20 @@ import Testing
         reading.info = file.info
         let mapped = (file.info.format == .btsnoop || file.info.format == .packetlogger) && !file.info.compressed
         var expected = 1
+        var violations: [String] = []
         reading.summary = file.read { f in
-            #expect(f.number == expected, "\(name): frame numbered \(f.number), expected \(expected)")
+            if f.number != expected { violations.append("\(name): frame numbered \(f.number), expected \(expected)") }
             expected = f.number + 1
             if mapped {
-                #expect(f.payloadOffset >= 0 && f.payloadOffset + f.payload.count <= bytes.count, "\(name): frame \(f.number) outside the file")
-                #expect(f.recordOffset >= (reading.frames.last?.end ?? 0), "\(name): frame \(f.number) out of order")
+                if !(f.payloadOffset >= 0 && f.payloadOffset + f.payload.count <= bytes.count) { violations.append("\(name): frame \(f.number) outside the file") }
+                if !(f.recordOffset >= (reading.frames.last?.end ?? 0)) { violations.append("\(name): frame \(f.number) out of order") }
             }
             reading.frames.append((f.recordOffset, f.payloadOffset + f.payload.count))
         }
-        #expect(reading.summary.frames == reading.frames.count)
+        if reading.summary.frames != reading.frames.count {
+            violations.append("\(name): summary counts \(reading.summary.frames) frames, \(reading.frames.count) delivered")
+        }
+        #expect(violations.isEmpty, "\(violations.count) violations, first: \(violations.prefix(3))")
         return reading
     }
 
@@ -71,32 +77,36 @@ import Testing
         let header = info.format == .btsnoop ? 16 : info.format == .pcap ? 24 : 0
         let exact = !info.compressed && info.format != .pcapng
         var previousFrames = 0
+        // Failures are collected and recorded once (an `#expect` per prefix was most of the cost).
+        var failures: [String] = []
+        func check(_ ok: Bool, _ message: @autoclosure () -> String) { if !ok { failures.append(message()) } }
         for n in 0 ..< bytes.count {
             let r = try Self.read(Array(bytes.prefix(n)), name: name)
             guard r.opened else {
                 // Only a prefix too short for the file header is not a capture at all.
-                #expect(n < max(header, 1) || info.compressed || info.format == .pcapng || info.format == .packetlogger,
-                        "\(name): a prefix of \(n) bytes is no longer a capture")
+                check(n < max(header, 1) || info.compressed || info.format == .pcapng || info.format == .packetlogger,
+                      "\(name): a prefix of \(n) bytes is no longer a capture")
                 continue
             }
             if exact {
                 let complete = full.frames.filter { $0.end <= n }.count
-                #expect(r.frames.count == complete, "\(name) cut at \(n): \(r.frames.count) frames, \(complete) complete")
+                check(r.frames.count == complete, "\(name) cut at \(n): \(r.frames.count) frames, \(complete) complete")
                 let boundary = n == header || full.frames.contains { $0.end == n }
-                #expect(r.summary.truncated == !boundary, "\(name) cut at \(n)")
+                check(r.summary.truncated == !boundary, "\(name) cut at \(n): truncated \(r.summary.truncated)")
                 if !boundary, let issue = r.summary.issues.first {
                     let start = complete == 0 ? header : full.frames[complete - 1].end
-                    #expect(issue.offset == start, "\(name) cut at \(n): reported at \(issue.offset), record starts at \(start)")
-                    #expect(issue.frameNumber == complete + 1, "\(name) cut at \(n)")
+                    check(issue.offset == start, "\(name) cut at \(n): reported at \(issue.offset), record starts at \(start)")
+                    check(issue.frameNumber == complete + 1, "\(name) cut at \(n): frame \(issue.frameNumber), expected \(complete + 1)")
                 }
             } else {
                 // pcapng (blocks between packets) and gzip (a cut stream): no trap, never more frames
                 // than the whole file, never fewer than a shorter prefix gave.
-                #expect(r.frames.count <= full.frames.count, "\(name) cut at \(n)")
-                #expect(r.frames.count >= previousFrames || info.compressed, "\(name) cut at \(n)")
+                check(r.frames.count <= full.frames.count, "\(name) cut at \(n): \(r.frames.count) frames, the whole file has \(full.frames.count)")
+                check(r.frames.count >= previousFrames || info.compressed, "\(name) cut at \(n): fewer frames than a shorter prefix")
                 previousFrames = r.frames.count
             }
         }
+        #expect(failures.isEmpty, "\(failures.count) prefixes wrong, first: \(failures.prefix(5))")
     }
 
     /// Random bit flips anywhere (file header, record headers, payloads): no trap, frames stay inside the file.

@@ -69,6 +69,34 @@ public enum Tool {
     }
 }
 
+/// `Tool.outcome` started at once on a thread of its own and awaited later, without holding one of
+/// the few threads Swift Testing runs tests on (as many as cores; the order it starts tests in is not
+/// fixed, so a minutes-long run started by its test could begin last).
+public final class StartedRun: @unchecked Sendable {   // safe: `result` is guarded by `condition`
+    private let condition = NSCondition()
+    private var result: Result<(status: Int32, output: String), Error>?
+
+    public init(_ executable: URL, _ arguments: [String]) {
+        Thread { [self] in
+            let outcome = Result { try Tool.outcome(executable, arguments) as (status: Int32, output: String) }
+            condition.lock(); result = outcome; condition.broadcast(); condition.unlock()
+        }.start()
+    }
+
+    /// The run's exit status and output, once it has ended.
+    public func value() async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { [self] in
+                condition.lock()
+                while result == nil { condition.wait() }
+                let outcome = result!
+                condition.unlock()
+                continuation.resume(with: outcome)
+            }.start()
+        }
+    }
+}
+
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for reproducible random inputs.
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
