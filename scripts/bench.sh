@@ -11,6 +11,7 @@
 #
 # Settings (environment or make variables):
 #   BENCH_FRAMES=10000000   frames in the big capture (40000000 for the linearity check)
+#   BENCH_REPEAT2=3         runs of each command on the second shape (the fastest is kept)
 #   BENCH_FRAMES2=1000000   frames in the second shape (gen_btsnoop --shape writes: short connections,
 #                           discovery- and write-heavy, Write/Read Requests with responses); 0 skips it
 #   BENCH_SEED=1            generator seed
@@ -188,10 +189,19 @@ if [ "$FRAMES2" -gt 0 ]; then
     [ "$(json_field malformed <<<"$info")" = 0 ] || die "$BIG2: bleanalyze finds malformed frames"
     cat "$BIG2" >/dev/null
     RESULTS_MAIN=$RESULTS
+    # Runs of a second or less are at the mercy of the machine's load: each command runs REPEAT2
+    # times, bleanalyze and btmon taking turns, and the fastest run of each is kept.
+    REPEAT2=${BENCH_REPEAT2:-3}
+    ALL2="$DIR/results-$FRAMES2-writes-all.tsv"
+    RESULTS=$ALL2
+    : >"$ALL2"
+    for _ in $(seq "$REPEAT2"); do
+        run "bleanalyze-json" "$BLEANALYZE" "$BIG2" --json
+        case " $PEERS " in *" btmon-r "*) run btmon-r btmon -r "$BIG2" ;; esac
+    done
     RESULTS="$DIR/results-$FRAMES2-writes.tsv"
     printf 'name\tcommand\twall\tuser\tsys\trss_kb\tstatus\ttimeout\n' >"$RESULTS"
-    run "bleanalyze-json" "$BLEANALYZE" "$BIG2" --json
-    case " $PEERS " in *" btmon-r "*) run btmon-r btmon -r "$BIG2" ;; esac
+    sort -t$'\t' -k1,1 -k3,3g "$ALL2" | awk -F'\t' '!seen[$1]++' >>"$RESULTS"
     SHAPE2_ARGS=(--shape2-results "$RESULTS" --shape2-frames "$NFRAMES2" --shape2-capture "$BIG2")
     RESULTS=$RESULTS_MAIN
 fi

@@ -14,6 +14,15 @@ public struct JSONWriter {
     /// 7.7 MB report into a String cost ~2 % of the 1M-frame writes bench).
     public var utf8: [UInt8] { bytes }
 
+    /// Hands the bytes written so far to `sink` and forgets them, once there are more than
+    /// `threshold`: a long document goes out in pieces through one reused buffer instead of growing
+    /// an array of its whole size (whose page faults cost ~5 % of the 1M-frame writes bench).
+    public mutating func drain(ifOver threshold: Int, to sink: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard bytes.count > threshold else { return }
+        bytes.withUnsafeBufferPointer(sink)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     @inline(__always) private mutating func put(_ s: StaticString) {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }

@@ -290,6 +290,15 @@ public enum ReportJSON {
 
     /// `render`'s document as UTF-8 bytes (what `bleanalyze FILE --json` writes to stdout).
     public static func utf8(_ facts: CaptureFacts, model: SessionModel, findings: [Finding]) -> [UInt8] {
+        var out: [UInt8] = []
+        write(facts, model: model, findings: findings) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    /// `utf8`'s document handed to `sink` in pieces of about 64 KiB (a connection at a time).
+    public static func write(_ facts: CaptureFacts, model: SessionModel, findings: [Finding],
+                             to sink: (UnsafeBufferPointer<UInt8>) -> Void) {
+        let piece = 1 << 16
         var w = JSONWriter()
         w.beginObject()
         w.int("schemaVersion", schemaVersion)
@@ -305,13 +314,13 @@ public enum ReportJSON {
         w.endObject()
         w.endObject()
         w.beginArray("connections")
-        for c in model.connections { SessionJSON.connection(c, &w) }
+        for c in model.connections { SessionJSON.connection(c, &w); w.drain(ifOver: piece, to: sink) }
         w.endArray()
         w.beginArray("findings")
-        for f in findings { finding(f, &w) }
+        for f in findings { finding(f, &w); w.drain(ifOver: piece, to: sink) }
         w.endArray()
         w.endObject()
-        return w.utf8
+        w.drain(ifOver: 0, to: sink)
     }
 
     public static func finding(_ f: Finding, _ w: inout JSONWriter) {

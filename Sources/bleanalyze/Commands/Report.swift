@@ -124,7 +124,7 @@ struct Report: ParsableCommand {
         if format == .json, output == nil {
             // Bytes straight to stdout: no String made of the whole document.
             var out = Output()
-            out.write(ReportJSON.utf8(run.facts, model: model, findings: run.findings))
+            ReportJSON.write(run.facts, model: model, findings: run.findings) { out.write($0) }
             out.write("\n")
             out.flush()
         } else if format != .html {
