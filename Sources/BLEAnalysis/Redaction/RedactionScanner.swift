@@ -365,11 +365,10 @@ final class RedactionScanner {
 
     // MARK: Sites → edits
 
-    /// Where the bytes of a PDU reassembled from several fragments lie (frames, file offsets). `map`
-    /// is nil for bytes of the current frame (absolute offsets relative to `inFrame`).
-    typealias PDUMap = FragmentMap
-
-    func apply(_ site: FieldSite, inFrame base: Int, map: PDUMap?, textAllowed: Bool) {
+    /// Edits for one field. `map` (here and below): where the bytes of a PDU reassembled from several
+    /// fragments lie (frames, file offsets); nil for bytes of the current frame (absolute offsets
+    /// relative to `inFrame`).
+    func apply(_ site: FieldSite, inFrame base: Int, map: FragmentMap?, textAllowed: Bool) {
         guard let bytes = read(site.range, base: base, map: map) else { return }
         let replacement: [UInt8]
         let what: RedactionEdit.What
@@ -421,7 +420,7 @@ final class RedactionScanner {
     /// Walks the AD structures of a field the tables decoded as advertising data. The field may
     /// start with a length byte (advertising reports); the start whose structure types match the
     /// decoded list is the one used.
-    private func advertisingData(_ range: ByteRange, items: [[Field]], base: Int, map: PDUMap?) {
+    private func advertisingData(_ range: ByteRange, items: [[Field]], base: Int, map: FragmentMap?) {
         guard let bytes = read(range, base: base, map: map) else { return }
         let decodedTypes: [UInt64] = items.compactMap { item in
             if case let .integer(t, _)? = item.first?.value, item.first?.nameString == "Type" { return t }
@@ -439,7 +438,7 @@ final class RedactionScanner {
         }
     }
 
-    func adStructure(_ s: AD.Structure, base: Int, map: PDUMap?) {
+    func adStructure(_ s: AD.Structure, base: Int, map: FragmentMap?) {
         let type = s.type.rawValue
         let data = s.data.remainingRange
         guard data.count > 0 else { return }
@@ -468,7 +467,7 @@ final class RedactionScanner {
     }
 
     /// The bytes of an absolute range: in the current frame, or in a reassembled PDU's fragments.
-    func read(_ range: ByteRange, base: Int, map: PDUMap?) -> [UInt8]? {
+    func read(_ range: ByteRange, base: Int, map: FragmentMap?) -> [UInt8]? {
         guard let frame, range.count >= 0 else { return nil }
         if map == nil {
             let start = range.offset - base
@@ -483,7 +482,7 @@ final class RedactionScanner {
 
     /// Records `bytes` to replace `range`: in the current frame, or split over the fragments of a
     /// reassembled PDU (pieces in earlier frames are deferred).
-    func emit(_ range: ByteRange, _ bytes: [UInt8], _ what: RedactionEdit.What, base: Int, map: PDUMap?) {
+    func emit(_ range: ByteRange, _ bytes: [UInt8], _ what: RedactionEdit.What, base: Int, map: FragmentMap?) {
         guard let frame, bytes.count == range.count, range.count > 0 else { return }
         guard let map else {
             let start = range.offset - base
@@ -555,7 +554,7 @@ final class RedactionScanner {
 
     /// The values of an ATT PDU (`bytes` from the L2CAP header): replaced with `--drop-values`
     /// unless the analysis reads them; otherwise their printable text is noted for the summary.
-    private func attValues(_ bytes: [UInt8], pduStart: Int, _ connection: Connection, base: Int, map: PDUMap?, firstFrame: Int) {
+    private func attValues(_ bytes: [UInt8], pduStart: Int, _ connection: Connection, base: Int, map: FragmentMap?, firstFrame: Int) {
         let opcode = ATTOpcode(bytes[4])
         let sent = !received
         // The hook runs before the session consumes the PDU: a response's request is still outstanding.

@@ -35,10 +35,17 @@ extension Connection {
 
     /// `displayLayers(_:received:)` appending to `layers`.
     public func displayLayers(_ pdu: inout ByteReader, received: Bool, into layers: inout [Layer]) {
-        // The ATT opcode (after the 4-byte L2CAP header) tells which side serves the database.
-        let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
+        let state = displayState(pdu, received: received)
+        L2CAPDisplay.decode(pdu: &pdu, context: state.context, isFirstKFrame: state.firstKFrame, into: &layers)
+    }
+
+    /// What `displayLayers` decodes `pdu` (basic L2CAP header first) with at this moment: the ATT
+    /// context (the ATT opcode tells which side serves the database) and whether a K-frame starts
+    /// an SDU. The HTML report keeps it beside a copy of the PDU to decode it later.
+    public func displayState(_ pdu: ByteReader, received: Bool) -> (context: ATTDisplayContext, firstKFrame: Bool?) {
+        // Basic L2CAP header (Core v5.4 Vol 3 Part A 3.1): Length, Channel ID; then the ATT opcode.
         let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
-        L2CAPDisplay.decode(pdu: &pdu, context: attDisplayContext(received: received, opcode: opcode),
-                            isFirstKFrame: startsSDU(cid: cid, received: received), into: &layers)
+        let opcode = cid == L2CAP.ChannelID.att.rawValue ? pdu.peekU8(at: 4) : nil
+        return (attDisplayContext(received: received, opcode: opcode), startsSDU(cid: cid, received: received))
     }
 }

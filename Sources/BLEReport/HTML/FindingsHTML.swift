@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEProtocol
 import BLEAnalysis
 
 /// The findings, grouped by rule (most severe rule first): a head row per rule with its count,
@@ -80,8 +81,9 @@ struct FindingsHTML {
         guard f.rule.hasPrefix("mtu."), let key = f.frames.first(where: { extras.values[$0] != nil }),
               let v = extras.values[key] else { return "" }
         let limit: Int, caption: String
-        let isRead = v.opcode == 0x0B || v.opcode == 0x0D
-        let isWrite = v.opcode == 0x12 || v.opcode == 0x52
+        let opcode = ATTOpcode(v.opcode)
+        let isRead = opcode == .readResponse || opcode == .readBlobResponse
+        let isWrite = opcode == .writeRequest || opcode == .writeCommand
         switch f.rule {
         case "mtu.truncated-read" where isRead:
             limit = v.length

@@ -65,14 +65,13 @@ struct KeptFrame {
     /// Copies a PDU `c` completed, with the display context `Connection.displayLayers` would use now.
     mutating func addPDU(_ pdu: ByteReader, _ c: Connection, received: Bool) {
         if pduCount == pdus.count { pdus.append(KeptPDU()) }
-        let opcode = pdu.peekU8(at: 2) == 0x04 && pdu.peekU8(at: 3) == 0 ? pdu.peekU8(at: 4) : nil
-        let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+        let state = c.displayState(pdu, received: received)
         pdus[pduCount].bytes.removeAll(keepingCapacity: true)
         pdus[pduCount].bytes.append(contentsOf: pdu.remainingBytes)
         pdus[pduCount].base = pdu.absoluteOffset
         pdus[pduCount].received = received
-        pdus[pduCount].context = c.attDisplayContext(received: received, opcode: opcode)
-        pdus[pduCount].firstKFrame = c.startsSDU(cid: cid, received: received)
+        pdus[pduCount].context = state.context
+        pdus[pduCount].firstKFrame = state.firstKFrame
         pdus[pduCount].mtu = c.att.mtu
         pdus[pduCount].connection = c.index
         pduCount += 1
