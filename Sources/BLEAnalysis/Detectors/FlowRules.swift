@@ -28,13 +28,13 @@ final class SkippedReady: Detector {
     /// Per connection, touched only on full-size values: the host's run of full ATT_MTU−3 chunks (a
     /// bulk transfer), a reference so it is updated in place.
     private final class Run {
-        var count = 0
-        var lastChunk: (frame: Int, time: Int64)?
+        @exclusivity(unchecked) var count = 0
+        @exclusivity(unchecked) var lastChunk: (frame: Int, time: Int64)?
         /// Recent gaps between chunks (µs), bounded.
-        var gaps: [Int64] = []
+        @exclusivity(unchecked) var gaps: [Int64] = []
         /// A stall inside a run, waiting for the run to resume before it is reported.
-        var candidate: (frame: Int, time: Int64, resumeFrame: Int, gap: Int64, pace: Int64)?
-        var resumed = 0
+        @exclusivity(unchecked) var candidate: (frame: Int, time: Int64, resumeFrame: Int, gap: Int64, pace: Int64)?
+        @exclusivity(unchecked) var resumed = 0
         func reset() { count = 0; gaps.removeAll(); candidate = nil; lastChunk = nil }
     }
     @exclusivity(unchecked) private var state = ConnectionState<State>()

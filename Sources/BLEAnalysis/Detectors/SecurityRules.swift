@@ -104,7 +104,7 @@ final class InsufficientSecurity: Detector {
     let kinds: [SessionEvent.Kind] = [.attResponse]
     static let codes: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
     private struct Refusal { var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode; var recovered = false }
-    private var refusals: [Refusal] = []
+    @exclusivity(unchecked) private var refusals: [Refusal] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {

@@ -93,7 +93,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     @exclusivity(unchecked) public var packetsCompleted = 0
     /// The oldest of those packets first (bounded), for `flow.credits-lost`.
     @exclusivity(unchecked) var unacknowledged = SentQueue()
-    /// Activity over time for charts (throughput, values, buffers in use).
+    /// Activity over time for charts (throughput, values, buffers in use): kept only when
+    /// `SessionModel.recordsActivity` is on (the HTML report turns it on), empty otherwise.
     @exclusivity(unchecked) public var activity = ActivitySeries()
     /// LE credit-based L2CAP channels opened on this connection.
     @exclusivity(unchecked) public var creditChannels = CreditChannels()

@@ -258,7 +258,7 @@ extension SessionModel {
     }
 
     private func stream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool, indication: Bool, server: Bool) {
-        c.activity.record(frame.timestamp) { $0.values += 1 }
+        if recordsActivity { c.activity.record(frame.timestamp) { $0.values += 1 } }
         var first = false
         c.valueStreams.update(handle, initial: { ValueStream(handle: handle) }) { s in
             if s.notifications + s.indications == 0 {
@@ -323,7 +323,7 @@ extension SessionModel {
 
     private func writeStream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame) {
         if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
-        c.activity.record(frame.timestamp) { $0.writes += 1 }
+        if recordsActivity { c.activity.record(frame.timestamp) { $0.writes += 1 } }
         c.writeStreams.update(handle, initial: { ValueStream(handle: handle) }) { s in
             if s.notifications == 0 { s.firstFrame = frame.number; s.firstTime = frame.timestamp; s.sentByHost = frame.direction != .received }
             s.notifications += 1

@@ -15,6 +15,10 @@ public final class SessionModel {
     @exclusivity(unchecked) private var awaitingStatus: [AttemptSlot: Int] = [:]
     /// The last LE Connection Update command (its Command Status names no handle).
     @exclusivity(unchecked) var lastConnectionUpdate: (handle: UInt16, frame: Int)?
+    /// Whether each connection's `activity` series is kept (for the HTML report's charts; the
+    /// other outputs never read it). Off by default: a capture of thousands of short links spent
+    /// a sixth of its analysis filling pages for series nobody drew.
+    @exclusivity(unchecked) public var recordsActivity = false
 
     struct AttemptSlot: Hashable {
         var adapter: UInt16
@@ -462,11 +466,13 @@ public final class SessionModel {
             c.lastSentTime = frame.timestamp
             let before = flow.inUse(isLE: c.isLE)
             flow.sent(c)
-            c.activity.capacity = flow.capacity(isLE: c.isLE)
-            c.activity.record(frame.timestamp) { b in
-                b.aclSent += 1
-                b.bytesSent += Int(dlen)
-                b.maxBuffersInUse = max(b.maxBuffersInUse, before + 1)
+            if recordsActivity {
+                c.activity.capacity = flow.capacity(isLE: c.isLE)
+                c.activity.record(frame.timestamp) { b in
+                    b.aclSent += 1
+                    b.bytesSent += Int(dlen)
+                    b.maxBuffersInUse = max(b.maxBuffersInUse, before + 1)
+                }
             }
             c.unacknowledged.append(SentPacket(frame: frame.number, time: frame.timestamp))
             emit(.aclSent, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
@@ -475,9 +481,11 @@ public final class SessionModel {
             c.bytesReceived += Int(dlen)
             c.lastReceivedFrame = frame.number
             c.lastReceivedTime = frame.timestamp
-            c.activity.record(frame.timestamp) { b in
-                b.aclReceived += 1
-                b.bytesReceived += Int(dlen)
+            if recordsActivity {
+                c.activity.record(frame.timestamp) { b in
+                    b.aclReceived += 1
+                    b.bytesReceived += Int(dlen)
+                }
             }
             emit(.aclReceived, .aclReceived(c, frame: frame.number, time: frame.timestamp))
         }

@@ -73,6 +73,7 @@ public final class EvidenceCollector {
     ///     most twice this many are held; past that (first windows only) new windows are not decoded.
     public init(analyzer: Analyzer, around: Int = 3, maxDecoded: Int = EvidenceCollector.maxDecodedFrames) {
         self.analyzer = analyzer
+        analyzer.session.recordsActivity = true   // the charts' series
         self.maxDecoded = max(1, maxDecoded)
         self.around = max(0, min(around, 50))
         extras.around = self.around
