@@ -57,4 +57,36 @@ import TestSupport
         }
         #expect(rebuilt >= 5, "\(rebuilt) commands rebuilt")
     }
+
+    /// The keys the twin answers encryption with are the recorded LE Enable Encryption parameters
+    /// (Core v5.4 Vol 4 Part E 7.8.24) of its connection, as tshark reads them.
+    @Test(.enabled(if: Tool.available("tshark") && !TwinTableTests.captures.isEmpty), arguments: TwinTableTests.captures)
+    func recordedKeysAreTheEnableEncryptionParameters(_ item: String) throws {
+        let parts = item.split(separator: "#").map(String.init)
+        let twin = try TwinRecording.load(path: parts[0], device: parts.count > 1 ? BDAddr(string: parts[1]) : nil)
+        let rows = Tool.run("tshark", ["-r", parts[0], "-Y", "bthci_cmd.opcode == 0x2019", "-T", "fields", "-E", "separator=/t",
+                                       "-e", "frame.number", "-e", "bthci_cmd.connection_handle", "-e", "bthci_cmd.le_random_number",
+                                       "-e", "bthci_cmd.le_encrypted_diversifier", "-e", "bthci_cmd.le_long_term_key"]) ?? ""
+        // The connection ends at its handle's next Disconnection Complete or (a capture that missed
+        // it) the next connection complete naming the handle.
+        let ends = Tool.run("tshark", ["-r", parts[0], "-Y", "bthci_evt.code == 0x05 || bthci_evt.le_meta_subevent == 0x01 || bthci_evt.le_meta_subevent == 0x0a",
+                                       "-T", "fields", "-e", "frame.number", "-e", "bthci_evt.connection_handle"]) ?? ""
+        var end = Int.max
+        for line in ends.split(separator: "\n") {
+            let f = line.split(separator: "\t")
+            guard f.count == 2, let frame = Int(f[0]), frame > twin.firstFrame, Int(f[1].dropFirst(2), radix: 16) == Int(twin.handle) else { continue }
+            end = min(end, frame)
+        }
+        func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+        var expected: [String] = []
+        for line in rows.split(separator: "\n") {
+            let f = line.split(separator: "\t").map(String.init)
+            guard f.count == 5, let frame = Int(f[0]), Int(f[1].dropFirst(2), radix: 16) == Int(twin.handle),
+                  (twin.firstFrame ... end).contains(frame), let ediv = Int(f[3].dropFirst(2), radix: 16) else { continue }
+            expected.append("#\(frame) \(f[2]) \(ediv) \(f[4])")
+        }
+        let got = twin.keys.map { "#\($0.frame) \(hex($0.random)) \($0.ediv) \(hex($0.key))" }
+        #expect(got == expected)
+        if item.contains("miband") { #expect(!expected.isEmpty, "the twin's connection is encrypted (frame 14160)") }
+    }
 }

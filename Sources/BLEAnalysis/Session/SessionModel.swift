@@ -123,7 +123,7 @@ public final class SessionModel {
             emit(.advertising, .advertisingData(frame: frame.number, time: frame.timestamp, declaredLength: Int(declared), problem: problem))
         case let .setAdvertisingEnable(enabled):
             emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
-        case let .enableEncryption(handle):
+        case let .enableEncryption(handle, _):
             lastEncryptionCommand = handle
         case let .disconnect(handle, reason):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason

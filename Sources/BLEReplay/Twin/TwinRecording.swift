@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEAnalysis
 import BLECapture
 import BLEProtocol
@@ -101,11 +102,15 @@ public struct TwinRecording: Sendable {
         if let a = analyzer.session.advertisers.all.first(where: { $0.address == address }) {
             advertising?.intervalMicros = a.intervalEstimate
         }
-        // LE Enable Encryption: handle (2), random (8), EDIV (2), LTK (16) — on this connection.
+        // The LE Enable Encryption commands on this connection, decoded by the analysis's decoder.
         let keys: [RecordedKey] = script.units.compactMap { u in
-            guard case let .command(b) = u.content, b.count >= 31, UInt16(b[0]) | UInt16(b[1]) << 8 == HCIOpcode.leEnableEncryption.rawValue,
-                  (UInt16(b[3]) | UInt16(b[4]) << 8) & 0x0FFF == chosen.handle, u.frame >= from, u.frame <= to else { return nil }
-            return RecordedKey(random: Array(b[5 ..< 13]), ediv: UInt16(b[13]) | UInt16(b[14]) << 8, key: Array(b[15 ..< 31]), frame: u.frame)
+            guard case let .command(b) = u.content, u.frame >= from, u.frame <= to else { return nil }
+            return b.withUnsafeBytes { raw -> RecordedKey? in
+                var r = ByteReader(raw, base: 0)
+                guard case let .enableEncryption(handle, key?)? = try? HCICommand.decode(&r), handle == chosen.handle else { return nil }
+                return RecordedKey(random: Array(b[key.random.offset ..< key.random.offset + key.random.count]), ediv: key.ediv,
+                                   key: Array(b[key.longTermKey.offset ..< key.longTermKey.offset + key.longTermKey.count]), frame: u.frame)
+            }
         }
         return TwinRecording(path: path, device: address, deviceType: chosen.peerAddressType ?? .publicDevice, handle: chosen.handle,
                              firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)

@@ -12,7 +12,10 @@ public enum HCICommand: Sendable {
     case setAdvertisingEnable(enabled: Bool)
     /// LE Set Advertising Data / Scan Response Data (legacy): the declared length and the data.
     case setAdvertisingData(scanResponse: Bool, declaredLength: UInt8, data: ByteRange)
-    case enableEncryption(handle: UInt16)
+    /// LE Enable Encryption (Core v5.4 Vol 4 Part E 7.8.24). `key`: Random_Number (8 bytes),
+    /// Encrypted_Diversifier and Long_Term_Key (16 bytes, little-endian as sent) as ranges of the
+    /// packet; nil when the command is cut short after the handle.
+    case enableEncryption(handle: UInt16, key: EncryptionKey?)
     /// LE Connection Update (Core v5.4 Vol 4 Part E 7.8.18): the handle whose parameters the host asks to change.
     case connectionUpdate(handle: UInt16)
     case reset
@@ -57,7 +60,8 @@ public enum HCICommand: Sendable {
             return .setAdvertisingData(scanResponse: opcode == .leSetScanResponseData, declaredLength: length,
                                        data: ByteRange(offset: data.base, count: min(Int(length), data.remaining)))
         case .leEnableEncryption:
-            return .enableEncryption(handle: try p.u16le("Handle") & 0x0FFF)
+            let handle = try p.u16le("Handle") & 0x0FFF
+            return .enableEncryption(handle: handle, key: try? EncryptionKey.decode(&p))
         case .leConnectionUpdate:
             return .connectionUpdate(handle: try p.u16le("Handle") & 0x0FFF)
         case .reset:
@@ -65,6 +69,21 @@ public enum HCICommand: Sendable {
         default:
             return .other(opcode)
         }
+    }
+}
+
+/// The key parameters of LE Enable Encryption (Core v5.4 Vol 4 Part E 7.8.24), after the handle.
+public struct EncryptionKey: Sendable, Equatable {
+    public var random: ByteRange
+    public var ediv: UInt16
+    public var longTermKey: ByteRange
+
+    static func decode(_ p: inout ByteReader) throws(DecodeError) -> EncryptionKey {
+        let random = try p.slice(8, "Random_Number")
+        let ediv = try p.u16le("Encrypted_Diversifier")
+        let key = try p.slice(16, "Long_Term_Key")
+        return EncryptionKey(random: ByteRange(offset: random.base, count: 8), ediv: ediv,
+                             longTermKey: ByteRange(offset: key.base, count: 16))
     }
 }
 
