@@ -108,21 +108,16 @@ enum PipelineHarness {
         let analyzer = Analyzer(detect: true)
         defer { analyzer.session.engine = nil }   // the engine ↔ model cycle (see CaptureHarness)
         var upper: [Layer] = []
-        var received = false
-        analyzer.session.onL2CAPPDU = { pdu, connection in
-            upper += connection.displayLayers(&pdu, received: received)
-        }
         let text = PacketText(options: RenderOptions())
         let json = PacketJSON(options: RenderOptions(showKeys: true))
         var rendered = 0
         let summary = file.read { frame in
             upper.removeAll(keepingCapacity: true)
-            received = frame.direction == .received
-            analyzer.consume(frame)
-            let layers = FrameLayers.decode(frame) + upper
+            let analyzed = analyzer.consume(frame) { pdu in pdu.displayLayers(into: &upper) }
+            let layers = (frame.kind == .airLE ? analyzed.airLayers() : FrameLayers.decode(frame)) + upper
             var s = ""
-            text.render(frame, layers: layers, status: analyzer.lastStatus, into: &s)
-            rendered &+= s.utf8.count &+ json.render(frame, layers: layers, status: analyzer.lastStatus).utf8.count
+            text.render(frame, layers: layers, status: analyzed.status, into: &s)
+            rendered &+= s.utf8.count &+ json.render(frame, layers: layers, status: analyzed.status).utf8.count
         }
         let findings = analyzer.finish()
         let facts = CaptureFacts(path: path, info: file.info, summary: summary, analyzer: analyzer)

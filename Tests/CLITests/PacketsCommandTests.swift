@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -77,5 +78,19 @@ import Testing
         #expect(out.contains("ATT: Exchange MTU Request"))
         #expect(out.contains("Heart Rate Measurement (0x2A37) @0x0010"))
         #expect(out.contains("HCI Event: Disconnect Complete"))
+    }
+
+    /// An air capture's ATT PDU is shown with the direction the link layer gives it, so the handle
+    /// of a peripheral's Error Response is named from the peripheral's database. lell frame 231:
+    /// Peripheral → Central, Error Response to Read By Type for handle 0x002F, which tshark names
+    /// from the discovery in frames 224–227 (characteristic value handle 0x002F, UUID 0xFFF5).
+    @Test(.enabled(if: CLI.sharedReal != nil && CLI.tool("tshark", ["--version"]), "needs ../shared/captures/real and tshark"))
+    func airPDUsAreNamedFromTheSendersDatabase() throws {
+        let capture = try #require(CLI.sharedReal).appendingPathComponent("lell_phdr_connection_update.pcap").path
+        let tshark = try #require(Tool.run("tshark", ["-r", capture, "-Y", "frame.number==231", "-V"]))
+        #expect(tshark.contains("Handle in Error: 0x002f") && tshark.contains("(0xfff5)"))
+        let ours = try CLI.run(["packets", capture, "--frame", "231"]).stdout
+        #expect(ours.contains("Error Response"))
+        #expect(ours.contains("Attribute: 0xFFF5 @0x002F"))
     }
 }

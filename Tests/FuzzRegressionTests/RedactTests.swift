@@ -95,12 +95,11 @@ import Testing
                 }
             }
         }
-        analyzer.session.onL2CAPPDU = { pdu, _ in
-            var r = pdu
-            for layer in L2CAPDisplay.decode(pdu: &r) { walk(layer.fields) }
-        }
         _ = file.read { frame in
-            analyzer.consume(frame)
+            analyzer.consume(frame) { pdu in
+                var r = pdu.bytes
+                for layer in L2CAPDisplay.decode(pdu: &r) { walk(layer.fields) }
+            }
             for layer in FrameLayers.decode(frame) { walk(layer.fields) }
         }
         return found

@@ -62,36 +62,30 @@ public final class AirCaptureAdapter {
     public internal(set) var retransmittedATTOpcodes = [Int](repeating: 0, count: 256)
     /// The direction of the last data-channel packet consumed (from the header or inferred), for display.
     public internal(set) var lastDirection: LLDirection?
-    /// True when the last data-channel packet was a retransmission, was not decrypted, or failed its CRC.
-    public internal(set) var lastContext = LinkLayerDisplay.Context()
+    /// What the pass learned of the air frame consumed last (CRC check, direction, retransmission,
+    /// encryption): handed on in its `AnalyzedFrame.airContext`.
+    var lastContext = LinkLayerDisplay.Context()
     var lastAdvertising: [UInt64: (time: Int64, type: UInt8)] = [:]
     static let advertisingEventWindow: Int64 = 10_000
     var nextHandle: UInt16 = 1
-    /// The parse of the frame consumed last, so display and redaction read each air frame once.
-    private var lastParse: (number: Int, recordOffset: Int, result: Result<LLAirPacket, DecodeError>)?
+    /// The parse of the frame consumed last: handed on in its `AnalyzedFrame.air`, so display and
+    /// redaction read each air frame once.
+    private(set) var lastParse: Result<LLAirPacket, DecodeError>?
 
     public init() {}
 
     /// The link for a handle (for renderers: the access address of a connection).
     public func link(handle: UInt16) -> Link? { links.last { $0.handle == handle } }
 
-    /// The LL packet of `frame`: the pass's own parse when `frame` is the one it consumed last,
-    /// else parsed now.
-    public func packet(_ frame: Frame) -> Result<LLAirPacket, DecodeError> {
-        if let lastParse, lastParse.number == frame.number, lastParse.recordOffset == frame.recordOffset { return lastParse.result }
-        return Result { () throws(DecodeError) in
-            try LLAirPacket.parse(linkType: UInt32(frame.rawType), frame.payload, base: frame.payloadOffset)
-        }
-    }
-
     // MARK: Consuming air frames
 
     func consume(_ frame: Frame, into analyzer: Analyzer, status: inout FrameStatus) {
         lastDirection = nil
         lastContext = LinkLayerDisplay.Context()
-        lastParse = nil
-        let result = packet(frame)
-        lastParse = (frame.number, frame.recordOffset, result)
+        let result = Result { () throws(DecodeError) in
+            try LLAirPacket.parse(linkType: UInt32(frame.rawType), frame.payload, base: frame.payloadOffset)
+        }
+        lastParse = result
         let packet: LLAirPacket
         switch result {
         case let .success(p): packet = p
@@ -112,15 +106,5 @@ public final class AirCaptureAdapter {
         for i in links.indices where !links[i].terminated {
             summarize(i, analyzer.session, time: links[i].lastTime, frame: links[i].lastFrame, ending: "no LL_TERMINATE_IND seen (link still open at capture end, lost by the sniffer, or ended encrypted)")
         }
-    }
-}
-
-extension Analyzer {
-    /// Display layers of an air frame with what the pass learned about it (inferred direction, CRC
-    /// computed from the connection's CRCInit, retransmission, encryption). Call right after
-    /// `consume(frame)`; `packets` can use it instead of the context-free `FrameLayers.decode`.
-    public func airLayers(_ frame: Frame) -> [Layer] {
-        LinkLayerDisplay.layers(air.packet(frame), linkType: UInt32(frame.rawType), frame.payload, base: frame.payloadOffset,
-                                context: air.lastContext)
     }
 }

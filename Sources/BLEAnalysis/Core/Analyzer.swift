@@ -10,6 +10,10 @@ import BLEProtocol
 /// let analyzer = Analyzer()
 /// let summary = capture.read { frame in analyzer.consume(frame) }
 /// ```
+///
+/// What each frame was comes back from `consume` as an `AnalyzedFrame` (verdict, air parse); a
+/// consumer that shows or edits the upper layers (`packets`, redaction, the HTML report) passes a
+/// body to `consume(_:pdu:)`, which gets each L2CAP PDU the frame completes as a `CompletedPDU`.
 public final class Analyzer {
     @exclusivity(unchecked) private var counts = CaptureStatistics()
     public var statistics: CaptureStatistics {
@@ -25,8 +29,6 @@ public final class Analyzer {
     @exclusivity(unchecked) private var lastFrameNumber = 0
     @exclusivity(unchecked) private var lastAdapter: UInt16 = 0
     @exclusivity(unchecked) public private(set) var adapters: [UInt16: AdapterInfo] = [:]
-    /// The verdict on the frame last consumed (for `packets`, which prints it).
-    @exclusivity(unchecked) public private(set) var lastStatus: FrameStatus = .ok
     /// Over-the-air captures (pcap link types 251/256/272): LL PDUs turned into synthetic HCI
     /// frames fed to this same pass, plus per-link radio statistics (BLEAnalysis/Air).
     public let air = AirCaptureAdapter()
@@ -62,8 +64,31 @@ public final class Analyzer {
         return findings
     }
 
-    /// Consumes one frame. Frames must come in file order.
+    /// Consumes one frame. Frames must come in file order. (The plain pass: what the frame was is
+    /// not built, which the report's loop over millions of frames would pay for.)
     public func consume(_ frame: Frame) {
+        _ = take(frame)
+    }
+
+    /// Consumes one frame and tells what it was: hands `body` each L2CAP PDU the frame completes,
+    /// before the session acts on it (so it reads as it did when it went by: see `CompletedPDU`),
+    /// and returns the frame's verdict and air parse. `body` runs inside this call only; it must
+    /// not consume frames itself.
+    @discardableResult
+    public func consume(_ frame: Frame, pdu body: (CompletedPDU) -> Void) -> AnalyzedFrame {
+        let status = withoutActuallyEscaping(body) { body in
+            session.pduBody = body
+            defer { session.pduBody = nil }
+            return take(frame)
+        }
+        let isAir = frame.kind == .airLE
+        return AnalyzedFrame(frame: frame, status: status, air: isAir ? air.lastParse : nil,
+                             airContext: isAir ? air.lastContext : LinkLayerDisplay.Context())
+    }
+
+    /// The pass over one frame: counts, checks, feeds the session; returns the verdict.
+    @inline(__always)
+    private func take(_ frame: Frame) -> FrameStatus {
         if frame.timestamp &- lastTimestamp > counts.largestStep.micros, lastFrameNumber > 0 {
             counts.largestStep = (frame.timestamp &- lastTimestamp, frame.number)
         }
@@ -90,13 +115,13 @@ public final class Analyzer {
         } else {
             noteLogRecord(frame)
         }
-        lastStatus = status
         if case let .malformed(reason, offset) = status {
             counts.malformed &+= 1
             if counts.malformedExamples.count < CaptureStatistics.maxExamples {
                 counts.malformedExamples.append((frame.number, reason, offset))
             }
         }
+        return status
     }
 
     /// Typed decoding of a structurally valid HCI packet into the session model.

@@ -19,16 +19,10 @@ import BLEProtocol
 /// The CRC of every changed packet is recomputed (`AirCopyFixer`), so a packet whose CRC was good
 /// stays good (with the fake CRCInit) and a bad one stays bad.
 extension RedactionScanner {
-    /// The LL packet of `frame` as the analysis parsed it when it consumed the frame (each air frame
-    /// is parsed once for the analysis, the edits and the copy's CRC); nil when it does not parse.
-    func airPacket(_ frame: Frame) -> LLAirPacket? {
-        try? analyzer.air.packet(frame).get()
-    }
-
     func airRecords(_ frame: Frame) {
         let payload = frame.payload
         let linkType = UInt32(frame.rawType)
-        guard let p = airPacket(frame) else { return }
+        guard let p = scannedAir else { return }
         // LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR: Reference Access Address at bytes 4–7 of the header.
         if linkType == LinkLayer.linkTypeLEWithPHDR, payload.count >= 8 {
             let reference = u32(payload, 4)
@@ -133,7 +127,7 @@ extension RedactionScanner {
     /// orders, known names): AdvData, or the value of an ATT value PDU and its continuations.
     func airDataStart(_ frame: Frame) -> Int? {
         let b = frame.payload
-        guard let p = airPacket(frame) else { return nil }
+        guard let p = scannedAir else { return nil }
         if p.accessAddress == LinkLayer.advertisingAccessAddress, p.radio.isData != true {
             switch p.advertisingType {
             case 0, 2, 4, 6: return p.payloadLength > 6 ? p.payloadOffset + 6 : nil
@@ -167,7 +161,7 @@ extension RedactionScanner {
     func sweepCorruptAir(_ frame: Frame) {
         let b = frame.payload
         let start: Int
-        if let p = airPacket(frame) {
+        if let p = scannedAir {
             guard p.radio.crc == .invalid else { return }
             start = p.packetOffset + 4
         } else {

@@ -35,7 +35,10 @@ final class RedactionScanner {
     // The frame being scanned.
     var frame: Frame?
     var edits: [RedactionEdit] = []
-    private var received = false
+    /// The LL packet of the air frame scanned last, as the analysis parsed it (each air frame is
+    /// parsed once for the analysis, the edits and the copy's CRC); nil when it does not parse or
+    /// the frame is not an air packet.
+    private(set) var scannedAir: LLAirPacket?
 
     /// One direction of a link (for `valuePDU`).
     struct LinkDirection: Hashable { var adapter: UInt16; var handle: UInt16; var received: Bool }
@@ -81,19 +84,14 @@ final class RedactionScanner {
         self.crcInits = crcInits
         self.collectDeferred = collectDeferred
         self.sweep = sweep
-        analyzer.session.onL2CAPPDU = { [unowned self] pdu, connection in self.l2capPDU(pdu, connection) }
-        // The direction of the ACL packet given to the reassembler: for air captures, the synthetic
-        // one the LL adapter made of a data PDU.
-        analyzer.session.onACLFragment = { [unowned self] acl, _ in self.received = acl.direction == .received }
     }
 
     /// The edits for `frame` found while scanning it (deferred edits for it are separate).
     func scan(_ frame: Frame) -> [RedactionEdit] {
         self.frame = frame
         edits.removeAll(keepingCapacity: true)
-        received = frame.direction == .received
         crcInitDelta = 0
-        analyzer.consume(frame)
+        scannedAir = analyzer.consume(frame) { pdu in l2capPDU(pdu) }.airPacket
         if frame.problem == nil { records(frame) }
         if sweep { sweepAddresses(frame) }
         if sweep, frame.kind == .airLE { sweepCorruptAir(frame) }
@@ -519,10 +517,10 @@ final class RedactionScanner {
     // MARK: L2CAP
 
     /// Every complete L2CAP PDU, decoded for display with the session's ATT context (as `packets`).
-    private func l2capPDU(_ pdu: ByteReader, _ connection: Connection) {
+    private func l2capPDU(_ completed: CompletedPDU) {
         guard let frame else { return }
-        // Set while the session decodes a PDU that came in several fragments.
-        let map = analyzer.session.currentFragmentMap
+        let pdu = completed.bytes, connection = completed.connection, received = completed.received
+        let map = completed.map.isFragmented ? completed.map : nil
         let multi = map != nil
         let pduStart = pdu.absoluteOffset
         let pduCount = pdu.remaining
@@ -542,7 +540,8 @@ final class RedactionScanner {
         for site in sites { apply(site, inFrame: base, map: map, textAllowed: false) }
         if cid == 0x0004, pduCount > 4 {
             let bytes = Array(pduRaw.prefix(pduCount))
-            attValues(bytes, pduStart: pduStart, connection, base: base, map: map, firstFrame: map?.first?.frame ?? frame.number)
+            attValues(bytes, pduStart: pduStart, connection, received: received, base: base, map: map,
+                      firstFrame: map?.first?.frame ?? frame.number)
         }
         // SMP key material in a PDU of the wrong size is shown raw, not through the table: zero it.
         if cid == 0x0006 || cid == 0x0007, pduCount > 5, let code = pdu.peekU8(at: 4), let size = Self.smpKeySizes[code],
@@ -554,10 +553,11 @@ final class RedactionScanner {
 
     /// The values of an ATT PDU (`bytes` from the L2CAP header): replaced with `--drop-values`
     /// unless the analysis reads them; otherwise their printable text is noted for the summary.
-    private func attValues(_ bytes: [UInt8], pduStart: Int, _ connection: Connection, base: Int, map: FragmentMap?, firstFrame: Int) {
+    private func attValues(_ bytes: [UInt8], pduStart: Int, _ connection: Connection, received: Bool, base: Int,
+                           map: FragmentMap?, firstFrame: Int) {
         let opcode = ATTOpcode(bytes[4])
         let sent = !received
-        // The hook runs before the session consumes the PDU: a response's request is still outstanding.
+        // Handed over before the session acts on the PDU: a response's request is still outstanding.
         let request = connection.att.outstanding(from: ATTBearer.Side.sender(sent: sent).other)
         let db = connection.gatt(serverIsHost: ATTRoles.serverIsHost(opcode, sent: sent))
         for span in ATTValueSpans.spans(bytes[4...], request: request, db: db) {

@@ -138,7 +138,7 @@ public enum Redactor {
                     }
                 }
                 if frame.kind == .airLE {
-                    air.fix(frame, scanner.airPacket(frame), edited: &edited, crcInitDelta: scanner.crcInitDelta)
+                    air.fix(frame, scanner.scannedAir, edited: &edited, crcInitDelta: scanner.crcInitDelta)
                 }
                 if edited.elementsEqual(frame.payload) { try rewriter.pass(frame); return }
                 summary.framesChanged += 1

@@ -26,7 +26,7 @@ extension Connection {
 
     /// The upper layers of a complete L2CAP PDU (header included) on this link, decoded as
     /// `packets` shows them: handles named from the GATT database, K-frames placed in their SDU.
-    /// For `SessionModel.onL2CAPPDU` hooks.
+    /// For the bodies of `Analyzer.consume(_:pdu:)` (`CompletedPDU.displayLayers`).
     public func displayLayers(_ pdu: inout ByteReader, received: Bool) -> [Layer] {
         var layers: [Layer] = []
         displayLayers(&pdu, received: received, into: &layers)

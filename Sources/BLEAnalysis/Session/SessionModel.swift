@@ -51,16 +51,14 @@ public final class SessionModel {
     /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
     @exclusivity(unchecked) var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
     /// Where the bytes of the L2CAP PDU being decoded lie in the file, while it is decoded and only
-    /// when it came in several ACL fragments (its reader's offsets are then not file offsets): for
-    /// `onL2CAPPDU` hooks to report file offsets (`FragmentMap.fileErrors`). A view into the
-    /// reassembler: read it inside the hook, never keep it.
-    @exclusivity(unchecked) public private(set) var currentFragmentMap: FragmentMap?
+    /// when it came in several ACL fragments (its reader's offsets are then not file offsets), for
+    /// `pduError`. A view into the reassembler: read it while the PDU is decoded, never keep it.
+    @exclusivity(unchecked) private(set) var currentFragmentMap: FragmentMap?
 
-    /// Called with every complete L2CAP PDU (for `packets` to show the upper layers).
-    @exclusivity(unchecked) public var onL2CAPPDU: ((inout ByteReader, Connection) -> Void)?
-    /// Called with every ACL fragment given to the L2CAP reassembler, and whether it starts a PDU
-    /// (for redaction to map a reassembled PDU back to the frames that carried it).
-    @exclusivity(unchecked) var onACLFragment: ((Frame, _ isStart: Bool) -> Void)?
+    /// The body of `Analyzer.consume(_:pdu:)` while that call runs (nil otherwise): each complete
+    /// L2CAP PDU is handed to it, typed, before the session acts on it. Set only through
+    /// `withoutActuallyEscaping`, so it never outlives the call.
+    @exclusivity(unchecked) var pduBody: ((CompletedPDU) -> Void)?
     /// The handle of the last LE Enable Encryption (its Command Status names no handle).
     @exclusivity(unchecked) var lastEncryptionCommand: UInt16?
     /// The detectors fed by this model (nil: no detection, e.g. `packets`).
@@ -518,7 +516,6 @@ public final class SessionModel {
             return   // the rest of a PDU the capture cut
         }
         let data = r.rest()
-        onACLFragment?(frame, header.isStart)
         let problem = reassembler.push(linkKey, isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
             self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
         }
@@ -534,9 +531,8 @@ public final class SessionModel {
                        origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
         if origin.map.isFragmented { currentFragmentMap = origin.map }
         defer { if currentFragmentMap != nil { currentFragmentMap = nil } }
-        if let hook = onL2CAPPDU {
-            var copy = pdu
-            hook(&copy, c)
+        if let body = pduBody {
+            body(CompletedPDU(connection: c, received: !sent, bytes: pdu, map: origin.map, firstFrame: origin.firstFrame))
         }
         currentPDU = (pdu.remainingBytes, pdu.absoluteOffset, pdu.remaining)
         defer { currentPDU = nil }

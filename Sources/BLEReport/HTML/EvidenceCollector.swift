@@ -20,7 +20,7 @@ import BLEAnalysis
 /// are decoded as they arrive. Findings added at the end (`Detector.finish`: requests never
 /// answered, aggregated rules) cite frames that may be long gone: see `NotableFrames`.
 ///
-/// The pass is single-threaded and the hook never re-enters `consume`: stored properties skip the
+/// The pass is single-threaded and the PDU body never re-enters `consume`: stored properties skip the
 /// runtime exclusivity checks (as `Analyzer`'s do), which showed in the profile of a large report.
 public final class EvidenceCollector {
     /// Evidence frames per finding around which frames are decoded (the first ones, which the
@@ -54,10 +54,9 @@ public final class EvidenceCollector {
     /// Frames of windows not decoded because the first windows alone filled twice `maxDecoded`.
     @exclusivity(unchecked) public private(set) var droppedFrames = 0
 
-    // The frame being consumed, for the PDU hook.
+    // The frame being consumed, for its PDU.
     @exclusivity(unchecked) private var current = 0
     @exclusivity(unchecked) private var currentTime: Int64 = 0
-    @exclusivity(unchecked) private var received = false
     @exclusivity(unchecked) private var decodeNow: Int?
     @exclusivity(unchecked) private var upper: [Layer] = []
     /// The current frame carried an ATT PDU end-of-pass rules cite (`NotableFrames`).
@@ -79,38 +78,38 @@ public final class EvidenceCollector {
         extras.around = self.around
         recent = RecentFrames(capacity: max(Self.ringCapacity, 2 * self.around + 1))
         notable = NotableFrames(around: self.around)
-        analyzer.session.onL2CAPPDU = { [unowned self] pdu, connection in self.pdu(pdu, connection) }
     }
 
     /// Consumes one frame: the analysis, then what the report keeps of it.
     public func consume(_ frame: Frame) {
         current = frame.number
         currentTime = frame.timestamp
-        received = frame.direction == .received
         decodeNow = rankAhead(frame.number)
         upper.removeAll(keepingCapacity: true)
         notableNow = false
         recent.push(frame)
-        analyzer.consume(frame)
-        recent.setStatus(analyzer.lastStatus)
+        let status = analyzer.consume(frame) { pdu in self.pdu(pdu) }.status
+        recent.setStatus(status)
         if let rank = decodeNow {
-            // Decoded as the frame goes by, with the upper layers decoded in the hook: exactly as `packets`.
+            // Decoded as the frame goes by, with the upper layers decoded as the PDU completed: exactly as `packets`.
             var s = ""
-            text.render(frame, layers: FrameLayers.decode(frame) + upper, status: analyzer.lastStatus, into: &s)
+            text.render(frame, layers: FrameLayers.decode(frame) + upper, status: status, into: &s)
             keep(.init(number: frame.number, time: frame.timestamp, text: s), rank: rank)
         }
         series.frame(frame, session: analyzer.session)
-        notable.frame(frame, status: analyzer.lastStatus, attNotable: notableNow, recent: recent)
+        notable.frame(frame, status: status, attNotable: notableNow, recent: recent)
         if let engine = analyzer.engine, engine.findings.count > findingsSeen {
             for f in engine.findings[findingsSeen...] { schedule(f) }
             findingsSeen = engine.findings.count
         }
     }
 
-    /// A complete L2CAP PDU (the session's hook, called before the session acts on it).
-    private func pdu(_ pdu: ByteReader, _ c: Connection) {
+    /// A complete L2CAP PDU, handed over before the session acts on it.
+    private func pdu(_ completed: CompletedPDU) {
+        let pdu = completed.bytes, c = completed.connection, received = completed.received
         recent.addPDU(pdu, c, received: received)
-        let opcode = series.pdu(pdu, c, time: currentTime)
+        let opcode = completed.attOpcode
+        if let opcode { series.att(opcode, c, time: currentTime) }
         if let opcode, Self.changesDatabase.contains(opcode) {
             // The session is about to add what this response discovered to a GATT database: the frames
             // a window may still want are decoded now, as `packets` shows them (names known so far).

@@ -42,18 +42,13 @@ struct SeriesCollector {
         }
     }
 
-    /// A complete L2CAP PDU on `c`, before the session acts on it: notifications, indications and
-    /// writes. Returns its ATT opcode (nil: not on the ATT channel).
-    mutating func pdu(_ pdu: ByteReader, _ c: Connection, time: Int64) -> ATTOpcode? {
-        var r = pdu
-        guard let header = try? L2CAP.BasicHeader.read(&r), header.channel == L2CAP.ChannelID.att, let code = r.peekU8() else { return nil }
-        let opcode = ATTOpcode(code)
+    /// The ATT PDU of a complete L2CAP PDU on `c`: notifications, indications and writes.
+    mutating func att(_ opcode: ATTOpcode, _ c: Connection, time: Int64) {
         switch opcode {
         case .handleValueNotification, .handleValueIndication: traffic[c.index, default: .init()].values.add(time)
         case .writeRequest, .writeCommand: traffic[c.index, default: .init()].writes.add(time)
         default: break
         }
-        return opcode
     }
 
     private mutating func sampleBuffers(_ session: SessionModel, time: Int64) {

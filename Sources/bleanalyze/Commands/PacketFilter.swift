@@ -135,14 +135,15 @@ struct PacketFilter {
         return nil
     }
 
-    mutating func accepts(_ frame: Frame, layers: [Layer], session: SessionModel) -> Bool {
+    mutating func accepts(_ analyzed: AnalyzedFrame, layers: [Layer], session: SessionModel) -> Bool {
         guard active else { return true }
-        let ok = decide(frame, layers: layers, session: session)
+        let ok = decide(analyzed, layers: layers, session: session)
         if ok { matched += 1 }
         return ok
     }
 
-    private mutating func decide(_ frame: Frame, layers: [Layer], session: SessionModel) -> Bool {
+    private mutating func decide(_ analyzed: AnalyzedFrame, layers: [Layer], session: SessionModel) -> Bool {
+        let frame = analyzed.frame
         if start == nil { start = frame.timestamp }   // the capture's first frame, as `packets -t` counts
         if let ranges = frameRanges {
             while rangeIndex < ranges.count, ranges[rangeIndex].upperBound < frame.number { rangeIndex += 1 }
@@ -158,15 +159,34 @@ struct PacketFilter {
         if options.att, names.contains("ATT") { return true }
         if options.smp, names.contains("SMP") { return true }
         if options.hci, frame.kind == .command || frame.kind == .event { return true }
-        if options.adv, layers.contains(where: { $0.name.contains("Advertising") || $0.fields.contains { $0.id == .subevent && Self.isAdvertising($0.value) } }) {
-            return true
-        }
+        if options.adv, Self.isAdvertising(analyzed) { return true }
         return false
     }
 
-    static func isAdvertising(_ v: FieldValue) -> Bool {
-        if case let .integer(code, _) = v { return [0x02, 0x0B, 0x0D, 0x12, 0x13].contains(code) }
-        return false
+    /// Advertising by code (`AdvertisingTraffic`), never by display name: the command's opcode and
+    /// the Command Complete or Command Status that answers it, the LE Meta event's subevent, the
+    /// mgmt opcode or event (a monitor's control record: cookie u32, then the u16 code), or an air
+    /// packet on the advertising access address.
+    static func isAdvertising(_ analyzed: AnalyzedFrame) -> Bool {
+        let p = analyzed.frame.payload
+        func u16(_ at: Int) -> UInt16? { p.count >= at + 2 ? UInt16(p[at]) | UInt16(p[at + 1]) << 8 : nil }
+        switch analyzed.frame.kind {
+        case .command: return u16(0).map(AdvertisingTraffic.hciCommands.contains) ?? false
+        case .event:
+            // Event code, parameter length, then (Core v5.4 Vol 4 Part E 7.7.14, 7.7.15, 7.7.65):
+            // Command Complete: Num_HCI_Command_Packets, Command_Opcode; Command Status: Status,
+            // Num_HCI_Command_Packets, Command_Opcode; LE Meta: Subevent_Code.
+            switch p.first {
+            case 0x0E?: return u16(3).map(AdvertisingTraffic.hciCommands.contains) ?? false
+            case 0x0F?: return u16(4).map(AdvertisingTraffic.hciCommands.contains) ?? false
+            case 0x3E?: return p.count >= 3 && AdvertisingTraffic.leMetaSubevents.contains(p[2])
+            default: return false
+            }
+        case .controlCommand: return u16(4).map(AdvertisingTraffic.mgmtCommands.contains) ?? false
+        case .controlEvent: return u16(4).map(AdvertisingTraffic.mgmtEvents.contains) ?? false
+        case .airLE: return analyzed.airPacket?.isAdvertising ?? false
+        default: return false
+        }
     }
 
     private func matches(_ filter: ConnectionFilter, _ layers: [Layer], frame: Frame, session: SessionModel) -> Bool {

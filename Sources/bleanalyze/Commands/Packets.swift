@@ -41,15 +41,10 @@ struct Packets: ParsableCommand {
         var out = Output()
         let json = json   // read once: property-wrapper getters are slow per frame
         if let reason = file.info.notDecodedReason, !json { out.line("= \(reason)") }
-        // Each frame's layers are built in one array: HCI first, then what the session adds
-        // (L2CAP and above, once a PDU is complete), and the array is handed on whole.
+        // Each frame's layers are built in one array: HCI first, then the upper layers of the
+        // L2CAP PDU the frame completes (handed over by the pass before the session acts on it),
+        // and the array is handed on whole.
         var layers: [Layer] = []
-        var received = false
-        analyzer.session.onL2CAPPDU = { [unowned session = analyzer.session] pdu, connection in
-            let first = layers.count
-            connection.displayLayers(&pdu, received: received, into: &layers)
-            session.currentFragmentMap?.fileErrors(&layers, from: first)   // a fragmented PDU: file offsets
-        }
         out.flush()
         // Text is rendered on a second thread; JSON Lines stay on this one.
         let pipeline = json ? nil : RenderPipeline(text: text)
@@ -66,19 +61,18 @@ struct Packets: ParsableCommand {
             if relative && !originSet { pipeline?.timeOrigin = frame.timestamp; originSet = true }
             layers = []
             layers.reserveCapacity(4)
-            received = frame.direction == .received
             let air = frame.kind == .airLE
             vendors.observe(frame)
             let vendor = vendors.vendor(for: frame)
             let decodeThere = splitDecoding && !air && frame.kind != .aclData && vendor == nil
             if !air && !decodeThere { FrameLayers.decode(frame, vendor: vendor, into: &layers) }   // before the session moves on
-            analyzer.consume(frame)
-            if air { layers.insert(contentsOf: analyzer.airLayers(frame), at: 0) }
-            guard filter.accepts(frame, layers: layers, session: analyzer.session) else { return }
+            let analyzed = analyzer.consume(frame) { pdu in pdu.displayLayers(into: &layers) }
+            if air { layers.insert(contentsOf: analyzed.airLayers(), at: 0) }
+            guard filter.accepts(analyzed, layers: layers, session: analyzer.session) else { return }
             if let pipeline {
-                pipeline.add(frame, layers: layers, decodeHCI: decodeThere, status: analyzer.lastStatus)
+                pipeline.add(frame, layers: layers, decodeHCI: decodeThere, status: analyzed.status)
             } else {
-                out.line(jsonRenderer.render(frame, layers: layers, status: analyzer.lastStatus))
+                out.line(jsonRenderer.render(frame, layers: layers, status: analyzed.status))
             }
         }
         pipeline?.finish()
