@@ -116,6 +116,8 @@ public struct FieldText {
             b.withUnsafeBufferPointer { secret($0, into: &out) }
         case let .note(t):
             out.append(t)
+        case let .problem(e):
+            out.append(e.description)
         case let .group(fields):
             for (i, f) in fields.enumerated() {
                 if i > 0 { out.append(", ") }

@@ -100,6 +100,7 @@ public struct FlatLayers {
             case let .text(t): value = .text(text(t))
             case let .secret(b): value = .secret(text(b))
             case let .note(t): value = .note(text(t))
+            case let .problem(e): value = .note(text(e.description))
             case let .group(children):
                 entries.append(.field(name: field.name, value: .group(fields: children.count)))
                 appendFields(children)

@@ -81,6 +81,8 @@ public struct PacketJSON {
                 w.string("value", Hex.string(b, separator: ""))
             case let .text(t), let .note(t):
                 w.string("value", t)
+            case let .problem(e):
+                w.string("value", e.description)
             case .secret:
                 w.string("value", text.value(f.value))
             case let .group(children):

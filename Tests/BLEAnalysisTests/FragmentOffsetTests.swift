@@ -1,4 +1,5 @@
 import BLEAnalysis
+import BLEProtocol
 import BLECapture
 import Foundation
 import Testing
@@ -82,5 +83,56 @@ import Testing
         #expect(found.count == 1)
         #expect(found.first?.frame == 2 + c.cuts.count)   // reported on the frame completing the PDU
         #expect(found.first?.offset == expected)
+    }
+
+    /// A GATT value that does not decode inside a fragmented PDU: the `Malformed` note `packets`
+    /// shows (a `.problem` field of the upper layers handed over as a `CompletedPDU`) names the file
+    /// offset of the byte, not an offset in the reassembly buffer. The host asks Read By Type for
+    /// Heart Rate Measurement (0x2A37); the response (Core v5.4 Vol 3 Part F 3.4.4.2) carries two
+    /// elements of 4 bytes. The first, handle 0x0010 and value [Flags 0x01, 0x50]: Flags bit 0 says
+    /// the value is a uint16 (Heart Rate Service 3.1.1.1), which the one byte 0x50 — PDU byte 9, in
+    /// the first fragment — cannot hold. The second (handle 0x0012, [0x00, 0x40]: uint8 72 bpm)
+    /// comes in the second fragment. (A byte of the last fragment has the same offset in the file
+    /// and in the reassembled buffer, so only an earlier fragment shows the mapping.)
+    @Test func gattValueNoteNamesTheFileByte() throws {
+        let request = Self.l2cap(4, [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x37, 0x2A])
+        let response = Self.l2cap(4, [0x09, 4, 0x10, 0x00, 0x01, 0x50, 0x12, 0x00, 0x00, 0x48])
+        let (received, fragments) = Self.capture(response, cuts: [10])
+        // The request goes first (host → controller, handle 0x0040, PB 00): spliced in after the
+        // Connection Complete, so the response's records move by its record's size.
+        var w = BTSnoopWriter()
+        w.append(RecordToWrite(timestamp: Self.t0 + 500, direction: .sent, kind: .aclData,
+                               payload: [0x40, 0x00, UInt8(request.count), 0] + request))
+        let requestRecord = Array(w.bytes.dropFirst(16))
+        let connectionEnd = 16 + 24 + 1 + 21   // file header, Connection Complete record (H4 + 21 bytes)
+        let bytes = Array(received[..<connectionEnd]) + requestRecord + Array(received[connectionEnd...])
+        let expected = fragments[0] + requestRecord.count + 9
+        #expect(bytes[expected] == 0x50)   // the layout arithmetic is right: that byte is there
+
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fragment-note-\(UUID().uuidString).btsnoop")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let analyzer = Analyzer()
+        var problems: [(frame: Int, offset: Int)] = []
+        func collect(_ fields: [Field], frame: Int) {
+            for f in fields {
+                switch f.value {
+                case let .problem(e): problems.append((frame, e.offset))
+                case let .group(g): collect(g, frame: frame)
+                case let .list(items): items.forEach { collect($0, frame: frame) }
+                default: break
+                }
+            }
+        }
+        _ = try CaptureFile(path: url.path).read { frame in
+            analyzer.consume(frame) { pdu in
+                var layers: [Layer] = []
+                pdu.displayLayers(into: &layers)
+                for layer in layers { collect(layer.fields, frame: frame.number) }
+            }
+        }
+        #expect(problems.count == 1)
+        #expect(problems.first?.frame == 4)   // Connection Complete, request, two fragments
+        #expect(problems.first?.offset == expected)
     }
 }

@@ -105,6 +105,7 @@ enum ATTTestSupport {
         case let .text(s): return s
         case let .secret(b): return "<secret \(b.count) bytes>"
         case let .note(s): return "note: \(s)"
+        case let .problem(e): return "note: \(e)"
         case .group, .list: return "…"
         }
     }

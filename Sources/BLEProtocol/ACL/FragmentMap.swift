@@ -88,11 +88,30 @@ public struct FragmentMap: RandomAccessCollection {
         return e
     }
 
-    /// Makes the errors of `layers[from...]` (decoded from the delivered reader) name file offsets.
+    /// Makes the errors of `layers[from...]` (decoded from the delivered reader) name file offsets:
+    /// each layer's error and the `.problem` notes among its fields (a GATT value or K-frame that
+    /// does not decode).
     public func fileErrors(_ layers: inout [Layer], from: Int = 0) {
         guard isFragmented, from < layers.count else { return }
         for i in from ..< layers.count {
             if let e = layers[i].error { layers[i].error = fileError(e) }
+            fileProblems(&layers[i].fields)
+        }
+    }
+
+    private func fileProblems(_ fields: inout [Field]) {
+        for j in fields.indices {
+            let f = fields[j]
+            switch f.value {
+            case let .problem(e): fields[j] = Field(f.id, f.name, .problem(fileError(e)))
+            case var .group(children):
+                fileProblems(&children)
+                fields[j] = Field(f.id, f.name, .group(children))
+            case var .list(items):
+                for k in items.indices { fileProblems(&items[k]) }
+                fields[j] = Field(f.id, f.name, .list(items))
+            default: break
+            }
         }
     }
 }

@@ -59,6 +59,10 @@ public enum FieldValue: Sendable {
     case list([[Field]])
     /// A note about the field (e.g. "value truncated by the capture").
     case note(String)
+    /// A note that the field's bytes do not decode: shown like a note (the error's description).
+    /// Kept typed so its offset can be made a file offset when the bytes were reassembled from
+    /// several fragments (`FragmentMap.fileErrors`): no renderer rewrites a sentence.
+    case problem(DecodeError)
 }
 
 /// How an integer field is shown.

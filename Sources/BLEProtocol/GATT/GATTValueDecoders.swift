@@ -31,7 +31,7 @@ public enum GATTValues {
             try entry.decode(&r, &fields)
             if r.remaining > 0 { fields.append(Field("Trailing Bytes", .bytes(Array(r.rest().bytes)))) }
         } catch {
-            fields.append(Field("Malformed", .note(error.description)))
+            fields.append(Field("Malformed", .problem(error)))
         }
         return fields
     }

@@ -94,7 +94,7 @@ public enum L2CAPDisplay {
             do {
                 fields.append(Field("SDU Length", .integer(UInt64(try r.u16le("L2CAP SDU Length")), .decimal(bytes: 2))))
             } catch {
-                fields.append(Field("Malformed", .note(error.description)))
+                fields.append(Field("Malformed", .problem(error)))
             }
         }
         fields.append(Field("Payload", .bytes(Array(r.rest().bytes))))

@@ -42,7 +42,7 @@ struct FlatField: Sendable {
                 for (i, item) in items.enumerated() {
                     flatten(item, prefix: prefix + "\(name)[\(i)].", layer: layer, inherited: .unspecified, topLevel: false, into: &out)
                 }
-            case .note:
+            case .note, .problem:
                 continue
             default:
                 out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, layer: layer, value: f.value))
@@ -74,6 +74,7 @@ enum ValueText {
         case let .group(fields): "{\(fields.count) fields}"
         case let .list(items): "\(items.count) item\(items.count == 1 ? "" : "s")"
         case let .note(t): t
+        case let .problem(e): e.description
         }
     }
 
