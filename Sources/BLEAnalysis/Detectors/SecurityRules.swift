@@ -12,7 +12,10 @@ final class PairingFailed: Detector {
         bond (removeBond via reflection in tests, or Settings). Info when a later pairing succeeded.
         """)
     let kinds: [SessionEvent.Kind] = [.security]
-    private struct Failure { var c: Connection; var frame: Int; var time: Int64; var request: Int?; var reason: String; var recovered = false }
+    private struct Failure {
+        var c: Connection; var frame: Int; var time: Int64; var request: Int?
+        var reason: SMPFailureReason; var sentByHost: Bool; var recovered = false
+    }
     private var failures: [Failure] = []
     private var lastRequest: [Int: Int] = [:]
     private var pairingAfterFailure = Set<Int>()
@@ -25,8 +28,7 @@ final class PairingFailed: Detector {
                 pairingAfterFailure.insert(c.index)
             }
         case let .pairingFailed(c, frame, time, reason, sent):
-            failures.append(Failure(c: c, frame: frame, time: time, request: lastRequest[c.index],
-                                    reason: reason + (sent ? " (sent by the host)" : " (sent by the peer)")))
+            failures.append(Failure(c: c, frame: frame, time: time, request: lastRequest[c.index], reason: reason, sentByHost: sent))
             pairingAfterFailure.remove(c.index)
         case let .encryptionChanged(c, _, _, status, true) where status == .success:
             guard pairingAfterFailure.contains(c.index) else { return }
@@ -42,7 +44,8 @@ final class PairingFailed: Detector {
         for f in failures {
             findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .error, connection: f.c, time: f.time,
                                     frames: [f.frame] + (f.request.map { [$0] } ?? []),
-                                    message: "Pairing failed: \(f.reason)" + (f.recovered ? "; a later pairing succeeded" : "")))
+                                    message: "Pairing failed: \(f.reason) (sent by the \(f.sentByHost ? "host" : "peer"))"
+                                        + (f.recovered ? "; a later pairing succeeded" : "")))
         }
     }
 }

@@ -40,7 +40,7 @@ public enum SessionEvent {
 
     // Security
     case pairingRequest(Connection, frame: Int, time: Int64, sent: Bool)
-    indirect case pairingFailed(Connection, frame: Int, time: Int64, reason: String, sent: Bool)
+    indirect case pairingFailed(Connection, frame: Int, time: Int64, reason: SMPFailureReason, sent: Bool)
     case encryptionChanged(Connection, frame: Int, time: Int64, status: HCIStatus, enabled: Bool)
 
     // Link

@@ -243,10 +243,18 @@ public struct Subscription: Sendable {
     public var enablesIndicate: Bool { value & 2 != 0 }
 }
 
-/// SMP state of a connection.
+/// SMP state of a connection (Core v5.4 Vol 3 Part H), typed: renderers name the reasons and keys.
 public struct SMPState: Sendable {
     public var pairingRequests = 0
-    public var failures: [(frame: Int, reason: String)] = []
+    /// Pairing Failed commands (3.5.5), with who sent them.
+    public var failures: [(frame: Int, reason: SMPFailureReason, sentByHost: Bool)] = []
     public var succeeded = false
-    public var keysDistributed: [String] = []
+    /// Keys distributed in the key distribution phase (3.6), once per key and sender, in order.
+    public var keysDistributed: [DistributedKey] = []
+
+    public struct DistributedKey: Sendable, Equatable {
+        /// One of `SMP.KeyDistribution.encKey`, `.idKey`, `.signKey`.
+        public var key: SMP.KeyDistribution
+        public var sentByHost: Bool
+    }
 }

@@ -16,16 +16,16 @@ extension SessionModel {
         case .securityRequest:
             c.note(frame.timestamp, frame.number, .security, "security requested by \(who)", .init(security: .securityRequested))
         case let .pairingFailed(reason):
-            c.smp.failures.append((frame.number, reason.description))
-            emit(.security, .pairingFailed(c, frame: frame.number, time: frame.timestamp, reason: reason.description, sent: sent))
+            c.smp.failures.append((frame.number, reason, sent))
+            emit(.security, .pairingFailed(c, frame: frame.number, time: frame.timestamp, reason: reason, sent: sent))
             c.note(frame.timestamp, frame.number, .security, "pairing failed (sent by \(who)): \(reason)", .init(security: .pairingFailed))
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             c.smp.succeeded = true
             if let key = cmd.distributedKey, let name = SMP.KeyDistribution.names.name(UInt64(key.rawValue)) {
-                let entry = "\(name) from \(who)"
+                let entry = SMPState.DistributedKey(key: key, sentByHost: sent)
                 if !c.smp.keysDistributed.contains(entry) {
                     c.smp.keysDistributed.append(entry)
-                    c.note(frame.timestamp, frame.number, .security, "key distributed: \(entry)", .init(security: .keyDistributed))
+                    c.note(frame.timestamp, frame.number, .security, "key distributed: \(name) from \(who)", .init(security: .keyDistributed))
                 }
             }
         case .pairingDHKeyCheck:
