@@ -18,13 +18,13 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public let index: Int
     public let adapter: UInt16
     public let handle: UInt16
-    @exclusivity(unchecked) public var isLE = true
+    @exclusivity(unchecked) public internal(set) var isLE = true
     /// The local host's role.
-    @exclusivity(unchecked) public var role: Role = .unknown
-    @exclusivity(unchecked) public var peerAddress: BDAddr?
-    @exclusivity(unchecked) public var peerAddressType: LEAddressType?
+    @exclusivity(unchecked) public internal(set) var role: Role = .unknown
+    @exclusivity(unchecked) public internal(set) var peerAddress: BDAddr?
+    @exclusivity(unchecked) public internal(set) var peerAddressType: LEAddressType?
     /// The peer's name: advertised (Complete/Shortened Local Name) or read (GAP Device Name 0x2A00).
-    @exclusivity(unchecked) public var peerName: String?
+    @exclusivity(unchecked) public internal(set) var peerName: String?
 
     /// How reports name the peer: "NAME (ADDR)", "ADDR", or "handle 0xNNNN" when neither is known.
     public var peerLabel: String {
@@ -37,72 +37,72 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     }
 
     // Lifecycle
-    @exclusivity(unchecked) public var attemptFrame: Int?
-    @exclusivity(unchecked) public var attemptTime: Int64?
-    @exclusivity(unchecked) public var completeFrame: Int?
-    @exclusivity(unchecked) public var completeTime: Int64?
+    @exclusivity(unchecked) public internal(set) var attemptFrame: Int?
+    @exclusivity(unchecked) public internal(set) var attemptTime: Int64?
+    @exclusivity(unchecked) public internal(set) var completeFrame: Int?
+    @exclusivity(unchecked) public internal(set) var completeTime: Int64?
     /// True when the capture shows traffic but no connection set-up (it began mid-connection).
-    @exclusivity(unchecked) public var inferred = false
-    @exclusivity(unchecked) public var disconnectFrame: Int?
-    @exclusivity(unchecked) public var disconnectTime: Int64?
-    @exclusivity(unchecked) public var disconnectReason: HCIStatus?
+    @exclusivity(unchecked) public internal(set) var inferred = false
+    @exclusivity(unchecked) public internal(set) var disconnectFrame: Int?
+    @exclusivity(unchecked) public internal(set) var disconnectTime: Int64?
+    @exclusivity(unchecked) public internal(set) var disconnectReason: HCIStatus?
     /// LE air captures: the last frame where the sniffer lost packets of this link (a response may be
     /// among them).
-    @exclusivity(unchecked) public var captureLossFrame = 0
+    @exclusivity(unchecked) public internal(set) var captureLossFrame = 0
     /// …and the first such frame.
-    @exclusivity(unchecked) public var firstCaptureLossFrame = 0
+    @exclusivity(unchecked) public internal(set) var firstCaptureLossFrame = 0
     /// How the end of a link that was lost without a disconnect on air is known (LE air captures).
-    @exclusivity(unchecked) public var lossInferred: String?
+    @exclusivity(unchecked) public internal(set) var lossInferred: String?
     /// The host asked for the disconnect (HCI Disconnect seen), with this reason.
-    @exclusivity(unchecked) public var localDisconnectReason: HCIStatus?
+    @exclusivity(unchecked) public internal(set) var localDisconnectReason: HCIStatus?
 
     // Parameters
-    @exclusivity(unchecked) public var intervalUnits: UInt16 = 0
-    @exclusivity(unchecked) public var latency: UInt16 = 0
-    @exclusivity(unchecked) public var timeoutUnits: UInt16 = 0
-    @exclusivity(unchecked) public var parameterUpdates = 0
-    @exclusivity(unchecked) public var dataLength: (tx: UInt16, rx: UInt16)?
-    @exclusivity(unchecked) public var phy: (tx: UInt8, rx: UInt8)?
-    @exclusivity(unchecked) public var encrypted = false
+    @exclusivity(unchecked) public internal(set) var intervalUnits: UInt16 = 0
+    @exclusivity(unchecked) public internal(set) var latency: UInt16 = 0
+    @exclusivity(unchecked) public internal(set) var timeoutUnits: UInt16 = 0
+    @exclusivity(unchecked) public internal(set) var parameterUpdates = 0
+    @exclusivity(unchecked) public internal(set) var dataLength: (tx: UInt16, rx: UInt16)?
+    @exclusivity(unchecked) public internal(set) var phy: (tx: UInt8, rx: UInt8)?
+    @exclusivity(unchecked) public internal(set) var encrypted = false
     /// Encryption was on at some point of the connection.
-    @exclusivity(unchecked) public var everEncrypted = false
-    @exclusivity(unchecked) public var encryptionFailures = 0
+    @exclusivity(unchecked) public internal(set) var everEncrypted = false
+    @exclusivity(unchecked) public internal(set) var encryptionFailures = 0
 
     // Traffic
-    @exclusivity(unchecked) public var aclSent = 0
-    @exclusivity(unchecked) public var aclReceived = 0
-    @exclusivity(unchecked) public var bytesSent = 0
-    @exclusivity(unchecked) public var bytesReceived = 0
-    @exclusivity(unchecked) public var firstDataTime: Int64?
-    @exclusivity(unchecked) public var lastDataTime: Int64?
-    @exclusivity(unchecked) public var lastReceivedFrame: Int?
-    @exclusivity(unchecked) public var lastReceivedTime: Int64?
-    @exclusivity(unchecked) public var lastSentFrame: Int?
-    @exclusivity(unchecked) public var lastSentTime: Int64?
+    @exclusivity(unchecked) public internal(set) var aclSent = 0
+    @exclusivity(unchecked) public internal(set) var aclReceived = 0
+    @exclusivity(unchecked) public internal(set) var bytesSent = 0
+    @exclusivity(unchecked) public internal(set) var bytesReceived = 0
+    @exclusivity(unchecked) public internal(set) var firstDataTime: Int64?
+    @exclusivity(unchecked) public internal(set) var lastDataTime: Int64?
+    @exclusivity(unchecked) public internal(set) var lastReceivedFrame: Int?
+    @exclusivity(unchecked) public internal(set) var lastReceivedTime: Int64?
+    @exclusivity(unchecked) public internal(set) var lastSentFrame: Int?
+    @exclusivity(unchecked) public internal(set) var lastSentTime: Int64?
 
-    @exclusivity(unchecked) public var att = ATTBearer()
+    @exclusivity(unchecked) public internal(set) var att = ATTBearer()
     /// ATT bearers on L2CAP channels (Core v5.4 Vol 3 Part F 3.2.11): ATT over BR/EDR (PSM 0x001F, basic
     /// mode) and Enhanced ATT (SPSM 0x0027, credit-based), by the CID the host receives on. Each bearer
     /// has its own transactions: a request on one does not block another.
-    @exclusivity(unchecked) public var channelBearers: [UInt16: ChannelBearer] = [:]
+    @exclusivity(unchecked) public internal(set) var channelBearers: [UInt16: ChannelBearer] = [:]
     /// BR/EDR signalling: connection requests waiting for their response, by identifier.
     @exclusivity(unchecked) var pendingChannels: [UInt8: (psm: UInt16, sourceCID: UInt16, requesterIsHost: Bool)] = [:]
     /// Host ACL packets in the controller not yet reported completed (Number Of Completed Packets).
-    @exclusivity(unchecked) public var buffersInFlight = 0
+    @exclusivity(unchecked) public internal(set) var buffersInFlight = 0
     /// Host packets the controller reported completed (Number Of Completed Packets) on this link.
-    @exclusivity(unchecked) public var packetsCompleted = 0
+    @exclusivity(unchecked) public internal(set) var packetsCompleted = 0
     /// The oldest of those packets first (bounded), for `flow.credits-lost`.
     @exclusivity(unchecked) var unacknowledged = SentQueue()
     /// Activity over time for charts (throughput, values, buffers in use): kept only when
     /// `SessionModel.recordsActivity` is on (the HTML report turns it on), empty otherwise.
-    @exclusivity(unchecked) public var activity = ActivitySeries()
+    @exclusivity(unchecked) public internal(set) var activity = ActivitySeries()
     /// LE credit-based L2CAP channels opened on this connection.
-    @exclusivity(unchecked) public var creditChannels = CreditChannels()
-    @exclusivity(unchecked) public var smp = SMPState()
+    @exclusivity(unchecked) public internal(set) var creditChannels = CreditChannels()
+    @exclusivity(unchecked) public internal(set) var smp = SMPState()
     /// The peer's GATT server (the host is its client), when discovery or use showed it.
-    @exclusivity(unchecked) public var peerGATT: GATTDatabase?
+    @exclusivity(unchecked) public internal(set) var peerGATT: GATTDatabase?
     /// The host's own GATT server as the peer used it (peripheral-side captures).
-    @exclusivity(unchecked) public var localGATT: GATTDatabase?
+    @exclusivity(unchecked) public internal(set) var localGATT: GATTDatabase?
 
     /// The database of whichever side is the server for a PDU.
     public func gatt(serverIsHost: Bool) -> GATTDatabase? { serverIsHost ? localGATT : peerGATT }
@@ -113,11 +113,11 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     }
 
     /// Per value handle: notifications and indications seen.
-    @exclusivity(unchecked) public var valueStreams = HandleMap<ValueStream>()
+    @exclusivity(unchecked) public internal(set) var valueStreams = HandleMap<ValueStream>()
     /// Per value handle: Write Commands (write without response) seen.
-    @exclusivity(unchecked) public var writeStreams = HandleMap<ValueStream>()
+    @exclusivity(unchecked) public internal(set) var writeStreams = HandleMap<ValueStream>()
     /// Per CCCD handle: the last write and its outcome.
-    @exclusivity(unchecked) public var subscriptions: [UInt16: Subscription] = [:]
+    @exclusivity(unchecked) public internal(set) var subscriptions: [UInt16: Subscription] = [:]
 
     @exclusivity(unchecked) public private(set) var timeline: [TimelineEvent] = []
     @exclusivity(unchecked) public private(set) var droppedTimelineEvents = 0
