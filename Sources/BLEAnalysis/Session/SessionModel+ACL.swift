@@ -1,0 +1,139 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// ACL data (Core v5.4 Vol 4 Part E 5.4.2): flow control per packet, capture cuts, L2CAP
+/// reassembly, and each complete PDU dispatched by channel to ATT, SMP and signalling.
+extension SessionModel {
+    // MARK: ACL
+
+    func acl(_ frame: Frame, status: inout FrameStatus) {
+        var r = ByteReader(frame.payload, base: frame.payloadOffset)
+        guard let word = try? r.u16le("Handle"), let dlen = try? r.u16le("Length") else { return }
+        let header = ACLHeader(word: word, length: dlen)
+        // Connection handles are 0x0000–0x0EFF (Core v5.4 Vol 4 Part E 5.4.2); controllers put debug
+        // logs on reserved ones (Qualcomm 0x2EDC, QCA_DEBUG_HANDLE in Linux's hci_qca.c): not a link.
+        guard header.handle <= 0x0EFF, header.handle != Self.qualcommDebugHandle else { return }
+        guard let c = connection(for: frame, handle: header.handle) else { return }
+        let sent = frame.direction != .received
+        if sent {
+            c.aclSent += 1
+            c.bytesSent += Int(dlen)
+            c.lastSentFrame = frame.number
+            c.lastSentTime = frame.timestamp
+            let before = flow.inUse(isLE: c.isLE)
+            flow.sent(c)
+            if recordsActivity {
+                c.activity.capacity = flow.capacity(isLE: c.isLE)
+                c.activity.record(frame.timestamp) { b in
+                    b.aclSent += 1
+                    b.bytesSent += Int(dlen)
+                    b.maxBuffersInUse = max(b.maxBuffersInUse, before + 1)
+                }
+            }
+            c.unacknowledged.append(SentPacket(frame: frame.number, time: frame.timestamp))
+            emit(.aclSent, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
+        } else {
+            c.aclReceived += 1
+            c.bytesReceived += Int(dlen)
+            c.lastReceivedFrame = frame.number
+            c.lastReceivedTime = frame.timestamp
+            if recordsActivity {
+                c.activity.record(frame.timestamp) { b in
+                    b.aclReceived += 1
+                    b.bytesReceived += Int(dlen)
+                }
+            }
+            emit(.aclReceived, .aclReceived(c, frame: frame.number, time: frame.timestamp))
+        }
+        if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }
+        c.lastDataTime = frame.timestamp
+        let linkKey = L2CAPReassembler.Key(adapter: frame.adapter, handle: header.handle, received: !sent)
+        if frame.isCaptureTruncated {
+            // Cut by the capture: upper layers are not decodable. Its continuation fragments (btsnooz keeps
+            // 14 bytes of each fragment, so short ones arrive whole) belong to a cut PDU: not orphans.
+            if header.isStart {
+                reassembler.reset(adapter: frame.adapter, handle: header.handle)
+                cutPDUs.insert(linkKey)
+            }
+            // An ATT start fragment is noted for the MTU rules.
+            if header.isStart, r.remaining >= 5, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 {
+                let opcode = ATTOpcode(r.bytes[r.position + 4])
+                attOpcodes[Int(opcode.rawValue)] &+= 1
+                var handle: UInt16? = nil
+                if r.remaining >= 7, opcode != .errorResponse {
+                    handle = UInt16(r.bytes[r.position + 5]) | UInt16(r.bytes[r.position + 6]) << 8
+                }
+                attTruncated(opcode, handle: handle, c, frame: frame, sent: sent)
+                emit(.mtu, .captureTruncatedATT(c, frame: frame.number, time: frame.timestamp))
+            }
+            return
+        }
+        if header.isStart {
+            if !cutPDUs.isEmpty { cutPDUs.remove(linkKey) }
+        } else if !cutPDUs.isEmpty, cutPDUs.contains(linkKey) {
+            return   // the rest of a PDU the capture cut
+        }
+        let data = r.rest()
+        let problem = reassembler.push(linkKey, isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
+            self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
+        }
+        if let problem, status == .ok {
+            if case .orphanContinuation = problem, c.inferred, c.aclSent + c.aclReceived <= 2 {
+                return   // the capture began in the middle of a PDU: not the stack's fault
+            }
+            status = .malformed(reason: problem.description, offset: frame.payloadOffset)
+        }
+    }
+
+    func l2cap(_ pdu: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool,
+                       origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
+        if origin.map.isFragmented { currentFragmentMap = origin.map }
+        defer { if currentFragmentMap != nil { currentFragmentMap = nil } }
+        if let body = pduBody {
+            body(CompletedPDU(connection: c, received: !sent, bytes: pdu, map: origin.map, firstFrame: origin.firstFrame))
+        }
+        currentPDU = (pdu.remainingBytes, pdu.absoluteOffset, pdu.remaining)
+        defer { currentPDU = nil }
+        guard let length = try? pdu.u16le("Length"), let cid = try? pdu.u16le("Channel ID") else { return }
+        var payload = pdu.rest()
+        if Int(length) != payload.remaining, status == .ok {
+            status = .decode(pduError(DecodeError(kind: .lengthMismatch(declared: Int(length), actual: payload.remaining),
+                                                  offset: payload.base, field: "L2CAP Length")))
+        }
+        switch cid {
+        case L2CAP.ChannelID.att.rawValue:
+            if let op = payload.peekU8() { attOpcodes[Int(op)] &+= 1 }
+            if payload.remaining > c.att.largestPDU {
+                c.att.largestPDU = payload.remaining
+                if !c.att.mtuKnown { c.att.mtu = max(c.att.mtu, payload.remaining) }
+            }
+            do {
+                let att = try ATT.decode(&payload)
+                self.att(att, c, frame: frame, sent: sent, pduFrame: origin.firstFrame)
+            } catch {
+                if status == .ok { status = .decode(pduError(error)) }
+            }
+        case L2CAP.ChannelID.leSignaling.rawValue:
+            leSignaling(&payload, c, frame: frame, sent: sent, status: &status)
+        case 0x0001 where !c.isLE:
+            brEDRSignaling(&payload, c, frame: frame, sent: sent, status: &status)
+        case 0x0040...0xFFFF where !c.isLE || cid <= 0x007F:
+            dynamicChannel(payload, cid: cid, c, frame: frame, sent: sent, status: &status)
+        case L2CAP.ChannelID.smp.rawValue:
+            do {
+                let cmd = try SMP.decode(&payload)
+                smp(cmd, c, frame: frame, sent: sent)
+            } catch {
+                if status == .ok { status = .decode(pduError(error)) }
+            }
+        default:
+            break
+        }
+    }
+
+    /// `error`, from a decoder reading the L2CAP PDU being decoded, with its offset a file offset.
+    func pduError(_ error: DecodeError) -> DecodeError {
+        currentFragmentMap?.fileError(error) ?? error
+    }
+}

@@ -1,0 +1,292 @@
+import BLEBytes
+import BLECapture
+import BLEProtocol
+
+/// HCI commands and events (Core v5.4 Vol 4 Part E 7): connection attempts and their outcome,
+/// connections opened and closed, parameters, encryption, advertising set-up, controller versions.
+extension SessionModel {
+    // MARK: Commands
+
+    func command(_ cmd: HCICommand, frame: Frame) {
+        switch cmd {
+        case let .createConnection(type, address, isLE):
+            // The attempt waits for its Command Status: a create the controller rejects (Command
+            // Disallowed while one is pending) must not replace the attempt still pending.
+            let slot = AttemptSlot(adapter: frame.adapter, isLE: isLE)
+            if attempts.count < Self.maxAttempts {
+                var a = ConnectionAttempt(adapter: frame.adapter, isLE: isLE, peerAddress: address, peerAddressType: type,
+                                          frame: frame.number, time: frame.timestamp)
+                a.issuedWhilePending = pendingAttempt[slot]
+                attempts.append(a)
+                awaitingStatus[slot] = attempts.count - 1
+            }
+        case let .createConnectionCancel(isLE):
+            let slot = AttemptSlot(adapter: frame.adapter, isLE: isLE)
+            promoteAwaiting(slot, frame: frame)
+            if let i = pendingAttempt[slot] { attempts[i].cancelFrame = frame.number }
+        case let .connectionUpdate(handle):
+            lastConnectionUpdate = (handle, frame.number)
+        case let .setAdvertisingData(scanResponse, declared, data):
+            _ = scanResponse
+            var problem: String? = nil
+            if declared > 31 {
+                problem = "advertising data length \(declared) exceeds the 31 bytes of legacy advertising"
+            } else {
+                let start = data.offset - frame.payloadOffset
+                if start >= 0, start + data.count <= frame.payload.count {
+                    var a = Advertisers.Advertiser(address: BDAddr(0), addressType: .publicDevice)
+                    let r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + data.count]), base: data.offset)
+                    problem = Advertisers.absorb(r, into: &a).map { "\($0.text) (at offset \(data.offset + $0.at))" }
+                }
+            }
+            emit(.advertising, .advertisingData(frame: frame.number, time: frame.timestamp, declaredLength: Int(declared), problem: problem))
+        case let .setAdvertisingEnable(enabled):
+            emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
+        case let .enableEncryption(handle, _):
+            lastEncryptionCommand = handle
+        case let .disconnect(handle, reason):
+            live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason
+        case .reset:
+            // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
+            // in the same (monitor) capture.
+            for (key, c) in live where key.adapter == frame.adapter {
+                c.disconnectFrame = frame.number
+                c.disconnectTime = frame.timestamp
+                c.note(frame.timestamp, frame.number, .disconnected, "closed by HCI Reset")
+                _ = flow.dropLink(c)
+                c.unacknowledged.removeAll()
+                live[key] = nil
+            }
+            if frame.adapter == 0 { for i in adapter0.indices { adapter0[i] = nil } }
+            lastLink = nil
+            for isLE in [true, false] {
+                pendingAttempt[AttemptSlot(adapter: frame.adapter, isLE: isLE)] = nil
+                awaitingStatus[AttemptSlot(adapter: frame.adapter, isLE: isLE)] = nil
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Events
+
+    func event(_ event: HCIEvent, frame: Frame, status: inout FrameStatus) {
+        switch event {
+        case let .connectionComplete(cc):
+            connectionComplete(cc, frame: frame)
+        case let .disconnectionComplete(status, handle, reason):
+            guard status == .success else { return }
+            let key = LinkKey(adapter: frame.adapter, handle: handle)
+            guard let c = live.removeValue(forKey: key) else { return }
+            if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
+            lastLink = nil
+            c.disconnectFrame = frame.number
+            c.disconnectTime = frame.timestamp
+            c.disconnectReason = reason
+            let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
+            c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)",
+                   .init(reason: reason.rawValue))
+            emit(.connection, .disconnected(c, unacknowledged: c.unacknowledged.all))
+            c.unacknowledged.removeAll()
+            _ = flow.dropLink(c)
+            reassembler.reset(adapter: frame.adapter, handle: handle)
+        case let .commandStatus(status, _, opcode):
+            if opcode == .leEnableEncryption, status != .success {
+                // The encryption attempt was refused; the connection is the one the command named.
+                if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
+                    c.encryptionFailures += 1
+                    emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
+                }
+                return
+            }
+            if opcode == .leConnectionUpdate, let update = lastConnectionUpdate {
+                lastConnectionUpdate = nil
+                if status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
+                    c.note(frame.timestamp, frame.number, .parameters, "connection update refused by the controller: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status))
+                }
+                return
+            }
+            guard [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection].contains(opcode)
+            else { return }
+            let slot = AttemptSlot(adapter: frame.adapter, isLE: opcode != .createConnection)
+            if let i = awaitingStatus.removeValue(forKey: slot) {
+                attempts[i].statusFrame = frame.number
+                if status != .success {
+                    // Rejected: whatever was pending stays pending.
+                    attempts[i].outcome = .failed(status)
+                    attempts[i].endFrame = frame.number
+                    attempts[i].endTime = frame.timestamp
+                    emit(.attempt, .attemptStarted(index: i))
+                    emit(.attempt, .attemptEnded(index: i))
+                } else {
+                    start(i, slot: slot, frame: frame)
+                }
+                return
+            }
+            guard let i = pendingAttempt[slot] else { return }
+            attempts[i].statusFrame = frame.number
+            if status != .success {
+                attempts[i].outcome = .failed(status)
+                attempts[i].endFrame = frame.number
+                attempts[i].endTime = frame.timestamp
+                pendingAttempt[slot] = nil
+                emit(.attempt, .attemptEnded(index: i))
+            }
+        case let .commandComplete(cc):
+            guard cc.status == .success || cc.status == nil else { return }
+            var r = ByteReader(frame.payload, base: frame.payloadOffset)
+            let start = cc.returnParameters.offset - frame.payloadOffset
+            guard start >= 0, start <= frame.payload.count else { return }
+            r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start...]), base: cc.returnParameters.offset)
+            if cc.opcode == .readLocalVersionInformation {
+                if let v = try? LocalVersion.decode(&r) { localVersions[frame.adapter] = v }
+                return
+            }
+            if let size = try? BufferSize.decode(cc.opcode, &r) {
+                if cc.opcode == .readBufferSize { flow.aclBuffers = size } else { flow.leBuffers = size }
+            }
+        case let .numberOfCompletedPackets(pairs):
+            pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
+                guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
+                let n = flow.completed(c, count: Int(count))
+                if n > 0 { c.unacknowledged.removeFirst(n); c.packetsCompleted += n }
+                emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
+            }
+        case let .encryptionChange(status, handle, enabled, keySize):
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
+            if status == .success {
+                c.encrypted = enabled
+                if enabled { c.everEncrypted = true }
+                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""),
+                       .init(security: enabled ? .encryptionOn : .encryptionOff))
+            } else {
+                c.encryptionFailures += 1
+                c.note(frame.timestamp, frame.number, .security, "encryption failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
+                       .init(security: .encryptionFailed))
+            }
+        case let .encryptionKeyRefreshComplete(status, handle):
+            guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.encryptionFailures += 1
+            emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
+            c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)",
+                   .init(security: .keyRefreshFailed))
+        case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
+            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.intervalUnits = interval
+            c.latency = latency
+            c.timeoutUnits = timeout
+            c.parameterUpdates += 1
+            c.note(frame.timestamp, frame.number, .parameters,
+                   "parameters: interval \(Self.ms(interval)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
+        case let .dataLengthChange(handle, tx, _, rx, _):
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.dataLength = (tx, rx)
+            c.note(frame.timestamp, frame.number, .dataLength, "data length: TX \(tx) bytes, RX \(rx) bytes")
+        case let .phyUpdateComplete(status, handle, tx, rx):
+            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.phy = (tx, rx)
+            c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
+        case let .advertisingReports(reports):
+            var problem: (text: String, offset: Int, address: BDAddr)? = nil
+            reports.forEach(in: frame.payload, base: frame.payloadOffset) { report in
+                if let p = advertisers.add(report, frame: frame), problem == nil { problem = (p.text, p.offset, report.address) }
+            }
+            if let problem {
+                if status == .ok { status = .malformed(reason: "advertising data: " + problem.text, offset: problem.offset) }
+                emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem.text,
+                                                             address: problem.address))
+            }
+        default:
+            break
+        }
+    }
+
+    /// An accepted create: it becomes the pending attempt; one still pending ended without an event
+    /// in the capture.
+    func start(_ i: Int, slot: AttemptSlot, frame: Frame) {
+        if let old = pendingAttempt[slot], old != i {
+            attempts[old].outcome = .superseded
+            attempts[old].endFrame = attempts[i].frame
+            attempts[old].endTime = attempts[i].time
+            emit(.attempt, .attemptEnded(index: old))
+        }
+        pendingAttempt[slot] = i
+        emit(.attempt, .attemptStarted(index: i))
+    }
+
+    /// A completion or cancel with no Command Status seen (the capture missed it): the create
+    /// still waiting for its status is taken as accepted.
+    func promoteAwaiting(_ slot: AttemptSlot, frame: Frame) {
+        if let i = awaitingStatus.removeValue(forKey: slot) { start(i, slot: slot, frame: frame) }
+    }
+
+    static func ms(_ units: UInt16) -> String {
+        let v = Int(units) * 125
+        return "\(v / 100).\(v % 100 < 10 ? "0" : "")\(v % 100)"
+    }
+
+    func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
+        let slot = AttemptSlot(adapter: frame.adapter, isLE: cc.isLE)
+        if cc.role != 1 || !cc.isLE { promoteAwaiting(slot, frame: frame) }
+        let attemptIndex = pendingAttempt[slot]
+        if cc.status != .success {
+            // A failed completion ends the pending attempt (cancel → 0x02 Unknown Connection Identifier or 0x44).
+            if let i = attemptIndex, cc.role != 1 {
+                let cancelled = attempts[i].cancelFrame != nil && (cc.status == .unknownConnectionIdentifier || cc.status == .unknownConnectionCancelled)
+                attempts[i].outcome = cancelled ? .cancelled : .failed(cc.status)
+                attempts[i].endFrame = frame.number
+                attempts[i].endTime = frame.timestamp
+                pendingAttempt[slot] = nil
+                emit(.attempt, .attemptEnded(index: i))
+            }
+            return
+        }
+        guard connections.count < Self.maxConnections else { return }
+        let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: cc.handle)
+        c.isLE = cc.isLE
+        c.role = cc.role == 0 ? .central : cc.role == 1 ? .peripheral : .unknown
+        c.peerAddress = cc.peerAddress
+        c.peerAddressType = cc.peerAddressType
+        c.peerName = advertisers.name(of: cc.peerAddress)
+        c.completeFrame = frame.number
+        c.completeTime = frame.timestamp
+        c.intervalUnits = cc.intervalUnits
+        c.latency = cc.latency
+        c.timeoutUnits = cc.timeoutUnits
+        if let i = attemptIndex, cc.role != 1 || !cc.isLE {
+            attempts[i].outcome = .connected(connection: c.index)
+            attempts[i].endFrame = frame.number
+            attempts[i].endTime = frame.timestamp
+            c.attemptFrame = attempts[i].frame
+            c.attemptTime = attempts[i].time
+            pendingAttempt[slot] = nil
+            emit(.attempt, .attemptEnded(index: i))
+        }
+        let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description
+        var text = "connected as \(c.role.rawValue) to \(peer)"
+        if cc.isLE { text += ", interval \(Self.ms(cc.intervalUnits)) ms, latency \(cc.latency), timeout \(Int(cc.timeoutUnits) * 10) ms" }
+        c.note(frame.timestamp, frame.number, .connected, text)
+        open(c, frame: frame)
+        emit(.connection, .connected(c))
+    }
+
+    func open(_ c: Connection, frame: Frame) {
+        let key = LinkKey(adapter: c.adapter, handle: c.handle)
+        if let old = live[key] {
+            // A handle reused without a Disconnection Complete in the capture.
+            old.disconnectFrame = frame.number
+            old.disconnectTime = frame.timestamp
+            old.note(frame.timestamp, frame.number, .disconnected, "handle reused: no Disconnection Complete in the capture")
+        }
+        live[key] = c
+        if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = c }
+        lastLink = nil
+        connections.append(c)
+        if live.count > peakConnections {
+            peakConnections = live.count
+            peakConnectionsFrame = frame.number
+        }
+    }
+}
