@@ -15,7 +15,7 @@ struct PacketFilterOptions: ParsableArguments {
     var conn: String?
     @Flag(name: .long, help: "Frames carrying ATT.") var att = false
     @Flag(name: .long, help: "Frames carrying SMP.") var smp = false
-    @Flag(name: .long, help: "Advertising: reports and the host's advertising commands.") var adv = false
+    @Flag(name: .long, help: "Advertising: reports, the advertising set-up commands and their answers, Android's advertising filters, BlueZ advertising mgmt, air advertising packets.") var adv = false
     @Flag(name: .long, help: "HCI commands and events (no data packets).") var hci = false
     @Option(name: .long, help: "Start this many seconds after the first frame.") var since: Double?
     @Option(name: .long, help: "Stop this many seconds after the first frame.") var until: Double?
