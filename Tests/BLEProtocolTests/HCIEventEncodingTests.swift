@@ -6,13 +6,6 @@ import Testing
 /// reassembler's view of a PDU in progress: what the LL air adapter builds on.
 @Suite("HCI event encoding")
 struct HCIEventEncodingTests {
-    static func typed(_ bytes: [UInt8]) throws -> HCIEvent {
-        try bytes.withUnsafeBytes { b throws(DecodeError) in
-            var r = ByteReader(b, base: 0)
-            return try HCIEvent.decode(&r)
-        }
-    }
-
     /// The ADV_IND of bsniffhub's connection-update.pcap frame 1 (`LinkLayerTests.advInd`: AdvA
     /// 04:EE:03:4A:8B:38 public, AD "PairingTest" + Flags, RSSI −51) as the LE Advertising Report a
     /// scanning host would get. Layout from Core v5.4 Vol 4 Part E 7.7.65.2: Subevent_Code 0x02,
@@ -27,7 +20,7 @@ struct HCIEventEncodingTests {
         ]
         let e = try HCIEventEncoding.leMeta(0x02, ["Reports": .list([report])])
         #expect(e == HCITest.bytes("3e 1c 02 01 00 00 388b4a03ee04 10 0c0950616972696e6754657374020106 cd"))
-        guard case let .advertisingReports(reports) = try Self.typed(e) else { Issue.record("not an advertising report"); return }
+        guard case let .advertisingReports(reports) = try HCITest.typedEvent(e) else { Issue.record("not an advertising report"); return }
         var seen: [AdvertisingReport] = []
         e.withUnsafeBytes { b in reports.forEach(in: b, base: 0) { seen.append($0) } }
         #expect(seen.count == 1)
@@ -41,7 +34,7 @@ struct HCIEventEncodingTests {
         let e = try HCIEventEncoding.event(0x13, ["Handles": .list([["Handle": .int(0x0041), "Count": .int(1)],
                                                                     ["Handle": .int(0x0EFF), "Count": .int(0x0102)]])])
         #expect(e == HCITest.bytes("13 09 02 4100 0100 ff0e 0201"))
-        guard case let .numberOfCompletedPackets(pairs) = try Self.typed(e) else { Issue.record("not NOCP"); return }
+        guard case let .numberOfCompletedPackets(pairs) = try HCITest.typedEvent(e) else { Issue.record("not NOCP"); return }
         var seen: [(UInt16, UInt16)] = []
         e.withUnsafeBytes { b in pairs.forEach(in: b, base: 0) { seen.append(($0, $1)) } }
         #expect(seen.map(\.0) == [0x0041, 0x0EFF] && seen.map(\.1) == [1, 0x0102])

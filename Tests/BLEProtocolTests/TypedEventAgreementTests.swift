@@ -9,13 +9,6 @@ import Testing
 /// written differently in the two places (an order, a width, a byte order) fails here.
 @Suite("Typed events agree with the event tables")
 struct TypedEventAgreementTests {
-    static func typed(_ bytes: [UInt8]) throws -> HCIEvent {
-        try bytes.withUnsafeBytes { b throws(DecodeError) in
-            var r = ByteReader(b, base: 0)
-            return try HCIEvent.decode(&r)
-        }
-    }
-
     static let peer = BDAddr(0xC0_5E_1A_3B_4C_5D)
     static let local = BDAddr(0x11_22_33_44_55_66)
     static let peerRPA = BDAddr(0x7A_6B_5C_4D_3E_2F)
@@ -23,30 +16,30 @@ struct TypedEventAgreementTests {
     @Test("Disconnection Complete (7.7.5)")
     func disconnectionComplete() throws {
         let e = try HCIEventEncoding.event(0x05, ["Status": .int(0x00), "Handle": .int(0x0A42), "Reason": .int(0x13)])
-        guard case let .disconnectionComplete(status, handle, reason) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .disconnectionComplete(status, handle, reason) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status == .success && handle == 0x0A42 && reason.rawValue == 0x13)
     }
 
     @Test("Encryption Change v1 and v2 (7.7.8, 7.7.8.v2)")
     func encryptionChange() throws {
         let v1 = try HCIEventEncoding.event(0x08, ["Status": .int(0x06), "Handle": .int(0x0041), "Encryption": .int(1)])
-        guard case let .encryptionChange(s1, h1, on1, size1) = try Self.typed(v1) else { Issue.record("v1 not typed"); return }
+        guard case let .encryptionChange(s1, h1, on1, size1) = try HCITest.typedEvent(v1) else { Issue.record("v1 not typed"); return }
         #expect(s1.rawValue == 0x06 && h1 == 0x0041 && on1 && size1 == nil)
         let v2 = try HCIEventEncoding.event(0x59, ["Status": .int(0), "Handle": .int(0x0043), "Encryption": .int(0), "Key Size": .int(7)])
-        guard case let .encryptionChange(s2, h2, on2, size2) = try Self.typed(v2) else { Issue.record("v2 not typed"); return }
+        guard case let .encryptionChange(s2, h2, on2, size2) = try HCITest.typedEvent(v2) else { Issue.record("v2 not typed"); return }
         #expect(s2 == .success && h2 == 0x0043 && !on2 && size2 == 7)
     }
 
     @Test("Encryption Key Refresh Complete (7.7.39)")
     func keyRefresh() throws {
         let e = try HCIEventEncoding.event(0x30, ["Status": .int(0x3D), "Handle": .int(0x0123)])
-        guard case let .encryptionKeyRefreshComplete(status, handle) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .encryptionKeyRefreshComplete(status, handle) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status.rawValue == 0x3D && handle == 0x0123)
     }
 
     @Test("Hardware Error (7.7.16)")
     func hardwareError() throws {
-        guard case let .hardwareError(code) = try Self.typed(try HCIEventEncoding.event(0x10, ["Code": .int(0x5A)])) else {
+        guard case let .hardwareError(code) = try HCITest.typedEvent(try HCIEventEncoding.event(0x10, ["Code": .int(0x5A)])) else {
             Issue.record("not typed"); return
         }
         #expect(code == 0x5A)
@@ -56,7 +49,7 @@ struct TypedEventAgreementTests {
     func completedPackets() throws {
         let e = try HCIEventEncoding.event(0x13, ["Handles": .list([["Handle": .int(0x0040), "Count": .int(3)],
                                                                       ["Handle": .int(0x0E01), "Count": .int(0x0102)]])])
-        guard case let .numberOfCompletedPackets(p) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .numberOfCompletedPackets(p) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         var pairs: [(UInt16, UInt16)] = []
         e.withUnsafeBytes { b in p.forEach(in: b, base: 0) { pairs.append(($0, $1)) } }
         #expect(pairs.map(\.0) == [0x0040, 0x0E01] && pairs.map(\.1) == [3, 0x0102])
@@ -73,7 +66,7 @@ struct TypedEventAgreementTests {
         let events = [try HCIEventEncoding.leMeta(0x01, common), try HCIEventEncoding.leMeta(0x0A, enhanced),
                       try HCIEventEncoding.leMeta(0x29, enhanced.merging(["Advertising Handle": .int(3), "Sync Handle": .int(0x0FFF)]) { a, _ in a })]
         for e in events {
-            guard case let .connectionComplete(c) = try Self.typed(e) else { Issue.record("not typed: \(e)"); continue }
+            guard case let .connectionComplete(c) = try HCITest.typedEvent(e) else { Issue.record("not typed: \(e)"); continue }
             #expect(c.status == .success && c.handle == 0x0201 && c.role == 1 && c.peerAddressType?.rawValue == 1)
             #expect(c.peerAddress == Self.peer && c.intervalUnits == 0x0018 && c.latency == 4 && c.timeoutUnits == 0x01F4 && c.isLE)
         }
@@ -83,7 +76,7 @@ struct TypedEventAgreementTests {
     func connectionUpdate() throws {
         let e = try HCIEventEncoding.leMeta(0x03, ["Status": .int(0x3B), "Handle": .int(0x0042), "Connection Interval": .int(0x0050),
                                                    "Peripheral Latency": .int(2), "Supervision Timeout": .int(0x0258)])
-        guard case let .connectionUpdateComplete(status, handle, interval, latency, timeout) = try Self.typed(e) else {
+        guard case let .connectionUpdateComplete(status, handle, interval, latency, timeout) = try HCITest.typedEvent(e) else {
             Issue.record("not typed"); return
         }
         #expect(status.rawValue == 0x3B && handle == 0x0042 && interval == 0x0050 && latency == 2 && timeout == 0x0258)
@@ -93,14 +86,14 @@ struct TypedEventAgreementTests {
     func dataLength() throws {
         let e = try HCIEventEncoding.leMeta(0x07, ["Handle": .int(0x0044), "Max TX Octets": .int(251), "Max TX Time": .int(2120),
                                                    "Max RX Octets": .int(27), "Max RX Time": .int(328)])
-        guard case let .dataLengthChange(handle, txO, txT, rxO, rxT) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .dataLengthChange(handle, txO, txT, rxO, rxT) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(handle == 0x0044 && txO == 251 && txT == 2120 && rxO == 27 && rxT == 328)
     }
 
     @Test("LE PHY Update Complete (7.7.65.12)")
     func phyUpdate() throws {
         let e = try HCIEventEncoding.leMeta(0x0C, ["Status": .int(0), "Handle": .int(0x0045), "TX PHY": .int(2), "RX PHY": .int(3)])
-        guard case let .phyUpdateComplete(status, handle, tx, rx) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .phyUpdateComplete(status, handle, tx, rx) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status == .success && handle == 0x0045 && tx == 2 && rx == 3)
     }
 
@@ -108,7 +101,7 @@ struct TypedEventAgreementTests {
     func longTermKeyRequest() throws {
         let e = try HCIEventEncoding.leMeta(0x05, ["Handle": .int(0x0046), "Random Number": .int(0x0102_0304_0506_0708),
                                                    "Encrypted Diversifier": .int(0xA1B2)])
-        guard case let .longTermKeyRequest(handle, random, ediv) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .longTermKeyRequest(handle, random, ediv) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(handle == 0x0046 && random == 0x0102_0304_0506_0708 && ediv == 0xA1B2)
     }
 
@@ -116,7 +109,7 @@ struct TypedEventAgreementTests {
     func advertisingSetTerminated() throws {
         let e = try HCIEventEncoding.leMeta(0x12, ["Status": .int(0x43), "Advertising Handle": .int(5), "Handle": .int(0x0047),
                                                    "Num Completed Extended Advertising Events": .int(9)])
-        guard case let .advertisingSetTerminated(status, adv, conn) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .advertisingSetTerminated(status, adv, conn) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status.rawValue == 0x43 && adv == 5 && conn == 0x0047)
     }
 
@@ -129,7 +122,7 @@ struct TypedEventAgreementTests {
             "RSSI": .int(UInt64(UInt8(bitPattern: -61))), "Periodic Advertising Interval": .int(0), "Direct Address Type": .int(0),
             "Direct Address": .address(BDAddr(0)), "Data": .lengthPrefixed(ad)]
         let e = try HCIEventEncoding.leMeta(0x0D, ["Reports": .list([report])])
-        guard case let .advertisingReports(reports) = try Self.typed(e) else { Issue.record("not typed"); return }
+        guard case let .advertisingReports(reports) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         var seen: [AdvertisingReport] = []
         e.withUnsafeBytes { b in reports.forEach(in: b, base: 0) { seen.append($0) } }
         try #require(seen.count == 1)

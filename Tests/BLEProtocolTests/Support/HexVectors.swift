@@ -5,6 +5,14 @@ import BLEBytes
 
 /// Helpers for the HCI decoder tests: hex vectors in, `Layer`s out, fields found by name.
 enum HCITest {
+    /// `HCIEvent.decode` of a whole event packet (event code first), offsets from 0.
+    static func typedEvent(_ bytes: [UInt8]) throws -> HCIEvent {
+        try bytes.withUnsafeBytes { b throws(DecodeError) in
+            var r = ByteReader(b, base: 0)
+            return try HCIEvent.decode(&r)
+        }
+    }
+
     /// Parses a hex vector; records an issue (and returns no bytes) when the literal is not hex.
     static func bytes(_ hex: String, sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
         guard let b = Hex.bytes(hex) else {
