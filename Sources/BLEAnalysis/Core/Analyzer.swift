@@ -11,9 +11,9 @@ import BLEProtocol
 /// let summary = capture.read { frame in analyzer.consume(frame) }
 /// ```
 ///
-/// What each frame was comes back from `consume` as an `AnalyzedFrame` (verdict, air parse); a
-/// consumer that shows or edits the upper layers (`packets`, redaction, the HTML report) passes a
-/// body to `consume(_:pdu:)`, which gets each L2CAP PDU the frame completes as a `CompletedPDU`.
+/// A consumer that needs to know what each frame was (`packets`, redaction, the HTML report, the
+/// fuzzer) calls `consume(_:pdu:)` instead: its body gets each L2CAP PDU the frame completes as a
+/// `CompletedPDU`, and it returns the frame's `AnalyzedFrame` (verdict, air parse).
 public final class Analyzer {
     @exclusivity(unchecked) private var counts = CaptureStatistics()
     public var statistics: CaptureStatistics {
@@ -76,6 +76,7 @@ public final class Analyzer {
     /// not consume frames itself.
     @discardableResult
     public func consume(_ frame: Frame, pdu body: (CompletedPDU) -> Void) -> AnalyzedFrame {
+        assert(session.pduBody == nil, "consume(_:pdu:) called from its own body")
         let status = withoutActuallyEscaping(body) { body in
             session.pduBody = body
             defer { session.pduBody = nil }
