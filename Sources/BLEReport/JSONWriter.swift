@@ -54,16 +54,18 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    private mutating func key(_ k: String?) {
+    private mutating func key(_ k: JSONKey?) {
         separator()
-        if let k {
-            let out = self.out
-            Self.appendString(k, to: out)
-            out.byte(UInt8(ascii: ":"))
+        guard let k else { return }
+        let out = self.out
+        switch k.name {
+        case let .literal(s): s.withUTF8Buffer { Self.appendString(utf8: $0, to: out) }
+        case let .text(t): Self.appendString(t, to: out)
         }
+        out.byte(UInt8(ascii: ":"))
     }
 
-    private mutating func open(_ k: String?, _ bracket: UInt8) {
+    private mutating func open(_ k: JSONKey?, _ bracket: UInt8) {
         key(k)
         out.byte(bracket)
         outerNeedsComma.append(needsComma)
@@ -75,27 +77,27 @@ public struct JSONWriter {
         out.byte(bracket)
     }
 
-    public mutating func beginObject(_ k: String? = nil) { open(k, UInt8(ascii: "{")) }
+    public mutating func beginObject(_ k: JSONKey? = nil) { open(k, UInt8(ascii: "{")) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
-    public mutating func beginArray(_ k: String? = nil) { open(k, UInt8(ascii: "[")) }
+    public mutating func beginArray(_ k: JSONKey? = nil) { open(k, UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    public mutating func string(_ k: String?, _ v: String) { key(k); Self.appendString(v, to: out) }
-    public mutating func int<T: BinaryInteger>(_ k: String?, _ v: T) { key(k); putInteger(v) }
-    public mutating func double(_ k: String?, _ v: Double) {
+    public mutating func string(_ k: JSONKey?, _ v: String) { key(k); Self.appendString(v, to: out) }
+    public mutating func int<T: BinaryInteger>(_ k: JSONKey?, _ v: T) { key(k); putInteger(v) }
+    public mutating func double(_ k: JSONKey?, _ v: Double) {
         key(k)
         if v.isFinite { put(String(v)) } else { put("null") }
     }
-    public mutating func bool(_ k: String?, _ v: Bool) { key(k); if v { put("true") } else { put("false") } }
-    public mutating func null(_ k: String?) { key(k); put("null") }
-    public mutating func optional<T: BinaryInteger>(_ k: String?, _ v: T?) {
+    public mutating func bool(_ k: JSONKey?, _ v: Bool) { key(k); if v { put("true") } else { put("false") } }
+    public mutating func null(_ k: JSONKey?) { key(k); put("null") }
+    public mutating func optional<T: BinaryInteger>(_ k: JSONKey?, _ v: T?) {
         if let v { int(k, v) } else { null(k) }
     }
-    public mutating func optional(_ k: String?, _ v: String?) {
+    public mutating func optional(_ k: JSONKey?, _ v: String?) {
         if let v { string(k, v) } else { null(k) }
     }
     /// Inserts already-encoded JSON.
-    public mutating func raw(_ k: String?, _ json: String) { key(k); put(json) }
+    public mutating func raw(_ k: JSONKey?, _ json: String) { key(k); put(json) }
 
     /// `s` as a JSON string (RFC 8259 section 7): quotes, backslashes and control characters escaped,
     /// runs that need no escape copied whole.
@@ -110,45 +112,47 @@ public struct JSONWriter {
 
     static func appendString(_ s: String, to out: TextBuffer) {
         var s = s
-        s.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { out.append("\"\""); return }
-            // Most strings (keys, names, sentences) need no escape: found so, they go out in one copy.
-            if !mayNeedEscape(base, utf8.count) {
-                out.byte(UInt8(ascii: "\""))
-                out.append(utf8)
-                out.byte(UInt8(ascii: "\""))
-                return
-            }
+        s.withUTF8 { appendString(utf8: $0, to: out) }
+    }
+
+    static func appendString(utf8: UnsafeBufferPointer<UInt8>, to out: TextBuffer) {
+        guard let base = utf8.baseAddress else { out.append("\"\""); return }
+        // Most strings (keys, names, sentences) need no escape: found so, they go out in one copy.
+        if !mayNeedEscape(base, utf8.count) {
             out.byte(UInt8(ascii: "\""))
-            var runStart = 0
-            var i = 0
-            while i < utf8.count {
-                // Eight bytes at a time while none of them needs an escape.
-                if i + 8 <= utf8.count, !mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
-                    i += 8
-                    continue
-                }
-                let byte = utf8[i]
-                i += 1
-                if byte >= 0x20 && byte != 0x22 && byte != 0x5C { continue }
-                let at = i - 1
-                if runStart != at { out.append(UnsafeBufferPointer(rebasing: utf8[runStart ..< at])) }
-                switch byte {
-                case 0x22: out.append("\\\"")
-                case 0x5C: out.append("\\\\")
-                case 0x0A: out.append("\\n")
-                case 0x0D: out.append("\\r")
-                case 0x09: out.append("\\t")
-                default:
-                    out.append("\\u00")
-                    out.byte(hex[Int(byte >> 4)])
-                    out.byte(hex[Int(byte & 0xF)])
-                }
-                runStart = at + 1
-            }
-            if runStart < utf8.count { out.append(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            out.append(utf8)
             out.byte(UInt8(ascii: "\""))
+            return
         }
+        out.byte(UInt8(ascii: "\""))
+        var runStart = 0
+        var i = 0
+        while i < utf8.count {
+            // Eight bytes at a time while none of them needs an escape.
+            if i + 8 <= utf8.count, !mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+                continue
+            }
+            let byte = utf8[i]
+            i += 1
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C { continue }
+            let at = i - 1
+            if runStart != at { out.append(UnsafeBufferPointer(rebasing: utf8[runStart ..< at])) }
+            switch byte {
+            case 0x22: out.append("\\\"")
+            case 0x5C: out.append("\\\\")
+            case 0x0A: out.append("\\n")
+            case 0x0D: out.append("\\r")
+            case 0x09: out.append("\\t")
+            default:
+                out.append("\\u00")
+                out.byte(hex[Int(byte >> 4)])
+                out.byte(hex[Int(byte & 0xF)])
+            }
+            runStart = at + 1
+        }
+        if runStart < utf8.count { out.append(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        out.byte(UInt8(ascii: "\""))
     }
 
     /// Some byte of the `count` at `base` may need an escape (see the word-wise check below; the
@@ -177,4 +181,18 @@ public struct JSONWriter {
         let b = w ^ (ones &* 0x5C), backslash = (b &- ones) & ~b & high
         return control | quote | backslash != 0
     }
+}
+
+/// A member name. Names written in the code are literals: their bytes are read where the compiler
+/// put them, with no String to make, retain and lend (the report writes ~85 names per connection,
+/// ~200 instructions each as Strings). A name made at run time is given as `JSONKey(string)`.
+/// Either is escaped like any JSON string.
+public struct JSONKey: ExpressibleByStringLiteral, Sendable {
+    enum Name: Sendable {
+        case literal(StaticString)
+        case text(String)
+    }
+    let name: Name
+    public init(stringLiteral value: StaticString) { name = .literal(value) }
+    public init(_ text: String) { name = .text(text) }
 }
