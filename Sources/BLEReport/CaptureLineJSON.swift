@@ -47,7 +47,7 @@ public enum CaptureLineJSON {
         w.beginObject("ruleCounts")
         var counts: [String: Int] = [:]
         for f in findings { counts[f.rule, default: 0] += 1 }
-        for (rule, n) in counts.sorted(by: { $0.key < $1.key }) { w.int(rule, n) }
+        for (rule, n) in counts.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
         w.endObject()
         w.endObject()
         return w.output

@@ -47,13 +47,13 @@ public enum InfoRenderer {
         }
         if let reason = f.info.notDecodedReason { w.string("notDecoded", reason) }
         w.beginObject("packetTypes")
-        for kind in FrameKind.allCases where f.statistics.count(kind) > 0 { w.int(kind.name, f.statistics.count(kind)) }
+        for kind in FrameKind.allCases where f.statistics.count(kind) > 0 { w.int(JSONKey(kind.name), f.statistics.count(kind)) }
         w.endObject()
         w.beginObject("att")
-        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.int(Hex.code(op, 2), n) }
+        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.int(JSONKey(Hex.code(op, 2)), n) }
         w.endObject()
         w.beginObject("attNames")   // the same keys → the opcode's name in Core v5.4 Vol 3 Part F 3.4.8
-        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.string(Hex.code(op, 2), attName(op)) }
+        for (op, n) in f.statistics.attOpcodes.enumerated() where n > 0 { w.string(JSONKey(Hex.code(op, 2)), attName(op)) }
         w.endObject()
         w.beginArray("adapters")
         for a in f.adapters {

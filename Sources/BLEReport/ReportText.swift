@@ -310,7 +310,7 @@ public enum ReportJSON {
         w.int("attempts", model.attempts.count)
         w.int("advertisers", model.advertisers.all.count)
         w.beginObject("findings")
-        for sev in Severity.allCases.reversed() { w.int(sev.rawValue, findings.filter { $0.severity == sev }.count) }
+        for sev in Severity.allCases.reversed() { w.int(JSONKey(sev.rawValue), findings.filter { $0.severity == sev }.count) }
         w.endObject()
         w.endObject()
         w.beginArray("connections")

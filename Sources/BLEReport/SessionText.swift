@@ -44,15 +44,22 @@ public enum SessionText {
     }
 
     /// The connection's stored events plus one summary line per value stream, in time order.
+    /// Lines are built in a `TextBuffer`: a chain of `+` makes a String per piece (~400
+    /// instructions each), and the report tells these per connection.
     public static func mergedEvents(_ c: Connection) -> [TimelineEvent] {
         var events = c.timeline
+        let line = TextBuffer(capacity: 160)
         for stream in c.writeStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
-            let name = c.attributeName(stream.handle, serverIsHost: !stream.sentByHost)
             let n = stream.notifications
-            let span = stream.lastTime - stream.firstTime
-            var text = "\(n) write\(n == 1 ? "" : "s") without response \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
-            text += rateText(count: n, span: span)
-            events.append(TimelineEvent(time: stream.firstTime, frame: stream.firstFrame, kind: .write, text: text))
+            line.removeAll()
+            line.decimal(n)
+            line.append(n == 1 ? " write without response " : " writes without response ")
+            line.append(stream.sentByHost ? "sent: " : "received: ")
+            line.append(c.attributeName(stream.handle, serverIsHost: !stream.sentByHost))
+            line.append(", ")
+            appendPlural(stream.bytes, "byte", to: line)
+            line.append(rateText(count: n, span: stream.lastTime - stream.firstTime))
+            events.append(TimelineEvent(time: stream.firstTime, frame: stream.firstFrame, kind: .write, text: line.string))
         }
         for side in [true, false] {
             if let e = requestSummary(c, sentByHost: side) { events.append(e) }
@@ -60,14 +67,31 @@ public enum SessionText {
         for stream in c.valueStreams.values.sorted(by: { $0.firstFrame < $1.firstFrame }) {
             let n = stream.notifications + stream.indications
             guard n > 1 else { continue }
-            let span = stream.lastTime - stream.firstTime
-            let name = c.attributeName(stream.handle, serverIsHost: stream.sentByHost)
-            var text = "last of \(n) \(stream.indications > 0 ? "indications" : "notifications") \(stream.sentByHost ? "sent" : "received"): \(name), " + ReportText.plural(stream.bytes, "byte")
-            text += rateText(count: n, span: span)
-            if stream.indications > 0 { text += ", \(stream.confirmations) confirmed" }
-            events.append(TimelineEvent(time: stream.lastTime, frame: stream.lastFrame, kind: .notifications, text: text))
+            line.removeAll()
+            line.append("last of ")
+            line.decimal(n)
+            line.append(stream.indications > 0 ? " indications " : " notifications ")
+            line.append(stream.sentByHost ? "sent: " : "received: ")
+            line.append(c.attributeName(stream.handle, serverIsHost: stream.sentByHost))
+            line.append(", ")
+            appendPlural(stream.bytes, "byte", to: line)
+            line.append(rateText(count: n, span: stream.lastTime - stream.firstTime))
+            if stream.indications > 0 {
+                line.append(", ")
+                line.decimal(stream.confirmations)
+                line.append(" confirmed")
+            }
+            events.append(TimelineEvent(time: stream.lastTime, frame: stream.lastFrame, kind: .notifications, text: line.string))
         }
         return events.sorted { ($0.time, $0.frame) < ($1.time, $1.frame) }
+    }
+
+    /// `ReportText.plural` into a buffer: "1 byte", "2 bytes".
+    static func appendPlural(_ n: Int, _ word: StaticString, to line: TextBuffer) {
+        line.decimal(n)
+        line.byte(UInt8(ascii: " "))
+        line.append(word)
+        if n != 1 { line.byte(UInt8(ascii: "s")) }
     }
 
     /// "over 1 h 8 min (about 12/s)": the span, and a rate only where it means something (ten values
@@ -94,28 +118,49 @@ public enum SessionText {
         let db = c.gatt(serverIsHost: !sentByHost)
         var opcodes: [ATTOpcode] = []
         for e in entries.sorted(by: { $0.firstFrame < $1.firstFrame }) where !opcodes.contains(e.opcode) { opcodes.append(e.opcode) }
-        let parts = opcodes.map { op -> String in
-            let group = entries.filter { $0.opcode == op }
-            let total = group.reduce(0) { $0 + $1.count }
-            var text = "\(total) " + requestNoun(op, plural: total != 1)
-            // The attribute most of them went to, when it is most of them (CCCD writes are told as subscriptions).
-            let top = group.filter { e in e.handle.map { !(db?.isCCCD($0) ?? false) } ?? false }.max { $0.count < $1.count }
-            if let top, let h = top.handle, top.count * 2 > total {
-                let what = shortAttribute(db?.describe(h)) ?? "handle 0x" + Hex.pad(h, 4)
-                text += " (" + (top.count == total ? "to " : "\(top.count) to ") + what + ")"
+        // One buffer for the line (a String per `+` piece cost ~30,000 instructions per connection).
+        let line = TextBuffer(capacity: 160)
+        line.append(sentByHost ? "sent " : "answered the peer's ")
+        for (i, op) in opcodes.enumerated() {
+            if i > 0 { line.append(", ") }
+            var total = 0
+            // The attribute most of them went to (the first of the most), when it is most of them
+            // (CCCD writes are told as subscriptions).
+            var top: RequestStats.Entry? = nil
+            for e in entries where e.opcode == op {
+                total += e.count
+                if let h = e.handle, !(db?.isCCCD(h) ?? false), top.map({ $0.count < e.count }) ?? true { top = e }
             }
-            return text
+            line.decimal(total)
+            line.byte(UInt8(ascii: " "))
+            line.append(requestNoun(op, plural: total != 1))
+            if let top, let h = top.handle, top.count * 2 > total {
+                line.append(" (")
+                if top.count != total { line.decimal(top.count); line.byte(UInt8(ascii: " ")) }
+                line.append("to ")
+                line.append(shortAttribute(db?.describe(h)) ?? "handle 0x" + Hex.pad(h, 4))
+                line.byte(UInt8(ascii: ")"))
+            }
         }
         let count = entries.reduce(0) { $0 + $1.count }
         let errors = entries.reduce(0) { $0 + $1.errors }
         let average = entries.reduce(Int64(0)) { $0 + $1.latencyTotal } / Int64(max(1, count))
         let worst = entries.map(\.latencyMax).max() ?? 0
-        let latency = count == 1 ? TimeFormat.duration(worst)
-            : TimeFormat.duration(average) + " on average, " + TimeFormat.duration(worst) + " at most"
-        var text = sentByHost ? "sent " + parts.joined(separator: ", ") + ": answered in " + latency
-            : "answered the peer's " + parts.joined(separator: ", ") + " in " + latency
-        if errors > 0 { text += ", \(errors) with an Error Response" }
-        return TimelineEvent(time: first.firstTime, frame: first.firstFrame, kind: .requests, text: text)
+        line.append(sentByHost ? ": answered in " : " in ")
+        if count == 1 {
+            line.append(TimeFormat.duration(worst))
+        } else {
+            line.append(TimeFormat.duration(average))
+            line.append(" on average, ")
+            line.append(TimeFormat.duration(worst))
+            line.append(" at most")
+        }
+        if errors > 0 {
+            line.append(", ")
+            line.decimal(errors)
+            line.append(" with an Error Response")
+        }
+        return TimelineEvent(time: first.firstTime, frame: first.firstFrame, kind: .requests, text: line.string)
     }
 
     /// Short nouns for the requests an application makes.
@@ -137,8 +182,9 @@ public enum SessionText {
     /// ("02f00000…ff01 @0x0018"); SIG names stay whole.
     static func shortAttribute(_ name: String?) -> String? {
         guard let name else { return nil }
-        guard name.utf8.count >= 36, name.utf8.contains(UInt8(ascii: "-")) else { return name }
+        guard name.utf8.count >= 36 else { return name }
         if let short = shortAttributeASCII(name) { return short }
+        guard name.utf8.contains(UInt8(ascii: "-")) else { return name }
         return name.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
             word.count == 36 && word.filter({ $0 == "-" }).count == 4 ? word.prefix(8) + "…" + word.suffix(4) : String(word)
         }.joined(separator: " ")
@@ -146,29 +192,37 @@ public enum SessionText {
 
     /// `shortAttribute` on bytes for a name in ASCII without CR (one byte per Character), as
     /// nearly all are: the Character-wise split cost ~20,000 instructions per connection. Nil for
-    /// other names.
+    /// other names. Written straight into the String's storage: a shortened word (36 bytes to
+    /// 8 + 3 + 4) never makes the name longer.
     private static func shortAttributeASCII(_ name: String) -> String? {
         var name = name
         return name.withUTF8 { utf8 -> String? in
-            guard !utf8.contains(where: { $0 >= 0x80 || $0 == 0x0D }) else { return nil }
-            var out: [UInt8] = []
-            out.reserveCapacity(utf8.count)
-            var start = 0
-            while start <= utf8.count {
-                var end = start
-                while end < utf8.count, utf8[end] != UInt8(ascii: " ") { end += 1 }
-                let word = UnsafeBufferPointer(rebasing: utf8[start ..< end])
-                if start > 0 { out.append(UInt8(ascii: " ")) }
-                if word.count == 36, word.reduce(0, { $0 + ($1 == UInt8(ascii: "-") ? 1 : 0) }) == 4 {
-                    out.append(contentsOf: word[0 ..< 8])
-                    out.append(contentsOf: "…".utf8)
-                    out.append(contentsOf: word[32 ..< 36])
-                } else {
-                    out.append(contentsOf: word)
+            for byte in utf8 where byte >= 0x80 || byte == 0x0D { return nil }
+            return String(unsafeUninitializedCapacity: utf8.count) { out in
+                var at = 0
+                func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                    for b in bytes { out[at] = b; at += 1 }
                 }
-                start = end + 1
+                var start = 0
+                while start <= utf8.count {
+                    var end = start
+                    var dashes = 0
+                    while end < utf8.count, utf8[end] != UInt8(ascii: " ") {
+                        if utf8[end] == UInt8(ascii: "-") { dashes += 1 }
+                        end += 1
+                    }
+                    if start > 0 { out[at] = UInt8(ascii: " "); at += 1 }
+                    if end - start == 36, dashes == 4 {
+                        put(UnsafeBufferPointer(rebasing: utf8[start ..< start + 8]))
+                        StaticString("…").withUTF8Buffer { put($0) }
+                        put(UnsafeBufferPointer(rebasing: utf8[start + 32 ..< end]))
+                    } else {
+                        put(UnsafeBufferPointer(rebasing: utf8[start ..< end]))
+                    }
+                    start = end + 1
+                }
+                return at
             }
-            return String(decoding: out, as: UTF8.self)
         }
     }
 

@@ -17,6 +17,14 @@ public final class TextBuffer {
 
     deinit { start.deallocate() }
 
+    /// A buffer of its own with the same text (`JSONWriter` copies its buffer before changing a shared one).
+    public func copy() -> TextBuffer {
+        let other = TextBuffer(capacity: capacity)
+        other.start.update(from: start, count: count)
+        other.count = count
+        return other
+    }
+
     /// The text so far; valid until the next change.
     public var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
     public var string: String { String(decoding: bytes, as: UTF8.self) }

@@ -54,3 +54,31 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self) == #""a\"b\\c\nd\u0001é""#)
     }
 }
+
+/// Member names: literals (`JSONKey` from a `StaticString`) and names made at run time are escaped
+/// like values; a copy of a writer is a value of its own.
+@Suite struct JSONKeyTests {
+    @Test func namesAreEscaped() throws {
+        var w = JSONWriter()
+        w.beginObject()
+        w.int("a\"b", 1)
+        w.string(JSONKey("made \\ at run time"), "x")
+        w.beginArray("list")
+        w.int(nil, 2)
+        w.endArray()
+        w.endObject()
+        #expect(w.output == #"{"a\"b":1,"made \\ at run time":"x","list":[2]}"#)
+    }
+
+    @Test func copiesDoNotShareBytes() {
+        var a = JSONWriter()
+        a.beginObject()
+        var b = a
+        b.int("only in b", 1)
+        a.int("only in a", 2)
+        a.endObject()
+        b.endObject()
+        #expect(a.output == #"{"only in a":2}"#)
+        #expect(b.output == #"{"only in b":1}"#)
+    }
+}

@@ -61,4 +61,23 @@ struct ConnectionState<Value> {
             values[c.index] = newValue
         }
     }
+
+    /// Changes the value of `c` in place, made with `initial` first when there is none: one
+    /// access instead of a copy out and a store back (a detector's per-packet path).
+    mutating func update<R>(_ c: Connection, initial: @autoclosure () -> Value, _ body: (inout Value) -> R) -> R {
+        if c.index >= values.count { values.append(contentsOf: repeatElement(nil, count: c.index - values.count + 1)) }
+        return values.withUnsafeMutableBufferPointer { all in
+            // safe: c.index < all.count (grown above); the buffer is the array's own, unique storage
+            if all[c.index] == nil { all[c.index] = initial() }
+            return body(&all[c.index]!)   // safe: set just above
+        }
+    }
+
+    /// Changes the value of `c` in place when there is one.
+    mutating func updateIfPresent(_ c: Connection, _ body: (inout Value) -> Void) {
+        guard c.index < values.count, values[c.index] != nil else { return }
+        values.withUnsafeMutableBufferPointer { all in
+            body(&all[c.index]!)   // safe: checked non-nil above
+        }
+    }
 }

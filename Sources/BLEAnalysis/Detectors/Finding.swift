@@ -123,7 +123,10 @@ public struct RuleConfiguration: Sendable {
         return true
     }
 
+    /// Rules ask at every disconnect (~6 per connection): without `--rule` thresholds the key String
+    /// is not built (~800 instructions a call).
     public func threshold(_ rule: RuleInfo, _ name: String) -> Double {
-        thresholds[rule.id + "." + name] ?? rule.thresholds.first { $0.name == name }?.defaultValue ?? 0
+        let configured = thresholds.isEmpty ? nil : thresholds[rule.id + "." + name]
+        return configured ?? rule.thresholds.first { $0.name == name }?.defaultValue ?? 0
     }
 }

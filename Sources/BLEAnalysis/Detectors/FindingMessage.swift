@@ -47,6 +47,9 @@ public struct FindingMessage: Sendable, ExpressibleByStringInterpolation, Custom
         public init(literalCapacity: Int, interpolationCount: Int) {}
         public mutating func appendLiteral(_ literal: String) { appendText(literal) }
         public mutating func appendInterpolation<T>(_ value: T) { appendText("\(value)") }
+        /// Strings and integers without the generic printing path (dynamic casts per value).
+        public mutating func appendInterpolation(_ value: String) { appendText(value) }
+        public mutating func appendInterpolation<T: BinaryInteger>(_ value: T) { appendText(String(value)) }
         /// Another message (its peer mentions kept).
         public mutating func appendInterpolation(_ message: FindingMessage) { parts += message.parts }
         /// The peer of `c`, as the report labels it (`Connection.peerLabel`).
@@ -63,7 +66,15 @@ public struct FindingMessage: Sendable, ExpressibleByStringInterpolation, Custom
         }
         mutating func appendText(_ s: String) {
             guard !s.isEmpty else { return }
-            if case let .text(t)? = parts.last { parts[parts.count - 1] = .text(t + s) } else { parts.append(.text(s)) }
+            if case var .text(t)? = parts.last {
+                // Taken out first so that it grows in place: `t + s` copied the sentence so far at
+                // every piece (~700 instructions a piece; findings are made per connection).
+                parts[parts.count - 1] = .text("")
+                t += s
+                parts[parts.count - 1] = .text(t)
+            } else {
+                parts.append(.text(s))
+            }
         }
     }
 }

@@ -140,7 +140,7 @@ public struct Advertisers: Sendable {
             let bytes = UnsafeRawBufferPointer(rebasing: frame.payload[start ..< start + report.data.count])
             // Advertisers repeat the same data: parse it only when it changed (per PDU type).
             let slot = report.isScanResponse ? 1 : 0
-            if !Self.same(a.lastData[slot], bytes) {
+            if !Self.same(a.lastData[slot], bytes), !Self.sameToAbsorb(a.lastData[slot], bytes) {
                 a.lastData[slot].removeAll(keepingCapacity: true)
                 a.lastData[slot].append(contentsOf: bytes)
                 a.lastProblem[slot] = absorb(ByteReader(bytes, base: report.data.offset), into: &a)
@@ -179,6 +179,36 @@ public struct Advertisers: Sendable {
     static func same(_ kept: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
         kept.withUnsafeBytes { k in
             k.count == bytes.count && (k.isEmpty || memcmp(k.baseAddress!, bytes.baseAddress!, k.count) == 0)   // safe: both non-empty
+        }
+    }
+
+    /// `bytes` tells `absorb` nothing the kept data did not: the same AD structures (Length and
+    /// AD Type) at the same places with the same bytes, but for the opaque part of Manufacturer
+    /// Specific Data after its Company Identifier, which `absorb` does not read. Advertisers put
+    /// counters and sensor readings there, so most reports differ only in it; absorbing them again
+    /// would change nothing (names, services and companies are kept once, and the problem depends
+    /// only on the layout), and parsing them was ~1,000 instructions per report. The kept data
+    /// stays as it was, and later reports are compared with it.
+    static func sameToAbsorb(_ kept: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard kept.count == bytes.count else { return false }
+        return kept.withUnsafeBytes { k in
+            let count = k.count
+            /// Bytes `from ..< to` are equal.
+            func equal(_ from: Int, _ to: Int) -> Bool {
+                to <= from || memcmp(k.baseAddress! + from, bytes.baseAddress! + from, to - from) == 0   // safe: from < to <= count, both non-empty
+            }
+            var i = 0
+            while i < count {
+                guard k[i] == bytes[i] else { return false }
+                let length = Int(k[i])
+                let end = i + 1 + length
+                // A zero Length, or a structure running past the data: what follows is compared whole.
+                guard length > 0, end <= count else { return equal(i + 1, count) }
+                let opaqueFrom = k[i + 1] == 0xFF ? min(end, i + 4) : end   // Length, AD Type, Company Identifier
+                guard equal(i + 1, opaqueFrom) else { return false }
+                i = end
+            }
+            return true
         }
     }
 

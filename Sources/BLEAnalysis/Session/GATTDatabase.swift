@@ -41,10 +41,11 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     /// By declaration handle.
     @exclusivity(unchecked) public private(set) var characteristics: [UInt16: Characteristic] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
     @exclusivity(unchecked) public private(set) var descriptors: [UInt16: Descriptor] = [:] { didSet { names.removeAll(keepingCapacity: true) } }
-    /// `name(of:)` and `attribute(of:)` per handle, as of the current database (every change above
-    /// clears it): the packet list names the same few streamed handles millions of times.
+    /// `name(of:)`, `attribute(of:)` and `describe(_:)` per handle, as of the current database (every
+    /// change above clears it): the packet list names the same few streamed handles millions of
+    /// times, and the story names a connection's attributes several times each.
     @exclusivity(unchecked) private var names: [UInt16: Named?] = [:]
-    private struct Named { let name: String; let attribute: String }
+    private struct Named { let name: String; let attribute: String; let described: String }
     @exclusivity(unchecked) public private(set) var includes: [UInt16: Include] = [:]
     @exclusivity(unchecked) private var byValueHandle: [UInt16: UInt16] = [:]   // value handle → declaration handle
     /// Short values read for well-known characteristics (Device Name, Manufacturer Name…), bounded.
@@ -133,9 +134,7 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
 
     /// `Heart Rate Measurement (0x2A37) @0x0010`, `Client Characteristic Configuration of Heart Rate
     /// Measurement @0x0011`: what a handle is, for every PDU that names one.
-    public func describe(_ handle: UInt16) -> String? {
-        name(of: handle).map { $0 + " @0x" + Hex.pad(handle, 4) }
-    }
+    public func describe(_ handle: UInt16) -> String? { named(handle)?.described }
 
     /// What a handle is, without the handle: `Heart Rate Measurement (0x2A37)`.
     public func name(of handle: UInt16) -> String? { named(handle)?.name }
@@ -145,7 +144,9 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
 
     private func named(_ handle: UInt16) -> Named? {
         if let known = names[handle] { return known }
-        let named = computeName(of: handle).map { Named(name: $0, attribute: ATTDisplayContext.attributeText($0, handle: handle)) }
+        let named = computeName(of: handle).map {
+            Named(name: $0, attribute: ATTDisplayContext.attributeText($0, handle: handle), described: $0 + " @0x" + Hex.pad(handle, 4))
+        }
         names[handle] = .some(named)
         return named
     }

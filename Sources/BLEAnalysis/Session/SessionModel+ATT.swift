@@ -208,7 +208,21 @@ extension SessionModel {
     }
 
     static func discoveryText(_ services: Int, _ characteristics: Int, _ descriptors: Int) -> String {
-        "discovery: " + count(services, "service") + ", " + count(characteristics, "characteristic") + ", " + count(descriptors, "descriptor")
+        // One String grown in place: the chain of `+` made a String per piece (told twice per connection).
+        var text = "discovery: "
+        text.reserveCapacity(64)
+        func add(_ n: Int, _ noun: String) {
+            text += String(n)
+            text += " "
+            text += noun
+            if n != 1 { text += "s" }
+        }
+        add(services, "service")
+        text += ", "
+        add(characteristics, "characteristic")
+        text += ", "
+        add(descriptors, "descriptor")
+        return text
     }
 
     /// The discovery line tells the table this connection's discovery found in the end: an app that

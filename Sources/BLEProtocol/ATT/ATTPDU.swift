@@ -243,7 +243,7 @@ public enum ATT {
     ///   element size, a UUID of neither 2 nor 16 bytes…).
     public static func decode(_ r: inout ByteReader) throws(DecodeError) -> PDU {
         let op = try r.u8("Opcode")
-        guard let entry = ATTDecoding.index[op] else {
+        guard let entry = ATTDecoding.decoders[Int(op)] else {
             return .unknown(ATTOpcode(op), payload: r.takeRest())
         }
         try entry.size.check(r, entry.name)

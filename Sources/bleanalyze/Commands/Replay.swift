@@ -261,7 +261,7 @@ enum ReplayOutput {
         return w.output
     }
 
-    static func unitJSON(_ key: String, _ unit: LinkUnit?, _ w: inout JSONWriter) {
+    static func unitJSON(_ key: JSONKey, _ unit: LinkUnit?, _ w: inout JSONWriter) {
         guard let unit else { w.null(key); return }
         w.beginObject(key)
         w.string("summary", unit.title)
