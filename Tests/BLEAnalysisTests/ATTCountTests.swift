@@ -1,13 +1,14 @@
 import BLEAnalysis
 import BLECapture
 import Foundation
+import TestSupport
 import Testing
 
 /// ATT PDU counts per opcode equal tshark's (`-Y btatt -T fields -e btatt.opcode`) on every capture,
 /// when tshark is installed. A reassembled PDU counts once, as tshark shows it once. ATT-looking
 /// records on the Qualcomm debug handle 0x0EDC are not counted on either side.
 @Suite struct ATTCountTests {
-    @Test(.enabled(if: AnalysisFixtures.run("tshark", ["-v"]) != nil, "tshark is not installed"))
+    @Test(.enabled(if: Tool.available("tshark", ["-v"]), "tshark is not installed"))
     func attOpcodeCountsMatchTshark() throws {
         var checked = 0
         for path in try AnalysisFixtures.allCaptures() {

@@ -2,6 +2,7 @@ import BLEAnalysis
 import BLECapture
 import BLEProtocol
 import Foundation
+import TestSupport
 import Testing
 
 /// The preconditions that keep the rules quiet on real logs (docs/RULES.md "Preconditions"), each on a
@@ -229,7 +230,7 @@ import Testing
     /// tshark, the independent decoder, counts the same ATT PDUs over BR/EDR. (tshark 4.0.17 does not
     /// know the L2CAP Credit Based Connection Request, code 0x17, so it cannot follow EATT: that case is
     /// checked above against the frames written out by hand.)
-    @Test(.enabled(if: AnalysisFixtures.run("tshark", ["-v"]) != nil, "tshark not installed"))
+    @Test(.enabled(if: Tool.available("tshark", ["-v"]), "tshark not installed"))
     func attOverBREDRCountsLikeTshark() throws {
         for b in [Self.attOverBREDR()] {
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("bearer-\(UUID().uuidString).btsnoop")

@@ -1,5 +1,6 @@
 import BLECapture
 import Foundation
+import TestSupport
 import Testing
 
 /// The same traffic in every container must read as the same frames. The pcap, ns-pcap, pcapng and
@@ -72,7 +73,7 @@ import Testing
     }
 
     /// tshark's frame count equals ours on every capture of the project (when tshark is installed).
-    @Test(.enabled(if: CaptureTestPaths.run("tshark", ["-v"]) != nil, "tshark is not installed"))
+    @Test(.enabled(if: Tool.available("tshark", ["-v"]), "tshark is not installed"))
     func frameCountsMatchTshark() throws {
         let dir = CaptureTestPaths.repoRoot.appendingPathComponent("captures")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)

@@ -8,7 +8,7 @@ import Testing
 /// `bleanalyze replay` against Bumble's virtual controller with a peripheral on its link: a
 /// session recorded once (`Golden.session`) replays without divergence on a fresh instance, and
 /// each change of the peripheral gives exactly the divergences it causes.
-@Suite(.enabled(if: ReplayEnvironment.hasBumble), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: Golden.sessionStarted), .liveThreads, .timeLimit(.minutes(1)))
 struct BumbleReplayTests {
     static func replay(_ recording: URL, _ controller: BumbleController, _ extra: [String] = []) async throws -> CLIRun.Result {
         try await CLIRun.run(["replay", recording.path, "--hci", controller.uri, "--timeout", "4", "--json"] + extra)

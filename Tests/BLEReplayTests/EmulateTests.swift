@@ -4,7 +4,7 @@ import Testing
 
 /// `bleanalyze emulate` plays the recorded controller to Bumble's host stack
 /// (`scripts/replay/host_against.py`), over TCP and over a pty.
-@Suite(.enabled(if: ReplayEnvironment.hasBumble), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: Golden.sessionStarted), .liveThreads, .timeLimit(.minutes(1)))
 struct EmulateTests {
     struct Run {
         var emulate: CLIRun.Result

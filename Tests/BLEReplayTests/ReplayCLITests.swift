@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Exit code 2 and a clear message for what cannot be replayed at all (no live component needed).
-@Suite struct ReplayCLITests {
+@Suite(.liveThreads) struct ReplayCLITests {
     static let recording: URL = {
         let dir = (try? ReplayEnvironment.temporaryDirectory("cli")) ?? FileManager.default.temporaryDirectory
         let url = dir.appendingPathComponent("reset.btsnoop")

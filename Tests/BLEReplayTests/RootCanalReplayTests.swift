@@ -6,7 +6,7 @@ import Testing
 /// session recorded on Bumble (`Golden.setup`: reset, buffer sizes, version, legacy advertising
 /// and scanning on/off): the same answers under the default rules; with `--strict
 /// controller-info` the differences are the controller's identity and capabilities, nothing else.
-@Suite(.enabled(if: ReplayEnvironment.hasBumble && ReplayEnvironment.rootCanal != nil), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: ReplayEnvironment.rootCanal != nil && Golden.setupStarted), .liveThreads, .timeLimit(.minutes(1)))
 struct RootCanalReplayTests {
     @Test func bumbleRecordingReplaysOnRootCanal() async throws {
         let setup = try await Golden.setup()

@@ -9,7 +9,7 @@ import TestSupport
 /// controllers encrypt with) all right. The recording's pairing is read with tshark.
 @Suite(.enabled(if: ReplayEnvironment.hasBumble && ReplayEnvironment.rootCanal != nil && TsharkATT.available
                 && SecureConnectionsSupport.available),
-       .timeLimit(.minutes(3)))
+       .liveThreads, .timeLimit(.minutes(3)))
 struct SecureConnectionsTwinTests {
     static let recording = Repo.capture("pairing_ok.btsnoop")
 

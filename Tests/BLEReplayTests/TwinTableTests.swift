@@ -60,7 +60,7 @@ import TestSupport
 
     /// The keys the twin answers encryption with are the recorded LE Enable Encryption parameters
     /// (Core v5.4 Vol 4 Part E 7.8.24) of its connection, as tshark reads them.
-    @Test(.enabled(if: Tool.available("tshark") && !TwinTableTests.captures.isEmpty), arguments: TwinTableTests.captures)
+    @Test(.enabled(if: Tool.available("tshark", ["-v"]) && !TwinTableTests.captures.isEmpty), arguments: TwinTableTests.captures)
     func recordedKeysAreTheEnableEncryptionParameters(_ item: String) throws {
         let parts = item.split(separator: "#").map(String.init)
         let twin = try TwinRecording.load(path: parts[0], device: parts.count > 1 ? BDAddr(string: parts[1]) : nil)

@@ -15,7 +15,7 @@ enum TwinCaptures {
 /// values come from tshark's decoding of the capture, never from the tool.
 @Suite(.enabled(if: ReplayEnvironment.hasBumble && ReplayEnvironment.rootCanal != nil && TsharkATT.available
                 && FileManager.default.fileExists(atPath: TwinCaptures.horizon)),
-       .timeLimit(.minutes(4)))
+       .liveThreads, .timeLimit(.minutes(4)))
 struct TwinTests {
     static let horizon = TwinCaptures.horizon
 

@@ -8,7 +8,7 @@ import TestSupport
 /// controller versions and Device Information strings from tshark, PacketLogger notes from tshark,
 /// findings from `bleanalyze FILE --json` (the two commands must agree).
 @Suite struct CheckJSONLTests {
-    static let hasTshark = CLI.tool("tshark", ["--version"])
+    static let hasTshark = CLI.tool("tshark", ["-v"])
 
     static func lines(_ arguments: [String]) throws -> (status: Int32, rows: [[String: Any]], stderr: String) {
         let r = try CLI.run(["check", "--jsonl"] + arguments)

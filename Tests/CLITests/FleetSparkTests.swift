@@ -9,7 +9,7 @@ import TestSupport
 /// shared cores (the JVMs' start-up dominates), started as the run is planned (below). The binary shipped is BLEANALYZE_FLEET_BIN when set
 /// (`make fleet-test`: the static release build), else the one these tests run.
 @Suite struct FleetSparkTests {
-    static let python = CLI.repoRoot.appendingPathComponent(".venv/bin/python")
+    static let python = Repo.venv.appendingPathComponent("bin/python")
     static let ready: Bool = FileManager.default.isExecutableFile(atPath: python.path)
         && Tool.available("java", ["-version"])
         && Tool.available(python.path, ["-c", "import pyspark, pyarrow"])

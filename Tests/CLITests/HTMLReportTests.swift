@@ -1,5 +1,5 @@
 import BLECapture
-import Dispatch
+import TestSupport
 import Foundation
 import Testing
 
@@ -197,7 +197,7 @@ import Testing
 
     /// Each page in headless Chromium: the script ran (data-ready), no error was recorded
     /// (data-errors) and the timeline has one lane per peer plus the radio lane.
-    @Test(.enabled(if: chromium != nil, "chromium not installed (apt-get install chromium)"))
+    @Test(.enabled(if: browser, "chromium or python3 not installed (apt-get install chromium)"))
     func pagesWorkInABrowser() throws {
         let chromium = try #require(Self.chromium)
         let dir = try Self.temporaryDirectory("browser")
@@ -209,43 +209,27 @@ import Testing
             #expect(try Self.runInRepo(["report", "captures/\(name)", "-o", page.path]).status == 0)
             pages.append((name, page, Self.expectedLanes(try CLI.json(try Self.runInRepo(["captures/\(name)", "--json"]).stdout))))
         }
-        let results = BrowserResults(count: pages.count)
-        let jobs = pages.map(\.1)
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            for i in stride(from: worker, to: jobs.count, by: 2) {
-                let profile = dir.appendingPathComponent("profile-\(worker)").path
-                results.set(i, Self.dumpDOM(chromium, jobs[i], profile: profile))
-            }
-        }
+        let doms = Self.dumpDOMs(chromium, pages.map(\.1), profile: dir.appendingPathComponent("profile").path)
         for (i, (name, _, lanes)) in pages.enumerated() {
-            let dom = results.get(i)
+            let dom = doms[i]
             #expect(dom.contains("data-ready=\"1\""), "\(name): the page script did not finish")
             #expect(!dom.contains(" data-errors=\""), "\(name): script errors")
             #expect(Self.laneCount(dom) == lanes, "\(name): expected \(lanes) lanes")
         }
     }
 
-    /// The page's DOM after its scripts ran; `window` ("1400,1000") sets the viewport's size.
-    static func dumpDOM(_ chromium: String, _ page: URL, profile: String, window: String? = nil) -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(profile)", "--virtual-time-budget=2000"]
-            + (window.map { ["--window-size=\($0)", "--hide-scrollbars"] } ?? []) + ["--dump-dom", page.absoluteString]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return "" }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-}
+    /// Headless Chromium and python3 (which drives it: scripts/reports/dump_doms.py).
+    static var browser: Bool { chromium != nil && Tool.available("python3", ["--version"]) }
 
-/// DOM dumps written from two threads, each index once.
-final class BrowserResults: @unchecked Sendable {   // safe: every access holds the lock
-    private var values: [String]
-    private let lock = NSLock()
-    init(count: Int) { values = Array(repeating: "", count: count) }
-    func set(_ i: Int, _ v: String) { lock.lock(); values[i] = v; lock.unlock() }
-    func get(_ i: Int) -> String { lock.lock(); defer { lock.unlock() }; return values[i] }
+    /// Each page's DOM after its scripts ran (with a virtual time budget of 2 s, as `--dump-dom
+    /// --virtual-time-budget=2000`), "" for a page that could not be read. One Chromium serves every
+    /// page, a tab each (scripts/reports/dump_doms.py): starting it per page cost ~0.5 s of CPU a
+    /// page, most of these tests' time. `window` ("1400,1000") sets the viewport's size.
+    static func dumpDOMs(_ chromium: String, _ pages: [URL], profile: String, window: String? = nil) -> [String] {
+        let script = CLI.repoRoot.appendingPathComponent("scripts/reports/dump_doms.py").path
+        let arguments = ["python3", script, chromium, profile] + (window.map { ["--window-size", $0] } ?? []) + pages.map(\.path)
+        let run = try? Tool.outcome(URL(fileURLWithPath: "/usr/bin/env"), arguments)
+        #expect(run?.status == 0, "dump_doms.py: \(run?.output.suffix(2000) ?? "did not start")")
+        return pages.map { (try? String(contentsOfFile: $0.path + ".dom", encoding: .utf8)) ?? "" }
+    }
 }

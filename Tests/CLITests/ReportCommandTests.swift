@@ -105,7 +105,7 @@ import Testing
     /// label ending in "Handle": an ATT Value Handle 0x0005 in a frame of connection 1 (handle 4)
     /// does not pull in frames of the connection on handle 5. Expected: tshark's ACL frames on the handle.
     @Test(.enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"),
-          .enabled(if: CLI.tool("tshark", ["--version"]), "tshark is not installed"))
+          .enabled(if: CLI.tool("tshark", ["-v"]), "tshark is not installed"))
     func connectionFilterMatchesConnectionHandlesOnly() throws {
         let capture = try #require(CLI.sharedReal).appendingPathComponent("android_jbd_bms_v13_repeated_discovery_att_only.btsnoop").path
         let acl = try frames([capture, "--conn", "1"]).filter { $0["type"] as? String == "acl" }

@@ -6,7 +6,7 @@ import Testing
 /// Python's `jsonschema` from the project's venv, for every capture in captures/ and the real corpus.
 @Suite struct SchemaTests {
     static let schema = CLI.repoRoot.appendingPathComponent("docs/report-schema.json")
-    static let python = CLI.repoRoot.appendingPathComponent(".venv/bin/python")
+    static let python = Repo.venv.appendingPathComponent("bin/python")
 
     /// Validates documents named `SCHEMA=PATH` against docs/SCHEMA-schema.json; the schemas refer to each
     /// other by `$id` (the timeline's connections are the report's).

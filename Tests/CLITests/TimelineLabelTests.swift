@@ -1,5 +1,4 @@
 import BLECapture
-import Dispatch
 import Foundation
 import TestSupport
 import Testing
@@ -10,21 +9,21 @@ import Testing
 /// by the svg or the plot's clip path. Before the labels were placed, pongbot's page had 591
 /// overlapping pairs; every page must have none. Each finding's key frame must be decoded in the page.
 @Suite struct TimelineLabelTests {
-    static var corpusAndBrowser: Bool { HTMLReportTests.chromium != nil && CLI.sharedReal != nil }
-    static var browser: Bool { HTMLReportTests.chromium != nil }
+    static var corpusAndBrowser: Bool { HTMLReportTests.browser && CLI.sharedReal != nil }
+    static var browser: Bool { HTMLReportTests.browser }
 
     struct Measure {
         var texts = -1, overlaps = -1, clipped = -1
         var details = ""
     }
 
-    @Test(.enabled(if: corpusAndBrowser, "needs chromium and ../shared/captures/real"))
+    @Test(.enabled(if: corpusAndBrowser, "needs chromium, python3 and ../shared/captures/real"))
     func realCapturesHaveNoOverlappingOrCutLabels() throws {
         let captures = (try CLI.allCaptures()).filter { $0.hasPrefix(CLI.sharedReal!.path) }
         try check(captures, name: "real")
     }
 
-    @Test(.enabled(if: browser, "needs chromium"))
+    @Test(.enabled(if: browser, "needs chromium and python3"))
     func projectCapturesHaveNoOverlappingOrCutLabels() throws {
         try check(try HTMLReportTests.reportCaptures().map(CLI.capture), name: "own")
     }
@@ -34,7 +33,7 @@ import Testing
     /// denser than any real log. Built with the capture writer from HCI packets
     /// (Core v5.4 Vol 4 Part E 7.8.12 LE Create Connection, 7.7.15 Command Status,
     /// 7.7.65.1 LE Connection Complete, 7.7.5 Disconnection Complete).
-    @Test(.enabled(if: browser, "needs chromium"))
+    @Test(.enabled(if: browser, "needs chromium and python3"))
     func denseSyntheticCaptureHasNoOverlappingOrCutLabels() throws {
         var w = BTSnoopWriter()
         var rng = SplitMix64(seed: 15)
@@ -92,18 +91,11 @@ import Testing
             pages.append(page)
         }
         let chromium = try #require(HTMLReportTests.chromium)
-        let results = BrowserResults(count: pages.count)
-        let jobs = pages
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            for i in stride(from: worker, to: jobs.count, by: 2) {
-                // A desktop-sized window: the page as a person reads it.
-                results.set(i, HTMLReportTests.dumpDOM(chromium, jobs[i], profile: dir.appendingPathComponent("profile-\(worker)").path,
-                                                       window: "1400,1000"))
-            }
-        }
+        // A desktop-sized window: the page as a person reads it.
+        let doms = HTMLReportTests.dumpDOMs(chromium, pages, profile: dir.appendingPathComponent("profile").path, window: "1400,1000")
         var total = 0
         for (i, capture) in captures.enumerated() {
-            let m = Self.measure(results.get(i))
+            let m = Self.measure(doms[i])
             let file = URL(fileURLWithPath: capture).lastPathComponent
             #expect(m.texts > 0, "\(file): the measuring script did not run (no label counted)")
             #expect(m.overlaps == 0, "\(file): \(m.overlaps) pairs of timeline labels overlap\n\(m.details)")

@@ -2,6 +2,7 @@ import BLEAnalysis
 import BLECapture
 import BLEProtocol
 import Foundation
+import TestSupport
 import Testing
 
 /// `redact` on LE air captures (pcap link types 251/256/272), checked with tshark: the addresses,
@@ -11,7 +12,7 @@ import Testing
     static let captures = Fixtures.realCaptures.filter { path in
         (try? CaptureFile(path: path)).map { Datalink.isAirCapture($0.info.datalink) && $0.info.format != .btsnoop } ?? false
     }
-    static let tshark = Fixtures.tool("tshark", ["-v"]) != nil
+    static let tshark = Tool.available("tshark", ["-v"])
 
     static let addressFields = ["btle.advertising_address", "btle.initiator_address", "btle.scanning_address", "btle.target_address",
                                 "btsmp.bd_addr"]

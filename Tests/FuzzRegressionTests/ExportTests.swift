@@ -1,6 +1,7 @@
 import BLEAnalysis
 import BLECapture
 import Foundation
+import TestSupport
 import Testing
 
 /// `bleanalyze export`: every format converted to pcap link type 201 keeps every HCI packet, its
@@ -36,7 +37,7 @@ import Testing
     }
 
     /// tshark reads the exported file: its frame count equals ours, its ATT opcode counts equal ours.
-    @Test(.enabled(if: Fixtures.tool("tshark", ["-v"]) != nil, "tshark is not installed"), arguments: inputs)
+    @Test(.enabled(if: Tool.available("tshark", ["-v"]), "tshark is not installed"), arguments: inputs)
     func tsharkAgrees(path: String) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let out = Fixtures.temporary("tshark-" + name + ".pcap")

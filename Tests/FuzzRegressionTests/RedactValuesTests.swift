@@ -1,11 +1,12 @@
 import BLEAnalysis
 import BLECapture
 import Foundation
+import TestSupport
 import Testing
 
 /// `redact --drop-values` and what the summary says about kept ATT values: the app's own data.
 @Suite struct RedactValuesTests {
-    static let tshark = Fixtures.tool("tshark", ["-v"]) != nil
+    static let tshark = Tool.available("tshark", ["-v"])
     static let pongbot = Fixtures.repoRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/captures/real/android_pongbot_prepwrite_indicate.btsnoop").path
     static let healthy = Fixtures.repoRoot.appendingPathComponent("captures/healthy.btsnoop").path

@@ -14,6 +14,11 @@ public enum Repo {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }()
 
+    /// The Python venv (Bumble, RootCanal, jsonschema, pyspark): `BLEANALYZE_VENV` (as `make test` sets
+    /// it), else `.venv` in the repository.
+    public static let venv: URL = ProcessInfo.processInfo.environment["BLEANALYZE_VENV"].map { URL(fileURLWithPath: $0) }
+        ?? root.appendingPathComponent(".venv")
+
     /// A capture of the project (`captures/NAME`).
     public static func capture(_ name: String) -> String { root.appendingPathComponent("captures/\(name)").path }
 
@@ -63,10 +68,25 @@ public enum Tool {
         return (p.terminationStatus, text)
     }
 
-    /// True when the tool runs and exits 0 with these arguments (for `.enabled(if:)`).
+    /// True when the tool runs and exits 0 with these arguments (for `.enabled(if:)`). Asked once per
+    /// run: while Swift Testing plans, a dozen conditions ask for tshark alone (~0.25 s each).
     public static func available(_ executable: String, _ arguments: [String] = ["--version"]) -> Bool {
-        run(executable, arguments) != nil
+        let key = ([executable] + arguments).joined(separator: " ")
+        if let known = availability.withLock({ $0[key] }) { return known }
+        let answer = run(executable, arguments) != nil
+        availability.withLock { $0[key] = answer }
+        return answer
     }
+
+    private static let availability = Locked<[String: Bool]>([:])
+}
+
+/// A value behind a lock.
+final class Locked<Value>: @unchecked Sendable {   // safe: `value` is only reached inside `withLock`
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
 
 /// `Tool.outcome` started at once on a thread of its own and awaited later, without holding one of

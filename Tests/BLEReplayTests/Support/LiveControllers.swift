@@ -48,23 +48,22 @@ final class RootCanal {
 
 /// Recordings made once per test run with Bumble (`record_central.py` against a fresh
 /// `bumble_controller.py`): the "record once" half of the CI recipe. Every test awaits the same one.
+/// A recording starts when Swift Testing plans the run (`.enabled(if: Golden.sessionStarted)`,
+/// evaluated for selected tests only), on `LiveExecutor`, so it is ready when the first test
+/// that needs it starts, whatever the order tests start in.
 enum Golden {
     /// The central session: scan, connect, MTU, discovery, reads, subscribe + notification, disconnect.
-    static func session() async throws -> URL { try await cache.recording("session") }
+    static func session() async throws -> URL { try await sessionRecording.value }
     /// Controller set-up only (reset, buffer sizes, version, advertising and scanning on/off).
-    static func setup() async throws -> URL { try await cache.recording("setup") }
+    static func setup() async throws -> URL { try await setupRecording.value }
 
-    private static let cache = Cache()
+    /// True when Bumble is there; starts the session recording (for `.enabled(if:)`).
+    static let sessionStarted: Bool = ReplayEnvironment.hasBumble && { _ = sessionRecording; return true }()
+    /// True when Bumble is there; starts the set-up recording (for `.enabled(if:)`).
+    static let setupStarted: Bool = ReplayEnvironment.hasBumble && { _ = setupRecording; return true }()
 
-    private actor Cache {
-        private var tasks: [String: Task<URL, Error>] = [:]
-        func recording(_ scenario: String) async throws -> URL {
-            if let task = tasks[scenario] { return try await task.value }
-            let task = Task { try await Golden.record(scenario: scenario) }
-            tasks[scenario] = task
-            return try await task.value
-        }
-    }
+    private static let sessionRecording = Task(executorPreference: LiveExecutor.shared) { try await record(scenario: "session") }
+    private static let setupRecording = Task(executorPreference: LiveExecutor.shared) { try await record(scenario: "setup") }
 
     static func record(scenario: String) async throws -> URL {
         let dir = try ReplayEnvironment.temporaryDirectory("golden-\(scenario)")

@@ -10,10 +10,7 @@ import Foundation
 enum ReplayEnvironment {
     static let repoRoot: URL = Repo.root
 
-    static let venv: URL = {
-        if let env = ProcessInfo.processInfo.environment["BLEANALYZE_VENV"] { return URL(fileURLWithPath: env) }
-        return repoRoot.appendingPathComponent(".venv")
-    }()
+    static let venv: URL = Repo.venv
 
     static var python: String { venv.appendingPathComponent("bin/python").path }
 
