@@ -8,8 +8,9 @@ VENV         := .venv
 BUMBLE       := bumble==0.0.236
 # RootCanal 1.11+ needs glibc 2.38; 1.10.0 runs on Debian 12 (see ../shared/NOTES.md).
 ROOTCANAL    := rootcanal==1.10.0
-# openjdk-17-jre-headless: Apache Spark 4 for the fleet job (scripts/fleet, docs/FLEET.md).
-APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium strace \
+# openjdk-17-jre-headless: Apache Spark 4 for the fleet job (scripts/fleet, docs/FLEET.md). ieee-data: the
+# IEEE registry the OUI tests check the committed vendor table against (skipped without it).
+APT_PACKAGES := libpcap-dev libbluetooth-dev libssl-dev zlib1g-dev libarchive-dev pkg-config tshark bluez python3-venv chromium strace ieee-data \
                 openjdk-17-jre-headless
 # The fleet job's Python side (~690 MB in the venv, about a minute to install).
 FLEET_PIP    := pyspark==4.3.0 pyarrow
@@ -113,7 +114,8 @@ assigned-numbers: venv
 	$(VENV)/bin/python scripts/gen_assigned_numbers.py
 
 # Regenerates the OUI vendor table (Sources/BLEProtocol/AssignedNumbers/OUITable.swift) from the IEEE
-# registry in Debian's ieee-data package, needed only here: the generated table is committed.
+# registry in Debian's ieee-data package (`make deps` installs it for the OUI tests): the generated table
+# is committed.
 oui:
 	@dpkg -s ieee-data >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq ieee-data >/dev/null; }
 	$(PYTHON) scripts/gen_oui.py
