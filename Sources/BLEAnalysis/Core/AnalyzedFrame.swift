@@ -57,7 +57,7 @@ public struct CompletedPDU {
     public let firstFrame: Int
 
     /// Channel ID of the basic header (0 when the PDU is too short to hold one).
-    public var channel: UInt16 { UInt16(bytes.peekU8(at: 2) ?? 0) | UInt16(bytes.peekU8(at: 3) ?? 0) << 8 }
+    public var channel: UInt16 { L2CAP.BasicHeader.channel(of: bytes) }
     /// The ATT opcode of a PDU on the LE ATT channel (0x0004).
     public var attOpcode: ATTOpcode? {
         channel == L2CAP.ChannelID.att.rawValue ? bytes.peekU8(at: 4).map { ATTOpcode($0) } : nil

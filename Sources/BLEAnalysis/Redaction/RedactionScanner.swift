@@ -532,7 +532,7 @@ final class RedactionScanner {
         }
         defer { pduBytes = nil }
         let base = multi ? pduStart : frame.payloadOffset
-        let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+        let cid = completed.channel
         var sites: [FieldSite] = []
         let visitor = FieldVisitor { sites.append($0) }
         var r = pdu

@@ -44,7 +44,7 @@ extension Connection {
     /// an SDU. The HTML report keeps it beside a copy of the PDU to decode it later.
     public func displayState(_ pdu: ByteReader, received: Bool) -> (context: ATTDisplayContext, firstKFrame: Bool?) {
         // Basic L2CAP header (Core v5.4 Vol 3 Part A 3.1): Length, Channel ID; then the ATT opcode.
-        let cid = UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+        let cid = L2CAP.BasicHeader.channel(of: pdu)
         let opcode = cid == L2CAP.ChannelID.att.rawValue ? pdu.peekU8(at: 4) : nil
         return (attDisplayContext(received: received, opcode: opcode), startsSDU(cid: cid, received: received))
     }

@@ -60,6 +60,13 @@ public enum L2CAP {
         public static func read(_ r: inout ByteReader) throws(DecodeError) -> BasicHeader {
             BasicHeader(length: try r.u16le("Length"), channel: ChannelID(try r.u16le("Channel ID")))
         }
+
+        /// The Channel ID of a PDU that starts with this header, read without moving the reader
+        /// (0, the null identifier, when the PDU is too short to hold one).
+        @inlinable
+        public static func channel(of pdu: ByteReader) -> UInt16 {
+            UInt16(pdu.peekU8(at: 2) ?? 0) | UInt16(pdu.peekU8(at: 3) ?? 0) << 8
+        }
     }
 
     /// A decoded L2CAP PDU by channel.
