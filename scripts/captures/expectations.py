@@ -976,7 +976,7 @@ def expect_cccd_no_notify_property(cap: Capture) -> Expected:
         [
             finding(
                 "gatt.subscription-no-notify-property",
-                "warning",
+                "info",
                 write.handle,
                 write,
                 why=f"Write Request {n(write)} writes 01 00 (enable notifications) to the CCCD "

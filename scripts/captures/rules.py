@@ -524,7 +524,7 @@ class Engine:
                     and properties is not None
                     and not properties & (PROP_NOTIFY | PROP_INDICATE)
                 ):
-                    self.add("gatt.subscription-no-notify-property", "warning", conn.handle, frame)
+                    self.add("gatt.subscription-no-notify-property", "info", conn.handle, frame)
                 if not enabling:
                     self.end_subscription(conn, bearer, handle, frame)
 

@@ -79,21 +79,44 @@ final class SubscriptionUnanswered: Detector {
 }
 
 /// `gatt.subscription-no-notify-property`: enabling notifications on a characteristic that cannot notify.
+/// Information, not a warning: a server that accepts the write has a descriptor there on purpose (a
+/// vendor's own switch whose data arrives on another characteristic is common), and one that refuses
+/// it is `gatt.subscription-failed`. The capture proves only that the properties lack Notify/Indicate.
 final class SubscriptionNoNotifyProperty: Detector {
     static let rule = RuleInfo(
-        id: "gatt.subscription-no-notify-property", severity: .warning, title: "Subscription to a characteristic without Notify/Indicate",
+        id: "gatt.subscription-no-notify-property", severity: .info, title: "Subscription to a characteristic without Notify/Indicate",
         explanation: """
-        The CCCD written belongs to a characteristic whose properties have neither Notify nor Indicate, so no value \
-        will ever arrive. The app subscribes to the wrong characteristic, or the peripheral's GATT table is wrong.
-        """, actor: .app)
+        The CCCD written belongs to a characteristic whose properties have neither Notify nor Indicate, so that \
+        characteristic itself will not send values. Often deliberate: vendors use such a descriptor as a switch and \
+        deliver the data on another characteristic. If the app expected values of this one, it subscribes to the wrong \
+        characteristic, or the peripheral's GATT table is wrong.
+        """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.subscription]
+    private var written: [(c: Connection, sub: Subscription, ch: GATTDatabase.Characteristic)] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .subscriptionWritten(c, sub, characteristic) = event, sub.value != 0, let ch = characteristic,
-              !ch.canNotify, !ch.canIndicate else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: sub.time, frames: [sub.frame],
-                                message: "\(sub.serverIsHost ? .peer(c) : "The host" as FindingMessage) enabled notifications on \(ch.uuid.gattLabel(.characteristic)) @0x\(Format.hex(ch.valueHandle, 4)), which has neither Notify nor Indicate",
-                                actor: sub.serverIsHost ? .peripheralFirmware : .app))
+        switch event {
+        case let .subscriptionWritten(c, sub, characteristic):
+            guard sub.value != 0, let ch = characteristic, !ch.canNotify, !ch.canIndicate else { return }
+            if sub.outcome == .pending { written.append((c, sub, ch)) } else { report(c, sub, ch, accepted: nil, &findings) }
+        case let .subscriptionAnswered(c, sub, responseFrame, _):
+            guard let i = written.firstIndex(where: { $0.c === c && $0.sub.frame == sub.frame }) else { return }
+            let w = written.remove(at: i)
+            // Refused: `gatt.subscription-failed` says so.
+            if sub.outcome == .accepted { report(c, w.sub, w.ch, accepted: responseFrame, &findings) }
+        case let .disconnected(c, _):
+            written.removeAll { $0.c === c }
+        default:
+            break
+        }
+    }
+
+    private func report(_ c: Connection, _ sub: Subscription, _ ch: GATTDatabase.Characteristic, accepted: Int?, _ findings: inout [Finding]) {
+        let server: FindingMessage = sub.serverIsHost ? "the host" : .peer(c)
+        let answer: FindingMessage = accepted.map { _ in "; \(server) accepted it (a vendor switch: the data may arrive on another characteristic)" } ?? ""
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: sub.time, frames: [sub.frame] + (accepted.map { [$0] } ?? []),
+                                message: "\(sub.serverIsHost ? .peer(c) : "The host" as FindingMessage) enabled notifications on \(ch.uuid.gattLabel(.characteristic)) @0x\(Format.hex(ch.valueHandle, 4)), which has neither Notify nor Indicate" + answer,
+                                actor: Actor.none))
     }
 }
 

@@ -1,0 +1,64 @@
+import BLEAnalysis
+import BLECapture
+import BLEProtocol
+import Foundation
+import Testing
+
+/// Issue 24, "Trust on every kind of capture": each false-alarm cause on a capture built byte by byte
+/// in the shape that fooled a rule (a BlueZ long read with requests in between, a vendor switch
+/// descriptor, an MTU exchange after GATT configuration only, …), with the counter-example where the
+/// rule must still speak. The host is the central and the GATT client unless a test says otherwise.
+@Suite struct TrustTests {
+    typealias Builder = PrecisionRuleTests.Builder
+
+    static func analyze(_ b: Builder) throws -> (Analyzer, [Finding]) { try PrecisionRuleTests.analyze(b) }
+
+    static func describe(_ findings: [Finding]) -> String {
+        findings.map { "\($0.severity) \($0.rule) \($0.frames): \($0.message)" }.joined(separator: "\n")
+    }
+
+    // MARK: item 4 — gatt.subscription-no-notify-property
+
+    static func switchDescriptor(accepted: Bool) -> Builder {
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        // 0xFFE1 @0x0011 is Read | Write (0x0A), with a CCCD at 0x0012: a vendor's switch.
+        discover(&b, declaration: 0x0010, properties: 0x0A, uuid: 0xFFE1)
+        b.acl(10_000, .sent, handle: link, [0x12] + le16(0x0012) + [0x01, 0x00])
+        b.acl(10_000, .received, handle: link, accepted ? [0x13] : [0x01, 0x12] + le16(0x0012) + [0x03])
+        return b
+    }
+
+    @Test func acceptedSubscriptionWithoutNotifyIsInformation() throws {
+        let (_, findings) = try Self.analyze(Self.switchDescriptor(accepted: true))
+        let f = try #require(findings.first { $0.rule == "gatt.subscription-no-notify-property" }, "\(Self.describe(findings))")
+        #expect(f.severity == .info)
+        #expect(f.frames == [6, 7])
+        #expect(f.message.description.contains("accepted"))
+        #expect(!findings.contains { $0.severity != .info }, "\(Self.describe(findings))")
+        // Refused: the refusal is the finding (gatt.subscription-failed), not the properties.
+        let (_, refused) = try Self.analyze(Self.switchDescriptor(accepted: false))
+        #expect(!refused.contains { $0.rule == "gatt.subscription-no-notify-property" }, "\(Self.describe(refused))")
+        #expect(refused.contains { $0.rule == "gatt.subscription-failed" && $0.severity == .warning })
+    }
+
+
+}
+
+/// The connection handle of every built capture here.
+private let link: UInt16 = 0x0040
+
+private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+
+/// A Read By Type (characteristics) exchange discovering `declaration` with `properties`, then
+/// Find Information naming `declaration + 2` a CCCD.
+private func discover(_ b: inout PrecisionRuleTests.Builder, declaration: UInt16, properties: UInt8, uuid: UInt16) {
+    let value = declaration + 1, cccd = declaration + 2
+    b.acl(10_000, .sent, handle: link, [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28])
+    b.acl(10_000, .received, handle: link, [0x09, 7, UInt8(declaration & 0xFF), UInt8(declaration >> 8), properties,
+                                               UInt8(value & 0xFF), UInt8(value >> 8), UInt8(uuid & 0xFF), UInt8(uuid >> 8)])
+    b.acl(10_000, .sent, handle: link, [0x04, UInt8(cccd & 0xFF), UInt8(cccd >> 8), UInt8(cccd & 0xFF), UInt8(cccd >> 8)])
+    b.acl(10_000, .received, handle: link, [0x05, 0x01, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x02, 0x29])
+}
+
+
