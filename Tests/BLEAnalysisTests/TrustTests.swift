@@ -17,6 +17,39 @@ import Testing
         findings.map { "\($0.severity) \($0.rule) \($0.frames): \($0.message)" }.joined(separator: "\n")
     }
 
+    // MARK: item 2 — mtu.truncated-read
+
+    /// BlueZ reads a HID Report Map in ATT_MTU−1 steps with another request between the Read and its
+    /// Read Blobs: the value was read whole.
+    static func longReadWithARequestBetween(blob: Bool) -> Builder {
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0020))                                       // Read Report Map
+        b.acl(10_000, .received, handle: link, [0x0B] + [UInt8](repeating: 0x05, count: 22))           // 22 = ATT_MTU − 1
+        b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0024))                                       // another read between
+        b.acl(10_000, .received, handle: link, [0x0B, 0x01, 0x01])
+        if blob {
+            b.acl(10_000, .sent, handle: link, [0x0C] + le16(0x0020) + le16(22))                        // Read Blob, offset 22
+            b.acl(10_000, .received, handle: link, [0x0D] + [UInt8](repeating: 0x06, count: 22))
+            b.acl(10_000, .sent, handle: link, [0x0C] + le16(0x0020) + le16(44))
+            b.acl(10_000, .received, handle: link, [0x0D] + [UInt8](repeating: 0x07, count: 9))
+        }
+        b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0028))
+        b.acl(10_000, .received, handle: link, [0x0B, 0x02])
+        b.add(1_000_000, .received, .event, [0x05, 4, 0x00] + le16(link) + [0x13])
+        return b
+    }
+
+    @Test func readBlobAfterAnotherRequestContinuesTheLongRead() throws {
+        let (_, findings) = try Self.analyze(Self.longReadWithARequestBetween(blob: true))
+        #expect(!findings.contains { $0.rule == "mtu.truncated-read" }, "\(Self.describe(findings))")
+        // Counter-example: the same read never continued, while the client went on with other requests.
+        let (_, cut) = try Self.analyze(Self.longReadWithARequestBetween(blob: false))
+        let f = try #require(cut.first { $0.rule == "mtu.truncated-read" }, "\(Self.describe(cut))")
+        #expect(f.severity == .warning)
+        #expect(f.frames == [3, 2])
+    }
+
     // MARK: item 4 — gatt.subscription-no-notify-property
 
     static func switchDescriptor(accepted: Bool) -> Builder {

@@ -1,6 +1,10 @@
 import BLEProtocol
 
 /// `mtu.truncated-read`: a Read Response that filled the MTU and was never continued with Read Blob.
+/// A client may continue a long read after other requests (BlueZ reads a HID Report Map in ATT_MTU−1
+/// steps with requests in between), so the read stays open until the link or the capture ends: any
+/// later Read Blob of that handle on the connection continues it. Proof of a cut value: the client
+/// made other requests afterwards and never read the rest; when nothing followed, information.
 final class TruncatedRead: Detector {
     static let rule = RuleInfo(
         id: "mtu.truncated-read", severity: .warning, title: "Value cut at ATT_MTU−1 (no Read Blob)",
@@ -12,26 +16,35 @@ final class TruncatedRead: Detector {
         Exchange a larger MTU first, or continue with Read Blob (Core v5.4 Vol 3 Part G 4.8.3).
         """)
     let kinds: [SessionEvent.Kind] = [.attResponse, .attRequest, .connection]
-    private struct Pending { var c: Connection; var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int; var hostServes: Bool }
-    @exclusivity(unchecked) private var pending = ConnectionState<Pending>()
+    private struct Pending {
+        var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int; var hostServes: Bool
+        /// The client sent another request after the response (not a Read Blob of this handle).
+        var movedOn = false
+    }
+    /// Full reads not yet continued, per connection (one per handle, bounded).
+    @exclusivity(unchecked) private var pending = ConnectionState<[Pending]>()
     @exclusivity(unchecked) private var open: [Connection] = []
+    static let maxOpenPerConnection = 32
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .attResponse(c, request, opcode, length, frame, time, _):
-            guard opcode == .readResponse, let r = request, r.opcode == .readRequest, let h = r.handle else { return }
-            flush(c, &findings)
             // Mid-connection captures: the MTU is only bounded below, so "full" is not decidable.
-            if c.att.mtuKnown, length == c.att.mtu - 1 {
-                pending[c] = Pending(c: c, handle: h, responseFrame: frame, requestFrame: r.frame, time: time, length: length, hostServes: !r.sentByHost)
-                open.append(c)
+            guard opcode == .readResponse, let r = request, r.opcode == .readRequest, let h = r.handle,
+                  c.att.mtuKnown, length == c.att.mtu - 1 else { return }
+            let p = Pending(handle: h, responseFrame: frame, requestFrame: r.frame, time: time, length: length, hostServes: !r.sentByHost)
+            if pending[c] == nil { open.append(c) }
+            pending.update(c, initial: []) { list in
+                list.removeAll { $0.handle == h }   // read again from the start: the newer read is the one to continue
+                if list.count < Self.maxOpenPerConnection { list.append(p) }
             }
         case let .attRequest(c, p, _, _):
-            guard !open.isEmpty, let read = pending[c] else { return }
-            if p.opcode == .readBlobRequest, p.handle == read.handle {
-                pending[c] = nil
-            } else {
-                flush(c, &findings)   // the client moved on: the rest was never read
+            guard !open.isEmpty else { return }
+            pending.updateIfPresent(c) { list in
+                if p.opcode == .readBlobRequest, let h = p.handle, list.contains(where: { $0.handle == h }) {
+                    list.removeAll { $0.handle == h }   // continued, even after other requests
+                }
+                for i in list.indices where !list[i].movedOn { list[i].movedOn = true }
             }
         case let .disconnected(c, _):
             flush(c, undecided: "the link closed", &findings)
@@ -44,22 +57,24 @@ final class TruncatedRead: Detector {
         for c in open.sorted(by: { $0.index < $1.index }) { flush(c, undecided: "the capture ended", &findings) }
     }
 
-    /// `undecided`: the read was the last thing on the link, so whether the client would have
-    /// continued is not decidable (information).
-    private func flush(_ c: Connection, undecided: String? = nil, _ findings: inout [Finding]) {
-        guard !open.isEmpty, let p = pending[c] else { return }
+    /// At the end of the link or capture: a read the client moved on from is cut (warning); one the
+    /// link or capture ended right after is not decidable (information).
+    private func flush(_ c: Connection, undecided: String, _ findings: inout [Finding]) {
+        guard !open.isEmpty, let list = pending[c] else { return }
         pending[c] = nil
         open.removeAll { $0 === c }
-        let name = c.attributeName(p.handle, serverIsHost: p.hostServes)
-        let client: FindingMessage = p.hostServes ? .peer(c) : "the host"
-        if let undecided {
-            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
-                                    message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1), then \(undecided) before any Read Blob: the value may be longer", actor: Actor.none))
-            return
+        for p in list {
+            let name = c.attributeName(p.handle, serverIsHost: p.hostServes)
+            let client: FindingMessage = p.hostServes ? .peer(c) : "the host"
+            if !p.movedOn {
+                findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
+                                        message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1), then \(undecided) before any Read Blob: the value may be longer", actor: Actor.none))
+                continue
+            }
+            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
+                                    message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1) and \(client) moved on without ever reading the rest with Read Blob: the value is probably cut",
+                                    actor: p.hostServes ? .peripheralFirmware : .app))
         }
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.responseFrame, p.requestFrame],
-                                message: "Read of \(name) by \(client) returned \(p.length) bytes (ATT_MTU \(c.att.mtu) − 1) and \(client) moved on without Read Blob: the value is probably cut",
-                                actor: p.hostServes ? .peripheralFirmware : .app))
     }
 }
 
