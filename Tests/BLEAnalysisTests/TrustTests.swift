@@ -75,7 +75,51 @@ import Testing
         #expect(refused.contains { $0.rule == "gatt.subscription-failed" && $0.severity == .warning })
     }
 
+    // MARK: item 6 — mtu.late-exchange
 
+    static func exchange(_ b: inout Builder, client: UInt16 = 247, server: UInt16 = 247) {
+        b.acl(10_000, .sent, handle: link, [0x02] + le16(client))
+        b.acl(10_000, .received, handle: link, [0x03] + le16(server))
+    }
+
+    @Test func gattConfigurationBeforeTheExchangeIsNotData() throws {
+        // A CCCD write (2 bytes) and the phone's own Service Changed indication (4 bytes) before the exchange.
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        discover(&b, declaration: 0x0010, properties: 0x1A, uuid: 0xFFE1)
+        b.acl(10_000, .sent, handle: link, [0x1D] + le16(0x0003) + [0x01, 0x00, 0xFF, 0xFF])   // host's Service Changed
+        b.acl(10_000, .received, handle: link, [0x1E])
+        b.acl(10_000, .sent, handle: link, [0x12] + le16(0x0012) + [0x01, 0x00])
+        b.acl(10_000, .received, handle: link, [0x13])
+        Self.exchange(&b)
+        let (_, findings) = try Self.analyze(b)
+        #expect(!findings.contains { $0.rule == "mtu.late-exchange" }, "\(Self.describe(findings))")
+    }
+
+    @Test func onlyTheFirstExchangeAtTheDefaultMTUCanBeLate() throws {
+        // An exchange, data, then a (forbidden) second exchange: the MTU was already large.
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        Self.exchange(&b)
+        b.acl(10_000, .sent, handle: link, [0x52] + le16(0x0020) + [UInt8](repeating: 1, count: 100))
+        Self.exchange(&b, client: 512, server: 512)
+        let (_, findings) = try Self.analyze(b)
+        #expect(!findings.contains { $0.rule == "mtu.late-exchange" }, "\(Self.describe(findings))")
+        // A mid-connection capture: the MTU before the exchange is not known to be 23.
+        var m = Builder()
+        m.acl(10_000, .sent, handle: link, [0x52] + le16(0x0020) + [UInt8](repeating: 1, count: 20))
+        Self.exchange(&m)
+        let (_, mid) = try Self.analyze(m)
+        #expect(!mid.contains { $0.rule == "mtu.late-exchange" }, "\(Self.describe(mid))")
+        // Counter-example: application data at ATT_MTU 23, then the first exchange.
+        var k = Builder()
+        k.leConnected(1000, handle: link)
+        k.acl(10_000, .sent, handle: link, [0x52] + le16(0x0020) + [UInt8](repeating: 1, count: 20))
+        Self.exchange(&k)
+        let (_, late) = try Self.analyze(k)
+        let f = try #require(late.first { $0.rule == "mtu.late-exchange" }, "\(Self.describe(late))")
+        #expect(f.frames == [3, 2])
+    }
 }
 
 /// The connection handle of every built capture here.

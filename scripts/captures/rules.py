@@ -493,10 +493,15 @@ class Engine:
             discovery = True
         if opcode == ATT_MTU_REQ:
             conn.client_mtu = struct.unpack_from("<H", pdu, 1)[0]
-            if conn.first_data is not None and not conn.late_exchange_reported:
-                conn.late_exchange_reported = True
+            # Only the first exchange at ATT_MTU 23 can be late (a client sends it once, Vol 3 Part F 3.4.2.1).
+            if conn.first_data is not None and not conn.late_exchange_reported and conn.mtu_known and conn.mtu == 23:
                 self.add("mtu.late-exchange", "info", conn.handle, frame, conn.first_data)
-        if not discovery and conn.first_data is None:
+            conn.late_exchange_reported = True
+        # GATT configuration is not data: a 2-byte CCCD write, the host's own Service Changed indication.
+        configuration = (opcode == ATT_WRITE_REQ and len(pdu) == 5 and struct.unpack_from("<H", pdu, 1)[0] in bearer.cccds) or (
+            opcode == ATT_INDICATION and frame.sent and len(pdu) == 7
+        )
+        if not discovery and not configuration and conn.first_data is None:
             conn.first_data = frame
 
         if opcode in ATT_REQUESTS:

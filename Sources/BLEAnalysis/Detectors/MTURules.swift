@@ -167,8 +167,11 @@ final class LateMTUExchange: Detector {
     let kinds: [SessionEvent.Kind] = [.mtu]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        // The model keeps the first data PDU of the bearer (`ATTBearer.firstDataFrame`).
-        guard case let .mtuExchanged(c, requestFrame, _, time) = event, let first = c.att.firstDataFrame, first < requestFrame else { return }
+        // The model keeps the first data PDU of the bearer before its first exchange, when it flowed at
+        // ATT_MTU 23 (`ATTBearer.dataBeforeFirstExchange`): a second exchange, an MTU already larger or
+        // unknown (mid-connection), GATT configuration (CCCD writes, Service Changed) do not count.
+        guard case let .mtuExchanged(c, requestFrame, _, time) = event, c.att.mtuRequests == 1,
+              let first = c.att.dataBeforeFirstExchange, first < requestFrame else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [requestFrame, first],
                                 message: "MTU exchanged at frame \(requestFrame), after ATT data at frame \(first)"))
     }

@@ -134,8 +134,15 @@ public struct ATTBearer: Sendable {
     public var longRead: (handle: UInt16, bytes: Int, requests: Int, frame: Int)?
     /// Prepared writes queued before Execute Write: bytes and requests so far, per first handle.
     public var preparedWrite: (handle: UInt16, bytes: Int, requests: Int, frame: Int)?
-    /// First ATT PDU carrying data (not MTU exchange, not discovery), for `mtu.late-exchange`.
+    /// First ATT PDU carrying data (not MTU exchange, not discovery, not GATT configuration: a CCCD
+    /// write or the host's own Service Changed indication), for `mtu.late-exchange`.
     public var firstDataFrame: Int?
+    /// Exchange MTU Requests seen on the bearer (either side).
+    public var mtuRequests = 0
+    /// `firstDataFrame` when the first Exchange MTU Request came, if the data before it flowed at the
+    /// default ATT_MTU (23, known: the set-up is in the capture). Nil for a second request (a client
+    /// sends it once, Core v5.4 Vol 3 Part F 3.4.2.1) or an MTU already larger.
+    public var dataBeforeFirstExchange: Int?
     /// Discovery requests seen (for the "discovery done" story line).
     public var discoveryRequests = 0
     public var discoveryReported = false

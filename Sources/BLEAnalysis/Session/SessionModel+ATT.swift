@@ -15,6 +15,8 @@ extension SessionModel {
             c.att.clientMTU = mtu
             c.att.clientIsHost = sent
             c.att.lastMTURequestFrame = frame.number
+            c.att.mtuRequests += 1
+            if c.att.mtuRequests == 1, c.att.mtuKnown, c.att.mtu == ATT.defaultLEMTU { c.att.dataBeforeFirstExchange = c.att.firstDataFrame }
             request(c, me, .init(opcode: pdu.opcode, frame: frame.number, time: frame.timestamp))
         case let .findByTypeValueRequest(req):
             c.att.discoveryRequests += 1
@@ -41,7 +43,7 @@ extension SessionModel {
             }
             if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true, server: server) }
         case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
-            writeStream(c, handle, value.count, frame: frame)
+            writeStream(c, handle, value.count, frame: frame, server: server)
             emit(.attWrite, .attWrite(c, handle: handle, length: value.count, command: true, frame: frame.number, time: frame.timestamp, sent: sent))
             cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false, server: server)
 
@@ -148,7 +150,7 @@ extension SessionModel {
                 stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false, server: server)
             }
         case let .handleValueIndication(handle, value):
-            if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
+            if c.att.firstDataFrame == nil, !(sent && isServiceChanged(c, handle, length: value.count)) { c.att.firstDataFrame = frame.number }
             emit(.attIndication, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
                                  sent: sent, unconfirmed: c.att.unconfirmedIndication(from: me), first: c.valueStreams[handle] == nil))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
@@ -179,7 +181,7 @@ extension SessionModel {
     private func request(_ c: Connection, _ side: ATTBearer.Side, _ p: ATTBearer.Pending) {
         var p = p
         p.sentByHost = side == .host
-        if c.att.firstDataFrame == nil, p.opcode != .exchangeMTURequest, !Self.isDiscovery(p.opcode) { c.att.firstDataFrame = p.frame }
+        if c.att.firstDataFrame == nil, p.opcode != .exchangeMTURequest, !Self.isDiscovery(p.opcode), !isCCCDWrite(c, p, side) { c.att.firstDataFrame = p.frame }
         let overlapping = c.att.request(p, from: side)
         emit(.attRequest, .attRequest(c, p, sent: side == .host, overlapping: overlapping))
         if !Self.isDiscovery(p.opcode), p.opcode != .exchangeMTURequest, c.att.discoveryRequests > 0 {
@@ -198,6 +200,24 @@ extension SessionModel {
                                             frame: frame.number, time: frame.timestamp, sent: sent))
         }
         return c.att.answer(requester: requester, at: frame.timestamp, error: opcode == .errorResponse)
+    }
+
+    /// A 2-byte Write Request to a Client Characteristic Configuration descriptor: GATT configuration, not data.
+    private func isCCCDWrite(_ c: Connection, _ p: ATTBearer.Pending, _ side: ATTBearer.Side) -> Bool {
+        guard p.opcode == .writeRequest, p.valueLength == 2, let h = p.handle else { return false }
+        return looksLikeCCCD(c, h, side == .peer)
+    }
+
+    /// A CCCD by discovery, or the handle after a characteristic value that can notify or indicate.
+    func looksLikeCCCD(_ c: Connection, _ handle: UInt16, _ serverIsHost: Bool) -> Bool {
+        c.gatt(serverIsHost: serverIsHost)?.looksLikeCCCD(handle) == true
+    }
+
+    /// The host's own Service Changed indication (Core v5.4 Vol 3 Part G 7.1: a 4-byte handle range),
+    /// sent by the OS's GATT server, not by the application: by discovery, or by its shape.
+    private func isServiceChanged(_ c: Connection, _ handle: UInt16, length: Int) -> Bool {
+        if let ch = c.localGATT?.characteristic(valueHandle: handle) { return ch.uuid == BluetoothUUID(uuid16: 0x2A05) }
+        return length == 4
     }
 
     private func reportDiscovery(_ c: Connection, frame: Frame?, serverIsHost: Bool) {
@@ -335,8 +355,8 @@ extension SessionModel {
         }
     }
 
-    private func writeStream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame) {
-        if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
+    private func writeStream(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, server: Bool) {
+        if c.att.firstDataFrame == nil, !(length == 2 && looksLikeCCCD(c, handle, server)) { c.att.firstDataFrame = frame.number }
         if recordsActivity { c.activity.record(frame.timestamp) { $0.writes += 1 } }
         c.writeStreams.update(handle, initial: { ValueStream(handle: handle) }) { s in
             if s.notifications == 0 { s.firstFrame = frame.number; s.firstTime = frame.timestamp; s.sentByHost = frame.direction != .received }
