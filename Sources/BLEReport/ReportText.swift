@@ -38,6 +38,10 @@ public enum ReportText {
         if facts.statistics.malformed > 0 { capture += ", \(facts.statistics.malformed) malformed" }
         if facts.summary.truncated { capture += ", file cut inside a record" }
         s += row("Capture", capture, style)
+        if facts.statistics.holdsNoHCIEvents {
+            s += row("Contents", "the capture holds no HCI commands or events (an ACL-only export): connection set-up, "
+                + "disconnections, flow control and encryption are not in it", style)
+        }
         if let reason = facts.info.notDecodedReason { s += row("Decoding", reason, style) }
         let peers = Set(model.connections.compactMap(\.peerAddress)).count
         let advertisers = model.advertisers.all.count

@@ -120,6 +120,89 @@ import Testing
         let f = try #require(late.first { $0.rule == "mtu.late-exchange" }, "\(Self.describe(late))")
         #expect(f.frames == [3, 2])
     }
+
+    // MARK: item 1 — a capture that does not hold everything
+
+    @Test func responseWhoseRequestPredatesAnACLOnlyExportIsNoViolation() throws {
+        // A filtered export: ACL only, no HCI event; the first PDU is the answer to a request before the file.
+        var b = Builder()
+        b.acl(10_000, .received, handle: link, [0x0B, 0x01, 0x02])
+        b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))
+        b.acl(10_000, .received, handle: link, [0x0B, 0x41])
+        let (a, findings) = try Self.analyze(b)
+        #expect(a.statistics.holdsNoHCIEvents)
+        #expect(!findings.contains { $0.rule == "att.protocol-violation" }, "\(Self.describe(findings))")
+        // Counter-example: the same on a link whose set-up is in the capture, and a second orphan on the export.
+        var k = Builder()
+        k.leConnected(1000, handle: link)
+        k.acl(10_000, .received, handle: link, [0x0B, 0x01, 0x02])
+        let (k1, set) = try Self.analyze(k)
+        #expect(!k1.statistics.holdsNoHCIEvents)
+        #expect(set.contains { $0.rule == "att.protocol-violation" && $0.severity == .warning && $0.frames == [2] }, "\(Self.describe(set))")
+        b.acl(10_000, .received, handle: link, [0x0B, 0x42])
+        let (_, again) = try Self.analyze(b)
+        #expect(again.contains { $0.rule == "att.protocol-violation" && $0.severity == .warning && $0.frames == [4] }, "\(Self.describe(again))")
+    }
+
+    @Test func responseAfterAnUndecodableFrameIsNotBlamedOnTheServer() throws {
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        // A continuation fragment with no start (the request's first fragment never reached the log).
+        b.continuation(10_000, .sent, handle: link, [0x03, 0x00])
+        b.acl(10_000, .received, handle: link, [0x0B, 0x41])
+        let (a, findings) = try Self.analyze(b)
+        #expect(a.statistics.malformed == 1)
+        let f = try #require(findings.first { $0.rule == "att.protocol-violation" }, "\(Self.describe(findings))")
+        #expect(f.severity == .info)
+        #expect(f.frames == [3, 2])
+    }
+
+    // MARK: missed problem 3 — a malformed request the server still answers
+
+    @Test func requestTheDecoderCannotReadStillPairsItsResponse() throws {
+        // A Read Request with one byte of handle (Core v5.4 Vol 3 Part F 3.4.4.3 needs two), answered.
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.acl(10_000, .sent, handle: link, [0x0A, 0x03])
+        b.acl(10_000, .received, handle: link, [0x0B, 0x41])
+        let (_, findings) = try Self.analyze(b)
+        #expect(!findings.contains { $0.rule == "att.protocol-violation" }, "\(Self.describe(findings))")
+        let f = try #require(findings.first { $0.rule == "att.malformed-request" }, "\(Self.describe(findings))")
+        #expect(f.severity == .warning)
+        #expect(f.frames == [2, 3])
+        #expect(f.actor == .peripheralFirmware)
+    }
+
+    /// A Write Request of 7 bytes whose L2CAP length says `claimed`.
+    static func lyingWrite(claimed: Int = 12, answer: [UInt8]) -> Builder {
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.acl(10_000, .sent, handle: link, [0x12] + le16(0x0010) + [0x01, 0x02, 0x03, 0x04], l2capLength: claimed)
+        b.acl(10_000, .received, handle: link, answer)
+        return b
+    }
+
+    @Test func lyingLengthAnsweredAsValidIsAWarning() throws {
+        // Claims more than was sent (the PDU never completes), and less (the ACL packet carries more).
+        for claimed in [12, 5] {
+            let (_, findings) = try Self.analyze(Self.lyingWrite(claimed: claimed, answer: [0x13]))
+            #expect(!findings.contains { $0.rule == "att.protocol-violation" }, "\(claimed): \(Self.describe(findings))")
+            let f = try #require(findings.first { $0.rule == "att.malformed-request" }, "\(claimed): \(Self.describe(findings))")
+            #expect(f.severity == .warning)
+            #expect(f.frames == [2, 3])
+        }
+        // Counter-example: the server rejects it with Invalid PDU, as it must.
+        let (_, rejected) = try Self.analyze(Self.lyingWrite(answer: [0x01, 0x12] + le16(0x0010) + [0x04]))
+        #expect(!rejected.contains { $0.rule == "att.malformed-request" && $0.severity != .info }, "\(Self.describe(rejected))")
+        // And a well-formed write answered: nothing.
+        var ok = Builder()
+        ok.leConnected(1000, handle: link)
+        ok.acl(10_000, .sent, handle: link, [0x12] + le16(0x0010) + [0x01, 0x02, 0x03, 0x04])
+        ok.acl(10_000, .received, handle: link, [0x13])
+        let (_, clean) = try Self.analyze(ok)
+        #expect(!clean.contains { $0.rule == "att.malformed-request" }, "\(Self.describe(clean))")
+    }
+
 }
 
 /// The connection handle of every built capture here.

@@ -23,6 +23,10 @@ public struct CaptureStatistics: Sendable {
     public init() {}
 
     public func count(_ kind: FrameKind) -> Int { perKind[Int(kind.rawValue)] }
+
+    /// ACL data but no HCI command or event at all (a filtered export): connection set-up and teardown,
+    /// flow control and encryption are not in the capture, so no rule can decide on them.
+    public var holdsNoHCIEvents: Bool { count(.aclData) > 0 && count(.command) == 0 && count(.event) == 0 }
 }
 
 /// A controller seen in the capture: an adapter index (BlueZ monitor) with what the log says about it.

@@ -121,18 +121,36 @@ final class ATTProtocolViolation: Detector {
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame, overlapping.frame],
                                     message: "\(p.opcode.name) sent by \(sent ? "the host" : FindingMessage.peer(c)) while its \(overlapping.opcode.name) (frame \(overlapping.frame)) was still outstanding",
                                     actor: sent ? .app : .peripheralFirmware))
-        case let .attResponse(c, nil, opcode, _, frame, time, _):
-            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                    message: "\(opcode.name) with no outstanding request"))
-        case let .attError(c, nil, error, _, frame, time, _):
-            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                    message: "Error Response (\(error)) with no outstanding request"))
+        case let .attResponse(c, nil, opcode, _, frame, time, sent):
+            orphan(c, "\(opcode.name)", frame: frame, time: time, sent: sent, &findings)
+        case let .attError(c, nil, error, _, frame, time, sent):
+            orphan(c, "Error Response (\(error))", frame: frame, time: time, sent: sent, &findings)
         case let .attValue(c, _, _, true, frame, time, _, unconfirmed?, _):
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame, unconfirmed.frame],
                                     message: "Indication sent before the indication of frame \(unconfirmed.frame) was confirmed"))
         default:
             break
         }
+    }
+
+    /// A response with no outstanding request: a violation only when the capture holds everything its
+    /// request could be in. Not when the link began before the capture and the client's requests are
+    /// not in it yet (the request predates the capture; an ACL-only export has no set-up at all: the
+    /// summary says so once); information when a frame of the client since its last request could not
+    /// be decoded, or the sniffer lost packets (the request may be there).
+    private func orphan(_ c: Connection, _ what: String, frame: Int, time: Int64, sent: Bool, _ findings: inout [Finding]) {
+        let client: ATTBearer.Side = sent ? .peer : .host
+        let last = c.att.lastRequestFrame(from: client)
+        if c.inferred, last == 0 { return }
+        let undecoded = c.att.undecodedFrame(from: client)
+        if undecoded > last || c.captureLossFrame > last {
+            let why = undecoded > last ? "frame \(undecoded), which could not be decoded" : "packets the sniffer lost (frame \(c.captureLossFrame))"
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame] + (undecoded > last ? [undecoded] : []),
+                                    message: "\(what) with no request in the capture: the request may be in \(why)", actor: Actor.none))
+            return
+        }
+        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
+                                message: "\(what) with no outstanding request"))
     }
 }
 

@@ -17,6 +17,9 @@ public struct ATTBearer: Sendable {
         public var time: Int64
         /// The host sent it (the host is the client of this transaction).
         public var sentByHost = false
+        /// The request as captured is malformed (its L2CAP length lies, or its parameters do not fit
+        /// its opcode): a server should answer Error Response Invalid PDU (Core v5.4 Vol 3 Part F 3.4.1.1).
+        public var malformed = false
     }
 
     /// Client Rx MTU from the Exchange MTU Request, and who sent it.
@@ -74,6 +77,7 @@ public struct ATTBearer: Sendable {
     /// protocol broken, Core v5.4 Vol 3 Part F 3.3.2), if any.
     public mutating func request(_ p: Pending, from side: Side) -> Pending? {
         requests += 1
+        if side == .host { hostLastRequestFrame = p.frame } else { peerLastRequestFrame = p.frame }
         return update(side) { r in
             let overlapping = r.outstanding
             if r.outstanding == nil { r.outstanding = p } else if r.queued.count < Self.maxQueued { r.queued.append(p) }
@@ -122,6 +126,25 @@ public struct ATTBearer: Sendable {
         defer { if sender == .host { hostIndication = nil } else { peerIndication = nil } }
         return unconfirmedIndication(from: sender)
     }
+
+    /// The last request each side sent (frame; 0 before its first).
+    public private(set) var hostLastRequestFrame = 0
+    public private(set) var peerLastRequestFrame = 0
+    public func lastRequestFrame(from side: Side) -> Int { side == .host ? hostLastRequestFrame : peerLastRequestFrame }
+    /// The last frame in each direction on this link whose L2CAP or ATT content could not be decoded
+    /// (a request may be in it); 0 when none.
+    public var undecodedSentFrame = 0
+    public var undecodedReceivedFrame = 0
+    /// The last undecodable frame that `side` sent.
+    public func undecodedFrame(from side: Side) -> Int { side == .host ? undecodedSentFrame : undecodedReceivedFrame }
+    mutating func noteUndecoded(_ frame: Int, sent: Bool) {
+        if sent { undecodedSentFrame = frame } else { undecodedReceivedFrame = frame }
+    }
+    /// An ATT PDU in each direction whose start fragment came and whose L2CAP length is not complete
+    /// yet: its opcode and start frame (a server answering it answered a PDU that claims more bytes
+    /// than were sent). Cleared when a PDU of that direction is delivered.
+    public var partialSent: (opcode: UInt8, frame: Int)?
+    public var partialReceived: (opcode: UInt8, frame: Int)?
 
     public var requests = 0
     public var responses = 0

@@ -75,6 +75,17 @@ extension SessionModel {
             return   // the rest of a PDU the capture cut
         }
         let data = r.rest()
+        if header.isStart, data.remaining >= 4 {
+            let expected = 4 + (Int(data.bytes[data.position]) | Int(data.bytes[data.position + 1]) << 8)   // safe: remaining >= 4
+            // More than its L2CAP length announces: the PDU delivered is cut to that length, and a
+            // request in it is malformed (a lying length).
+            if data.remaining > expected { malformedATT = true }
+            // Less: an ATT PDU in progress (fragmented, or a length that lies the other way).
+            let att = data.remaining >= 5 && data.bytes[data.position + 2] == 0x04 && data.bytes[data.position + 3] == 0
+            let partial = att && data.remaining < expected ? (data.bytes[data.position + 4], frame.number) : nil
+            if sent { c.att.partialSent = partial } else { c.att.partialReceived = partial }
+        }
+        defer { malformedATT = false }
         let problem = reassembler.push(linkKey, isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
             self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
         }
@@ -83,12 +94,14 @@ extension SessionModel {
                 return   // the capture began in the middle of a PDU: not the stack's fault
             }
             status = .malformed(reason: problem.description, offset: frame.payloadOffset)
+            c.att.noteUndecoded(frame.number, sent: sent)
         }
     }
 
     func l2cap(_ pdu: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool,
                        origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
         if origin.map.isFragmented { currentFragmentMap = origin.map }
+        if sent { if c.att.partialSent != nil { c.att.partialSent = nil } } else if c.att.partialReceived != nil { c.att.partialReceived = nil }
         defer { if currentFragmentMap != nil { currentFragmentMap = nil } }
         if let body = pduBody {
             body(CompletedPDU(connection: c, received: !sent, bytes: pdu, map: origin.map, firstFrame: origin.firstFrame))
@@ -97,7 +110,8 @@ extension SessionModel {
         defer { currentPDU = nil }
         guard let length = try? pdu.u16le("Length"), let cid = try? pdu.u16le("Channel ID") else { return }
         var payload = pdu.rest()
-        if Int(length) != payload.remaining, status == .ok {
+        let lyingLength = Int(length) != payload.remaining
+        if lyingLength, status == .ok {
             status = .decode(pduError(DecodeError(kind: .lengthMismatch(declared: Int(length), actual: payload.remaining),
                                                   offset: payload.base, field: "L2CAP Length")))
         }
@@ -108,11 +122,22 @@ extension SessionModel {
                 c.att.largestPDU = payload.remaining
                 if !c.att.mtuKnown { c.att.mtu = max(c.att.mtu, payload.remaining) }
             }
+            let start = payload
             do {
                 let att = try ATT.decode(&payload)
+                let wasMalformed = malformedATT
+                if lyingLength { malformedATT = true }
                 self.att(att, c, frame: frame, sent: sent, pduFrame: origin.firstFrame)
+                malformedATT = wasMalformed
             } catch {
                 if status == .ok { status = .decode(pduError(error)) }
+                // Its opcode still tells a request (to pair its response) from a response (ending a
+                // transaction); its values are not decodable.
+                if let op = start.peekU8() {
+                    attUndecodable(ATTOpcode(op), c, frame: frame, sent: sent)
+                } else {
+                    c.att.noteUndecoded(frame.number, sent: sent)
+                }
             }
         case L2CAP.ChannelID.leSignaling.rawValue:
             leSignaling(&payload, c, frame: frame, sent: sent, status: &status)

@@ -181,6 +181,7 @@ extension SessionModel {
     private func request(_ c: Connection, _ side: ATTBearer.Side, _ p: ATTBearer.Pending) {
         var p = p
         p.sentByHost = side == .host
+        if malformedATT { p.malformed = true }
         if c.att.firstDataFrame == nil, p.opcode != .exchangeMTURequest, !Self.isDiscovery(p.opcode), !isCCCDWrite(c, p, side) { c.att.firstDataFrame = p.frame }
         let overlapping = c.att.request(p, from: side)
         emit(.attRequest, .attRequest(c, p, sent: side == .host, overlapping: overlapping))
@@ -195,6 +196,7 @@ extension SessionModel {
     }
 
     private func response(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool) -> ATTBearer.Pending? {
+        if c.att.outstanding(from: requester) == nil { answeredPartialRequest(c, requester, frame: frame) }
         if opcode != .errorResponse {
             emit(.attResponse, .attResponse(c, request: c.att.outstanding(from: requester), opcode: opcode, valueLength: valueLength,
                                             frame: frame.number, time: frame.timestamp, sent: sent))
@@ -218,6 +220,19 @@ extension SessionModel {
     private func isServiceChanged(_ c: Connection, _ handle: UInt16, length: Int) -> Bool {
         if let ch = c.localGATT?.characteristic(valueHandle: handle) { return ch.uuid == BluetoothUUID(uuid16: 0x2A05) }
         return length == 4
+    }
+
+    /// A response while the requester's ATT request is still incomplete in reassembly: the server
+    /// answered a PDU whose L2CAP length claims more bytes than were sent (a lying length). That
+    /// request is the one answered, malformed. Not when the sniffer lost packets since it started.
+    private func answeredPartialRequest(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame) {
+        guard let partial = requester == .host ? c.att.partialSent : c.att.partialReceived,
+              ATTOpcode(partial.opcode).kind == .request, c.captureLossFrame < partial.frame else { return }
+        if requester == .host { c.att.partialSent = nil } else { c.att.partialReceived = nil }
+        let wasMalformed = malformedATT
+        malformedATT = true
+        request(c, requester, .init(opcode: ATTOpcode(partial.opcode), frame: partial.frame, time: frame.timestamp))
+        malformedATT = wasMalformed
     }
 
     private func reportDiscovery(_ c: Connection, frame: Frame?, serverIsHost: Bool) {
@@ -333,6 +348,21 @@ extension SessionModel {
             c.att.confirm(indicationFrom: peer)
         default:
             break
+        }
+    }
+
+    /// An ATT PDU the decoder could not read (its parameters do not fit its opcode): a request still
+    /// waits for its response (marked malformed, so the rules can tell a server that answers it), a
+    /// response still ends its transaction; anything else is noted as undecodable on the link.
+    func attUndecodable(_ opcode: ATTOpcode, _ c: Connection, frame: Frame, sent: Bool) {
+        switch opcode.kind {
+        case .request?, .response?:
+            let wasMalformed = malformedATT
+            malformedATT = true
+            attTruncated(opcode, handle: nil, c, frame: frame, sent: sent)
+            malformedATT = wasMalformed
+        default:
+            c.att.noteUndecoded(frame.number, sent: sent)
         }
     }
 

@@ -50,6 +50,9 @@ public final class SessionModel {
 
     /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
     @exclusivity(unchecked) var currentPDU: (buffer: UnsafeRawBufferPointer, base: Int, count: Int)?
+    /// The ATT PDU being decoded is malformed (its L2CAP length lies, or it could not be decoded): a
+    /// request it makes is marked so (`ATTBearer.Pending.malformed`).
+    @exclusivity(unchecked) var malformedATT = false
     /// Where the bytes of the L2CAP PDU being decoded lie in the file, while it is decoded and only
     /// when it came in several ACL fragments (its reader's offsets are then not file offsets), for
     /// `pduError`. A view into the reassembler: read it while the PDU is decoded, never keep it.
