@@ -203,6 +203,41 @@ import Testing
         #expect(!clean.contains { $0.rule == "att.malformed-request" }, "\(Self.describe(clean))")
     }
 
+    // MARK: missed problem 1 — a deadlocked ATT server; the client breaking the sequential rule
+
+    /// SweynTooth's sequential deadlock (CVE-2019-19192): two requests in a row, both delivered (Number
+    /// Of Completed Packets), the server answers neither while the peer still sends; the host gives up.
+    static func deadlock(answerAfter: Int64?) -> Builder {
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))                 // 2: Read Request
+        b.add(5_000, .received, .event, [0x13, 5, 1] + le16(link) + [1, 0])       // 3: delivered
+        b.acl(1_000, .sent, handle: link, [0x0A] + le16(0x0005))                  // 4: a second request (client breaks the rule)
+        b.add(5_000, .received, .event, [0x13, 5, 1] + le16(link) + [1, 0])       // 5: delivered
+        if let answerAfter {
+            b.acl(answerAfter, .received, handle: link, [0x0B, 0x41])
+            b.acl(1_000, .received, handle: link, [0x0B, 0x42])
+        }
+        b.acl(3_000_000, .received, handle: link, [0x1B] + le16(0x0012) + [0x01])   // the peer still sends
+        b.command(9_000_000, 0x0406, le16(link) + [0x13])                          // the host gives up
+        b.commandStatus(1000, 0x0406, 0x00)
+        b.add(20_000, .received, .event, [0x05, 4, 0x00] + le16(link) + [0x16])
+        return b
+    }
+
+    @Test func deadlockedServerAndTheClientThatBrokeTheRule() throws {
+        let (_, findings) = try Self.analyze(Self.deadlock(answerAfter: nil))
+        let stalled = try #require(findings.first { $0.rule == "att.server-stalled" }, "\(Self.describe(findings))")
+        #expect(stalled.severity == .warning)
+        #expect(stalled.frames == [2, 6])
+        #expect(stalled.message.description.contains("1 later request also unanswered"))
+        let rule = try #require(findings.first { $0.rule == "att.protocol-violation" }, "\(Self.describe(findings))")
+        #expect(rule.frames == [4, 2])
+        #expect(rule.actor == .app)
+        // Counter-example: a slow server that answers both.
+        let (_, slow) = try Self.analyze(Self.deadlock(answerAfter: 2_000_000))
+        #expect(!slow.contains { $0.rule == "att.server-stalled" }, "\(Self.describe(slow))")
+    }
 }
 
 /// The connection handle of every built capture here.

@@ -34,6 +34,7 @@ public enum Rules {
         entry(ATTTimeout.self) { ATTTimeout() },
         entry(ATTUnanswered.self) { ATTUnanswered() },
         entry(ATTProtocolViolation.self) { ATTProtocolViolation() },
+        entry(ATTServerStalled.self) { ATTServerStalled() },
         entry(ATTMalformedRequest.self) { ATTMalformedRequest() },
         entry(IndicationUnconfirmed.self) { IndicationUnconfirmed() },
         entry(ATTErrors.self) { ATTErrors() },
