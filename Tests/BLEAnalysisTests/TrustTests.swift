@@ -238,6 +238,76 @@ import Testing
         let (_, slow) = try Self.analyze(Self.deadlock(answerAfter: 2_000_000))
         #expect(!slow.contains { $0.rule == "att.server-stalled" }, "\(Self.describe(slow))")
     }
+
+    // MARK: item 5 — iOS reconnects with cached handles; bonded peers
+
+    /// No discovery on the connection: the client writes 01 00 to value handle + 1, then values come.
+    static func cachedSubscription(cccd: UInt16) -> Builder {
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.acl(10_000, .sent, handle: link, [0x12] + le16(cccd) + [0x01, 0x00])
+        b.acl(10_000, .received, handle: link, [0x13])
+        b.acl(10_000, .received, handle: link, [0x1B] + le16(0x0012) + [0x01, 0x02])
+        return b
+    }
+
+    @Test func writeToValueHandlePlusOneIsTheSubscription() throws {
+        let (a, findings) = try Self.analyze(Self.cachedSubscription(cccd: 0x0013))
+        #expect(!findings.contains { $0.rule == "gatt.unsubscribed-notification" }, "\(Self.describe(findings))")
+        let sub = try #require(a.session.connections.first?.subscriptions[0x0013])
+        #expect(sub.outcome == .accepted)
+        #expect(sub.frame == 2)
+        // Counter-example: the write went elsewhere; the notification is unasked on a new, unencrypted link.
+        let (_, other) = try Self.analyze(Self.cachedSubscription(cccd: 0x0020))
+        #expect(other.contains { $0.rule == "gatt.unsubscribed-notification" && $0.severity == .warning }, "\(Self.describe(other))")
+    }
+
+    @Test func aPeerEncryptedWithAStoredKeyIsBonded() throws {
+        // The phone's own server notifies a peer that encrypted the link with a stored key (no pairing).
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.add(10_000, .received, .event, [0x08, 4, 0x00] + le16(link) + [0x01])
+        b.acl(10_000, .sent, handle: link, [0x1B] + le16(0x0030) + [0x01])
+        let (_, findings) = try Self.analyze(b)
+        let f = try #require(findings.first { $0.rule == "gatt.unsubscribed-notification" }, "\(Self.describe(findings))")
+        #expect(f.severity == .info)
+        #expect(!f.message.description.contains("unasked"), "\(f.message)")
+        #expect(f.message.description.contains("bonded"))
+        // Its indication the bonded peer never confirms while it goes on: it may have subscribed on an
+        // earlier connection (not "never subscribed"), which the capture cannot show: information.
+        var k = Builder()
+        k.leConnected(1000, handle: link)
+        k.add(10_000, .received, .event, [0x08, 4, 0x00] + le16(link) + [0x01])
+        k.acl(10_000, .sent, handle: link, [0x1D] + le16(0x0030) + [0x01])
+        k.acl(10_000, .received, handle: link, [0x0A] + le16(0x0003))
+        k.acl(10_000, .sent, handle: link, [0x0B, 0x01])
+        let (_, ind) = try Self.analyze(k)
+        let u = try #require(ind.first { $0.rule == "att.indication-unconfirmed" }, "\(Self.describe(ind))")
+        #expect(u.severity == .info)
+        #expect(u.message.description.contains("may have subscribed on an earlier one"), "\(u.message)")
+    }
+
+    @Test func discoveryLineCountsThisConnectionsDiscovery() throws {
+        // The same table discovered on two connections of one handle: each tells its own discovery.
+        var b = Builder()
+        for _ in 0 ..< 2 {
+            b.leConnected(1_000_000, handle: link)
+            b.acl(10_000, .sent, handle: link, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
+            b.acl(10_000, .received, handle: link, [0x11, 6, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18])
+            discover(&b, declaration: 0x0002, properties: 0x12, uuid: 0x2A00)
+            b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))
+            b.acl(10_000, .received, handle: link, [0x0B, 0x41])
+            b.add(10_000, .received, .event, [0x05, 4, 0x00] + le16(link) + [0x13])
+        }
+        let (a, _) = try Self.analyze(b)
+        #expect(a.session.connections.count == 2)
+        for c in a.session.connections {
+            let line = try #require(c.timeline.first { $0.kind == .discovery })
+            #expect(line.text == "discovery: 1 service, 1 characteristic, 1 descriptor", "connection \(c.index)")
+            // Stamped where discovery ran: its last response (Find Information Response).
+            #expect(line.frame == (c.index == 1 ? 7 : 17), "connection \(c.index)")
+        }
+    }
 }
 
 /// The connection handle of every built capture here.

@@ -222,7 +222,11 @@ final class IndicationUnconfirmed: Detector {
         findings.append(Finding(rule: Self.rule.id, severity: unasked ? .info : .warning, connection: o.c, time: o.p.time,
                                 frames: [o.p.frame] + (o.clientSpoke.map { [$0] } ?? []),
                                 message: "Indication of \(what) was never confirmed by \(client), \(why)"
-                                    + (unasked ? " (it never subscribed to it on this connection)" : ""),
+                                    + (!unasked ? "" : o.c.encryptedWithStoredKey
+                                        // Bonded (encrypted with a stored key): the server keeps a CCCD written on an
+                                        // earlier connection (Vol 3 Part G 3.3.3.3), which the capture cannot show.
+                                        ? " (not subscribed on this connection; the link was encrypted with a stored key, so it may have subscribed on an earlier one)"
+                                        : " (it never subscribed to it on this connection)"),
                                 actor: unasked ? Actor.none : o.sentByHost ? .peripheralFirmware : .hostStack))
     }
 }

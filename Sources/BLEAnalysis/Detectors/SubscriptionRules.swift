@@ -180,6 +180,12 @@ final class SubscriptionSilent: Detector {
     }
 }
 
+extension Connection {
+    /// Encrypted on this connection without pairing on it: a key stored by an earlier pairing, so the
+    /// peers are bonded and the server keeps the client's CCCDs (Core v5.4 Vol 3 Part G 3.3.3.3).
+    var encryptedWithStoredKey: Bool { everEncrypted && smp.pairingRequests == 0 }
+}
+
 /// Names for subscription findings.
 enum Subscriptions {
     /// "Heart Rate Measurement (0x2A37) @0x0010" (the characteristic owning the CCCD), or "CCCD 0x0011".
@@ -259,7 +265,9 @@ final class UnsubscribedNotification: Detector {
                                         message: "\(kind) of \(what) from \(sender) on a new, unencrypted connection before any CCCD write on it\(why)",
                                         actor: hostServes ? .app : .peripheralFirmware))
             } else if !p.earlier {
-                let may = hostServes ? "the host's own GATT server sent it unasked" : "the peer may be bonded"
+                let may = c.encryptedWithStoredKey
+                    ? "the link was encrypted with a stored key: bonded, so the server keeps the CCCD of an earlier connection"
+                    : hostServes ? "the host's own GATT server sent it unasked" : "the peer may be bonded"
                 findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.frame],
                                         message: "\(kind) of \(what) from \(sender) whose CCCD was never written on this connection (\(may))",
                                         actor: .none))

@@ -166,9 +166,24 @@ public struct ATTBearer: Sendable {
     /// default ATT_MTU (23, known: the set-up is in the capture). Nil for a second request (a client
     /// sends it once, Core v5.4 Vol 3 Part F 3.4.2.1) or an MTU already larger.
     public var dataBeforeFirstExchange: Int?
+    /// 2-byte writes of 0x0001/0x0002 to handles no discovery on this connection described: a client
+    /// with cached handles (iOS reconnecting) subscribes by writing the CCCD at value handle + 1
+    /// without discovering it. Each becomes a subscription when the first value of handle − 1 arrives
+    /// (bounded).
+    public var presumedCCCDWrites: [(handle: UInt16, value: UInt16, frame: Int, time: Int64, serverIsHost: Bool)] = []
+    static let maxPresumedCCCDWrites = 8
     /// Discovery requests seen (for the "discovery done" story line).
     public var discoveryRequests = 0
     public var discoveryReported = false
+    /// What discovery on this connection found, per table (the peer's, the host's own).
+    public struct Discovered: Sendable { public var services = 0, characteristics = 0, descriptors = 0 }
+    public var discoveredPeer = Discovered()
+    public var discoveredLocal = Discovered()
+    mutating func discovered(serverIsHost: Bool, _ body: (inout Discovered) -> Void) {
+        if serverIsHost { body(&discoveredLocal) } else { body(&discoveredPeer) }
+    }
+    /// The last response to a discovery request (where the "discovery" story line is stamped).
+    public var lastDiscoveryResponse: (frame: Int, time: Int64)?
 
     /// What the application did on this bearer: answered requests per (client side, opcode, handle).
     public var requestStats = RequestStats()

@@ -82,6 +82,7 @@ extension SessionModel {
             for e in resp.elements {
                 guard let uuid = uuidValue(e.value, frame: frame) else { continue }
                 db = tableChanged(db, c, serverIsHost: sent, handle: e.handle, end: e.endGroupHandle, uuid: uuid)
+                c.att.discovered(serverIsHost: sent) { $0.services += 1 }
                 db.addService(handle: e.handle, end: e.endGroupHandle, uuid: uuid,
                               primary: p.type != .secondaryService, frame: frame.number)
             }
@@ -91,19 +92,24 @@ extension SessionModel {
             for range in handles where range.isValid {
                 db = tableChanged(db, c, serverIsHost: sent, handle: range.start, end: range.end, uuid: uuid)
                 db.addService(handle: range.start, end: range.end, uuid: uuid, primary: true, frame: frame.number)
+                c.att.discovered(serverIsHost: sent) { $0.services += 1 }
             }
         case let .readByTypeResponse(resp):
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent) else { return }
             let db = database(for: c, serverIsHost: sent)
             if p.type == .characteristic {
                 for e in resp.elements { characteristicDeclaration(db, e, frame: frame) }
+                c.att.discovered(serverIsHost: sent) { $0.characteristics += resp.elements.count }
             } else if p.type == .include {
                 for e in resp.elements { includeDeclaration(db, e, frame: frame) }
             }
         case let .findInformationResponse(resp):
             guard response(c, peer, frame: frame, pdu: pdu, sent: sent) != nil else { return }
             let db = database(for: c, serverIsHost: sent)
-            for e in resp.entries { db.addInformation(handle: e.handle, uuid: e.uuid, frame: frame.number) }
+            for e in resp.entries {
+                db.addInformation(handle: e.handle, uuid: e.uuid, frame: frame.number)
+                if db.descriptors[e.handle] != nil { c.att.discovered(serverIsHost: sent) { $0.descriptors += 1 } }
+            }
         case let .readResponse(value), let .readBlobResponse(value):
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
             let db = database(for: c, serverIsHost: sent)
@@ -151,6 +157,7 @@ extension SessionModel {
             }
         case let .handleValueIndication(handle, value):
             if c.att.firstDataFrame == nil, !(sent && isServiceChanged(c, handle, length: value.count)) { c.att.firstDataFrame = frame.number }
+            presumedSubscription(c, valueHandle: handle, sent: sent, frame: frame)
             emit(.attIndication, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
                                  sent: sent, unconfirmed: c.att.unconfirmedIndication(from: me), first: c.valueStreams[handle] == nil))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
@@ -201,7 +208,9 @@ extension SessionModel {
             emit(.attResponse, .attResponse(c, request: c.att.outstanding(from: requester), opcode: opcode, valueLength: valueLength,
                                             frame: frame.number, time: frame.timestamp, sent: sent))
         }
-        return c.att.answer(requester: requester, at: frame.timestamp, error: opcode == .errorResponse)
+        let p = c.att.answer(requester: requester, at: frame.timestamp, error: opcode == .errorResponse)
+        if let p, Self.isDiscovery(p.opcode) { c.att.lastDiscoveryResponse = (frame.number, frame.timestamp) }
+        return p
     }
 
     /// A 2-byte Write Request to a Client Characteristic Configuration descriptor: GATT configuration, not data.
@@ -238,8 +247,9 @@ extension SessionModel {
     private func reportDiscovery(_ c: Connection, frame: Frame?, serverIsHost: Bool) {
         guard !c.att.discoveryReported, let db = c.gatt(serverIsHost: serverIsHost), !db.isEmpty else { return }
         c.att.discoveryReported = true
-        let time = frame?.timestamp ?? c.lastDataTime ?? 0
-        c.note(time, frame?.number ?? c.lastSentFrame ?? 0, .discovery, Self.discoveryText(db.services.count, db.characteristics.count, db.descriptors.count))
+        // Stamped where discovery ran: its last response (else the frame that ended it).
+        let at = c.att.lastDiscoveryResponse ?? (frame?.number ?? c.lastSentFrame ?? 0, frame?.timestamp ?? c.lastDataTime ?? 0)
+        c.note(at.time, at.frame, .discovery, Self.discoveryText(db.services.count, db.characteristics.count, db.descriptors.count))
     }
 
     static func discoveryText(_ services: Int, _ characteristics: Int, _ descriptors: Int) -> String {
@@ -252,11 +262,16 @@ extension SessionModel {
             text += noun
             if n != 1 { text += "s" }
         }
-        add(services, "service")
-        text += ", "
+        if services > 0 || characteristics == 0 {
+            add(services, "service")
+            text += ", "
+        }
         add(characteristics, "characteristic")
         text += ", "
         add(descriptors, "descriptor")
+        // Characteristics found within services the client did not discover here: it knew them
+        // from an earlier connection (cached), not a discovery that found nothing.
+        if services == 0, characteristics > 0 { text += " (no service discovery on this connection: the client knew the services)" }
         return text
     }
 
@@ -265,11 +280,10 @@ extension SessionModel {
     func retellDiscovery() {
         for c in connections {
             guard let i = c.timeline.firstIndex(where: { $0.kind == .discovery }) else { continue }
-            let first = c.completeFrame ?? c.attemptFrame ?? 0
-            // The peer's table (the host discovered it), else the host's own (the peer discovered it).
-            for db in [c.peerGATT, c.localGATT].compactMap({ $0 }) {
-                let found = db.found(from: first, to: c.disconnectFrame ?? Int.max)
-                guard found.services + found.characteristics + found.descriptors > 0 else { continue }
+            // What this connection's discovery found (counted as it ran: the table's entries keep the
+            // frame of their latest discovery, which a later connection's rediscovery moves): the
+            // peer's table (the host discovered it), else the host's own (the peer discovered it).
+            for found in [c.att.discoveredPeer, c.att.discoveredLocal] where found.services + found.characteristics + found.descriptors > 0 {
                 c.retell(i, Self.discoveryText(found.services, found.characteristics, found.descriptors))
                 break
             }
@@ -279,8 +293,15 @@ extension SessionModel {
     private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool, server: Bool) {
         guard value.count == 2, let bytes = copy(value, frame: frame) else { return }
         let db = c.gatt(serverIsHost: server)
-        guard db?.looksLikeCCCD(handle) == true else { return }
         let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        guard db?.looksLikeCCCD(handle) == true else {
+            // Handles no discovery described: perhaps a cached CCCD, decided by the values that follow.
+            if db?.owningCharacteristic(of: handle) == nil, v == 1 || v == 2,
+               c.att.presumedCCCDWrites.count < ATTBearer.maxPresumedCCCDWrites {
+                c.att.presumedCCCDWrites.append((handle, v, frame.number, frame.timestamp, server))
+            }
+            return
+        }
         var sub = Subscription(cccdHandle: handle, value: v, frame: frame.number, time: frame.timestamp,
                                outcome: pending ? .pending : .accepted)
         sub.serverIsHost = server
@@ -292,9 +313,27 @@ extension SessionModel {
         }
     }
 
+    /// The first value of `handle` after a 2-byte write of 0x0001/0x0002 to `handle + 1` that no
+    /// discovery described: that write was the subscription (a client with cached handles, Core v5.4
+    /// Vol 3 Part G 3.3.3.3: the CCCD follows its value).
+    private func presumedSubscription(_ c: Connection, valueHandle: UInt16, sent: Bool, frame: Frame) {
+        guard !c.att.presumedCCCDWrites.isEmpty, c.valueStreams[valueHandle] == nil,
+              let i = c.att.presumedCCCDWrites.firstIndex(where: { $0.handle == valueHandle &+ 1 && $0.serverIsHost == sent }) else { return }
+        let w = c.att.presumedCCCDWrites.remove(at: i)
+        let answered = !c.att.allOutstanding.contains { $0.frame == w.frame }
+        var sub = Subscription(cccdHandle: w.handle, value: w.value, frame: w.frame, time: w.time, outcome: answered ? .accepted : .pending)
+        sub.serverIsHost = w.serverIsHost
+        c.subscriptions[w.handle] = sub
+        emit(.subscription, .subscriptionWritten(c, sub, characteristic: nil))
+        c.note(w.time, w.frame, .subscribe,
+               "\(sent ? "peer" : "host") subscribed (\(w.value == 2 ? "indications" : "notifications")) to handle 0x\(Hex.pad(valueHandle, 4)) by writing 0x\(Hex.pad(w.value, 4)) to 0x\(Hex.pad(w.handle, 4)) (handles cached: no discovery here)",
+               .init(handle: valueHandle))
+    }
+
     /// Emits a notification to the rules that care: the first of its handle, or one filling ATT_MTU−3.
     private func notification(_ c: Connection, _ handle: UInt16, _ length: Int, frame: Frame, sent: Bool) {
         if c.att.firstDataFrame == nil { c.att.firstDataFrame = frame.number }
+        presumedSubscription(c, valueHandle: handle, sent: sent, frame: frame)
         let first = c.valueStreams[handle] == nil
         if first {
             emit(.attValueFirst, .attValue(c, handle: handle, length: length, indication: false, frame: frame.number,
