@@ -308,6 +308,38 @@ import Testing
             #expect(line.frame == (c.index == 1 ? 7 : 17), "connection \(c.index)")
         }
     }
+
+    // MARK: item 7 — connection boundaries without HCI events
+
+    @Test func aHandleReusedBySessionsOfAnACLOnlyExportIsSplit() throws {
+        // Three sessions on handle 0x0040 of an ACL-only export, each with its MTU exchange and discovery.
+        var b = Builder()
+        for i in 0 ..< 3 {
+            b.acl(i == 0 ? 1000 : 5_000_000, .sent, handle: link, [0x02] + le16(247))
+            b.acl(10_000, .received, handle: link, [0x03] + le16(247))
+            b.acl(10_000, .sent, handle: link, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
+            b.acl(10_000, .received, handle: link, [0x11, 6, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18])
+            b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))
+            b.acl(10_000, .received, handle: link, [0x0B, 0x41])
+        }
+        let (a, findings) = try Self.analyze(b)
+        #expect(a.session.connections.count == 3)
+        #expect(a.session.connections.map { $0.att.mtuRequests } == [1, 1, 1])
+        #expect(a.session.connections.filter { $0.att.mtuKnown }.count == 3)
+        #expect(!findings.contains { $0.severity != .info }, "\(Self.describe(findings))")
+        // A rediscovery after a long silence (an ACL-only export with a 4 h gap) starts a session too;
+        // the same rediscovery seconds later (an app refreshing its cache) does not.
+        for (gap, sessions) in [(Int64(3_600_000_000), 2), (2_000_000, 1)] {
+            var g = Builder()
+            for i in 0 ..< 2 {
+                g.acl(i == 0 ? 1000 : gap, .sent, handle: link, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
+                g.acl(10_000, .received, handle: link, [0x11, 6, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18])
+                g.acl(10_000, .sent, handle: link, [0x52] + le16(0x0003) + [0x01])
+            }
+            let (ga, _) = try Self.analyze(g)
+            #expect(ga.session.connections.count == sessions, "gap \(gap)")
+        }
+    }
 }
 
 /// The connection handle of every built capture here.

@@ -14,8 +14,9 @@ extension SessionModel {
         // Connection handles are 0x0000–0x0EFF (Core v5.4 Vol 4 Part E 5.4.2); controllers put debug
         // logs on reserved ones (Qualcomm 0x2EDC, QCA_DEBUG_HANDLE in Linux's hci_qca.c): not a link.
         guard header.handle <= 0x0EFF, header.handle != Self.qualcommDebugHandle else { return }
-        guard let c = connection(for: frame, handle: header.handle) else { return }
+        guard var c = connection(for: frame, handle: header.handle) else { return }
         let sent = frame.direction != .received
+        if c.inferred, header.isStart { c = newSessionIfReused(c, r, frame: frame, handle: header.handle, sent: sent) }
         if sent {
             c.aclSent += 1
             c.bytesSent += Int(dlen)
@@ -97,6 +98,45 @@ extension SessionModel {
             c.att.noteUndecoded(frame.number, sent: sent)
         }
     }
+
+    /// A link with no set-up in the capture (an ACL-only export has none at all) reused by a new
+    /// session: no Connection Complete will say so, the ATT traffic does. A client sends Exchange MTU
+    /// once per connection (Core v5.4 Vol 3 Part F 3.4.2.1), so a second one from it starts a new
+    /// connection; so does a primary service discovery from 0x0001 after one was done and the link
+    /// was silent ≥ `sessionGap`. The old connection ends at its last data.
+    func newSessionIfReused(_ c: Connection, _ r: ByteReader, frame: Frame, handle: UInt16, sent: Bool) -> Connection {
+        guard r.remaining >= 5, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 else { return c }
+        let op = r.bytes[r.position + 4]
+        let why: String
+        if op == 0x02, c.att.mtuRequests > 0, c.att.clientIsHost == sent {
+            why = "a second Exchange MTU Request from the same client"
+        } else if op == 0x10, r.remaining >= 11, r.bytes[r.position + 5] == 0x01, r.bytes[r.position + 6] == 0,
+                  r.bytes[r.position + 9] == 0x00, r.bytes[r.position + 10] == 0x28, c.att.discoveryRequests > 0,
+                  let last = c.lastDataTime, frame.timestamp - last >= Self.sessionGap {
+            why = "a new primary service discovery from 0x0001 after \(Format.duration(frame.timestamp - last)) of silence"
+        } else {
+            return c
+        }
+        guard connections.count < Self.maxConnections else { return c }
+        c.disconnectFrame = frame.number
+        c.disconnectTime = c.lastDataTime ?? frame.timestamp
+        c.note(c.disconnectTime ?? frame.timestamp, frame.number, .disconnected, "a new session on handle \(handle) begins (\(why)): no HCI events for this link")
+        emit(.connection, .disconnected(c, unacknowledged: []))
+        _ = flow.dropLink(c)
+        let key = LinkKey(adapter: frame.adapter, handle: handle)
+        live[key] = nil
+        if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
+        reassembler.reset(adapter: frame.adapter, handle: handle)
+        let n = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
+        n.inferred = true
+        n.att.mtuKnown = false
+        n.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle): a new session (\(why)), no connection set-up in the capture")
+        open(n, frame: frame)
+        return n
+    }
+
+    /// Silence after which a rediscovery from 0x0001 on a link with no set-up is a new session.
+    static let sessionGap: Int64 = 60_000_000
 
     func l2cap(_ pdu: inout ByteReader, _ c: Connection, frame: Frame, sent: Bool,
                        origin: L2CAPReassembler.Origin, status: inout FrameStatus) {
