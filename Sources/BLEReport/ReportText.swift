@@ -93,7 +93,7 @@ public enum ReportText {
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {
                 let more = events.count - shown.count
-                s += style.paint("    … \(more) more event\(more == 1 ? "" : "s") (bleanalyze timeline FILE --conn \(c.index), or --all)", .grey) + "\n"
+                s += style.paint("    … \(more) more event\(more == 1 ? "" : "s") (bleanalyze timeline FILE --conn \(c.index), or bleanalyze FILE --all)", .grey) + "\n"
             }
             s += "\n"
         }

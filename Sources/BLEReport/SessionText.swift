@@ -32,12 +32,14 @@ public enum SessionText {
         if c.role != .unknown { parts.append(c.role.rawValue) }
         if c.peerAddress != nil || c.peerName != nil { parts.append("peer " + c.peerLabel) }
         if let start = c.startTime {
+            // Set up before the capture began (no set-up in it): its span in the capture is a lower bound.
+            let atLeast = c.inferred ? "at least " : ""
             if c.isOpen {
                 // Open when the capture ended: it lasted at least until then.
                 let end = max(c.captureEnd, c.lastDataTime ?? start)
-                parts.append("open until the capture ended (\(TimeFormat.duration(end - start)))")
+                parts.append("open until the capture ended (\(atLeast)\(TimeFormat.duration(end - start)))")
             } else {
-                parts.append("lasted " + TimeFormat.duration((c.disconnectTime ?? start) - start))
+                parts.append("lasted " + atLeast + TimeFormat.duration((c.disconnectTime ?? start) - start))
             }
         }
         return parts.joined(separator: ", ")
@@ -147,12 +149,13 @@ public enum SessionText {
         let average = entries.reduce(Int64(0)) { $0 + $1.latencyTotal } / Int64(max(1, count))
         let worst = entries.map(\.latencyMax).max() ?? 0
         line.append(sentByHost ? ": answered in " : " in ")
+        let step = c.att.clockStep
         if count == 1 {
-            line.append(TimeFormat.duration(worst))
+            line.append(TimeFormat.duration(worst, clockStep: step))
         } else {
-            line.append(TimeFormat.duration(average))
+            line.append(TimeFormat.duration(average, clockStep: step))
             line.append(" on average, ")
-            line.append(TimeFormat.duration(worst))
+            line.append(TimeFormat.duration(worst, clockStep: step))
             line.append(" at most")
         }
         if errors > 0 {

@@ -21,6 +21,12 @@ public enum TimeFormat {
         return sign + String(m / 1_000_000) + "." + String(repeating: "0", count: 6 - frac.count) + frac
     }
 
+    /// A duration measured with a clock of `step` µs (PacketLogger: 1 ms): below one step it is
+    /// "< 1 ms", never "0 µs".
+    public static func duration(_ micros: Int64, clockStep step: Int64) -> String {
+        step > 1 && micros < step ? "< " + duration(step) : duration(micros)
+    }
+
     /// `1 h 40 min`, `12.3 s`, `850 ms`: a duration a person reads at a glance.
     public static func duration(_ micros: Int64) -> String {
         if micros < 1000 { return "\(max(0, micros)) µs" }

@@ -340,6 +340,27 @@ import Testing
             #expect(ga.session.connections.count == sessions, "gap \(gap)")
         }
     }
+
+    // MARK: small things — names
+
+    @Test func aPaddedNameLearntAfterConnectingNamesThePeerEverywhere() throws {
+        // The GAP Device Name read after connecting, padded with NULs and 0xFF by the firmware.
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        discover(&b, declaration: 0x0002, properties: 0x02, uuid: 0x2A00)
+        b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))
+        b.acl(10_000, .received, handle: link, [0x0B] + Array("Lamp".utf8) + [0x00, 0x00, 0xFF])
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString).btsnoop")
+        try Data(b.w.bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        // Without detectors (timeline, gatt, info) as with them (the report).
+        for detect in [false, true] {
+            let analyzer = Analyzer(detect: detect)
+            _ = try CaptureFile(path: url.path).read { analyzer.consume($0) }
+            _ = analyzer.finish()
+            #expect(analyzer.session.connections.first?.peerName == "Lamp", "detect: \(detect)")
+        }
+    }
 }
 
 /// The connection handle of every built capture here.

@@ -185,6 +185,14 @@ public struct ATTBearer: Sendable {
     /// The last response to a discovery request (where the "discovery" story line is stamped).
     public var lastDiscoveryResponse: (frame: Int, time: Int64)?
 
+    /// The capture clock's step on this bearer: the largest of 1, 10, …, 1,000,000 µs dividing every
+    /// ATT PDU's timestamp (PacketLogger logs milliseconds, some loggers whole seconds). A latency
+    /// below it is "< 1 ms", not "0 µs".
+    public private(set) var clockStep: Int64 = 1_000_000
+    @inline(__always) mutating func observeClock(_ time: Int64) {
+        while clockStep > 1, time % clockStep != 0 { clockStep /= 10 }
+    }
+
     /// What the application did on this bearer: answered requests per (client side, opcode, handle).
     public var requestStats = RequestStats()
 

@@ -165,6 +165,26 @@ public struct Advertisers: Sendable {
         }
     }
 
+    /// A device name's bytes without their padding: firmwares send fixed-size fields filled with NULs,
+    /// 0xFF (erased flash) or spaces. The name ends at the first NUL or 0xFF (neither is in UTF-8
+    /// text); surrounding spaces go. Empty when nothing is left.
+    static func nameBytes(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var end = bytes.firstIndex { $0 == 0 || $0 == 0xFF } ?? bytes.count
+        var start = 0
+        while end > start, bytes[end - 1] == 0x20 { end -= 1 }   // safe: end > start >= 0
+        while start < end, bytes[start] == 0x20 { start += 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[start ..< end])
+    }
+
+    /// A device name for display, padding removed (`nameBytes`); nil when nothing is left.
+    public static func displayName<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
+        let array = Array(bytes)
+        return array.withUnsafeBytes { b in
+            let name = nameBytes(b)
+            return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+        }
+    }
+
     /// `name`'s UTF-8 bytes equal `bytes` (a byte compare; the generic `elementsEqual` was the
     /// slowest part of a report).
     static func same(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -238,7 +258,7 @@ public struct Advertisers: Sendable {
             switch s.type.rawValue {
             case 0x08, 0x09:
                 // Compare bytes first: a String is made only for a name not seen before.
-                let bytes = d.remainingBytes
+                let bytes = Self.nameBytes(d.remainingBytes)
                 if !bytes.isEmpty, a.names.count < maxKept, !a.names.contains(where: { Self.same($0, bytes) }) {
                     a.names.append(String(decoding: bytes, as: UTF8.self))
                 }

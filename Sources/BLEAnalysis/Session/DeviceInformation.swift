@@ -40,11 +40,6 @@ public struct DeviceInformation: Sendable, Equatable {
 
     public var isEmpty: Bool { self == DeviceInformation() }
 
-    /// A utf8s value as text: trailing NULs (some firmwares send C strings) and spaces dropped; nil when empty.
-    static func text(_ bytes: [UInt8]) -> String? {
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == 0 || bytes[end - 1] == 0x20 { end -= 1 }   // safe: end > 0
-        guard end > 0 else { return nil }
-        return String(decoding: bytes[..<end], as: UTF8.self)
-    }
+    /// A utf8s value as text: padding (NULs of C strings, 0xFF of erased flash, spaces) dropped; nil when empty.
+    static func text(_ bytes: [UInt8]) -> String? { Advertisers.displayName(bytes) }
 }

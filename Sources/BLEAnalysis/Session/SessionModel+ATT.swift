@@ -9,6 +9,7 @@ extension SessionModel {
         let me = ATTBearer.Side.sender(sent: sent), peer = me.other
         let server = ATTRoles.serverIsHost(pdu.opcode, sent: sent)
         if sent { c.att.pdusSent += 1 } else { c.att.pdusReceived += 1 }
+        c.att.observeClock(frame.timestamp)
         switch pdu {
         // Requests: remember them until their response.
         case let .exchangeMTURequest(mtu):

@@ -45,7 +45,7 @@ public final class SessionModel {
     static let maxAttempts = 10_000
     /// Qualcomm controllers send their debug log as ACL on handle 0x0EDC (the header word reads 0x2EDC
     /// with its Packet Boundary flags; `QCA_DEBUG_HANDLE` in Linux's drivers/bluetooth/hci_qca.c).
-    static let qualcommDebugHandle: UInt16 = 0x0EDC
+    static let qualcommDebugHandle = ACLHeader.qualcommDebugHandle
     static let maxConnections = 100_000
 
     /// The L2CAP PDU being decoded (reassembled PDUs live outside the frame), for `withBytes`.
@@ -158,8 +158,8 @@ public final class SessionModel {
         for c in connections where c.peerName == nil {
             if let a = c.peerAddress, let n = advertisers.name(of: a) { c.peerName = n; continue }
             if let db = c.peerGATT, let ch = db.characteristics.values.first(where: { $0.uuid == deviceName }),
-               let bytes = db.values[ch.valueHandle], !bytes.isEmpty {
-                c.peerName = String(decoding: bytes, as: UTF8.self)
+               let bytes = db.values[ch.valueHandle], let name = Advertisers.displayName(bytes) {
+                c.peerName = name
             }
         }
     }

@@ -184,8 +184,11 @@ public enum HCIDecoder {
         }
         let header = ACLHeader(word: word, length: dlen)
         layer.length = Int(dlen)
+        // Qualcomm controllers log on the reserved handle 0x0EDC (QCA_DEBUG_HANDLE in Linux's hci_qca.c): named, not a link.
+        let handleFormat: FieldFormat = header.handle == ACLHeader.qualcommDebugHandle
+            ? .named(bytes: 2, ACLHeader.reservedHandleNames) : .decimal(bytes: 2)
         layer.fields = [
-            Field(.connectionHandle, "Handle", .integer(UInt64(header.handle), .decimal(bytes: 2))),
+            Field(.connectionHandle, "Handle", .integer(UInt64(header.handle), handleFormat)),
             Field("Packet Boundary", .integer(UInt64(header.packetBoundary), .named(bytes: 1, ACLHeader.boundaryNames))),
             Field("Broadcast", .integer(UInt64(header.broadcast), .hex(bytes: 1))),
         ]
@@ -246,6 +249,11 @@ public struct ACLHeader: Sendable, Equatable {
     public static let firstFlushable: UInt8 = 0b10
     /// Bytes of the header: handle word and Data_Total_Length.
     public static let size = 4
+
+    /// Connection handles are 0x0000–0x0EFF (Core v5.4 Vol 4 Part E 5.4.2); Qualcomm controllers send
+    /// their debug log on 0x0EDC (header word 0x2EDC, `QCA_DEBUG_HANDLE` in Linux's hci_qca.c).
+    public static let qualcommDebugHandle: UInt16 = 0x0EDC
+    public static let reservedHandleNames = NameTable([(0x0EDC, "Qualcomm debug log, not a connection")])
 
     public static let boundaryNames = NameTable([
         (0, "First non-flushable"), (1, "Continuing fragment"), (2, "First automatically flushable"), (3, "Complete L2CAP PDU"),
