@@ -201,6 +201,10 @@ public enum ReportText {
                 line += "  frames " + listed + (f.frames.count > 8 ? ", … (\(f.frames.count) in all)" : "")
                 s += style.paint(wrap("    " + line, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 s += wrap(Terminal.clean(f.text), indent: "      ", width: style.width)
+                if let why = f.causeText, let cause = f.cause {
+                    let frames = cause.frames.prefix(4).map { "#\($0)" }.joined(separator: ", ")
+                    s += wrap("why: " + Terminal.clean(why) + " [\(cause.kind.rawValue); " + frames + "]", indent: "      ", width: style.width)
+                }
                 if f.severity != .info, f.actor != .none {
                     s += style.paint(wrap("who acts: " + f.actor.phrase, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 }
@@ -336,6 +340,25 @@ public enum ReportJSON {
         w.string("message", f.text)
         w.string("actor", f.actor.rawValue)
         if let peer = f.peer { w.string("peer", peer) }
+        if let cause = f.cause, let text = f.causeText {
+            w.beginObject("cause")
+            w.string("kind", cause.kind.rawValue)
+            w.beginArray("frames")
+            for n in cause.frames { w.int(nil, n) }
+            w.endArray()
+            w.string("text", text)
+            w.endObject()
+        } else {
+            w.null("cause")
+        }
+        w.optional("handle", f.handle)
+        if let uuid = f.uuid { w.string("uuid", uuid.description) }
+        w.optional("status", f.status)
+        if !f.folded.isEmpty {
+            w.beginObject("folded")
+            for (rule, n) in f.folded.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
+            w.endObject()
+        }
         w.endObject()
     }
 }

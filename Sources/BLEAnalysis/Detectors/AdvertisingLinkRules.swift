@@ -143,13 +143,21 @@ final class ParameterUpdateRefused: Detector {
         switch event {
         case let .parameterResponse(c, frame, _, sent, true) where sent:
             accepted[c] = frame
-        case let .parameterUpdateRefused(c, commandFrame, frame, time, status):
+        case let .parameterUpdateRefused(c, commandFrame, frame, time, status, completed):
             let after = accepted[c]
             accepted[c] = nil
             let why = after.map { " after the host accepted the peer's parameter request (frame \($0))" } ?? ""
-            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time,
-                                    frames: [frame, commandFrame] + (after.map { [$0] } ?? []),
-                                    message: "LE Connection Update for \(peer: c) refused by the controller: \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged"))
+            // Refused in its Command Status (the local controller would not start it), or failed in its
+            // LE Connection Update Complete (the procedure ran and was rejected, Core v5.4 Vol 6 Part B 5.1.1/5.1.7).
+            let how = completed ? "failed in the link layer" : "refused by the controller"
+            var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time,
+                            frames: [frame, commandFrame] + (after.map { [$0] } ?? []),
+                            message: "LE Connection Update for \(peer: c) \(how): \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged")
+            f.status = status.rawValue
+            f.cause = FindingCause(.controllerRefused, frames: [frame], completed
+                ? "the connection update procedure ran and failed: LE Connection Update Complete at frame \(frame) carries \(status.name) (0x\(Format.hex(status.rawValue))), so the parameters of LE Connection Update (frame \(commandFrame)) never applied"
+                : "the controller refused LE Connection Update (frame \(commandFrame)) in its Command Status at frame \(frame): \(status.name) (0x\(Format.hex(status.rawValue)))")
+            findings.append(f)
         default:
             break
         }

@@ -42,10 +42,13 @@ final class PairingFailed: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for f in failures {
-            findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .error, connection: f.c, time: f.time,
-                                    frames: [f.frame] + (f.request.map { [$0] } ?? []),
-                                    message: "Pairing failed: \(f.reason) (sent by the \(f.sentByHost ? "host" : "peer"))"
-                                        + (f.recovered ? "; a later pairing succeeded" : "")))
+            var finding = Finding(rule: Self.rule.id, severity: f.recovered ? .info : .error, connection: f.c, time: f.time,
+                                  frames: [f.frame] + (f.request.map { [$0] } ?? []),
+                                  message: "Pairing failed: \(f.reason) (sent by the \(f.sentByHost ? "host" : "peer"))"
+                                      + (f.recovered ? "; a later pairing succeeded" : ""),
+                                  actor: f.sentByHost ? .app : .peripheralFirmware)
+            finding.status = f.reason.rawValue
+            findings.append(finding)
         }
     }
 }
@@ -63,8 +66,10 @@ final class EncryptionFailed: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .encryptionChanged(c, frame, time, status, _) = event, status != .success else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame],
-                                message: "Encryption failed: \(status.name) (0x\(Format.hex(status.rawValue)))"))
+        var finding = Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame],
+                              message: "Encryption failed: \(status.name) (0x\(Format.hex(status.rawValue)))")
+        finding.status = status.rawValue
+        findings.append(finding)
     }
 }
 
@@ -125,9 +130,49 @@ final class InsufficientSecurity: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for r in refusals {
-            findings.append(Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
-                                    message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
-                                        + (r.recovered ? "; it succeeded after the link was secured" : "")))
+            // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
+            let ownCheck = r.error.rawValue == 0x08 && (r.c.encrypted || r.c.everEncrypted)
+            var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
+                                  message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
+                                      + (r.recovered ? "; it succeeded after the link was secured" : "")
+                                      + (ownCheck ? "; the link was encrypted, so this is the server application's own authorization check, not pairing" : ""),
+                                  actor: ownCheck ? .peripheralFirmware : nil)
+            finding.status = r.error.rawValue
+            finding.handle = r.handle
+            findings.append(finding)
+        }
+    }
+}
+
+/// `security.pairing-timeout`: a pairing that stopped half-way — neither the next step nor Pairing
+/// Failed for 30 s, so SMP timed out (Core v5.4 Vol 3 Part H 3.4: the procedure has failed and no
+/// further SMP commands are sent on the link). The story (`Connection.pairings`) tells which step
+/// was the last and who owed the next.
+final class PairingTimeout: Detector {
+    static let rule = RuleInfo(
+        id: "security.pairing-timeout", severity: .warning, title: "Pairing never finished (SMP timeout)",
+        explanation: """
+        A pairing stopped half-way: after the last step neither side sent the next one nor Pairing Failed for 30 s, so \
+        the Security Manager timed out and pairing silently failed; the link can only pair again after reconnecting. When \
+        the peer owed the next step, its firmware stalled (often while computing the DH key or after a reset); when the \
+        phone owed it, a pairing prompt was left unanswered or the stack lost the procedure.
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for c in context.model.connections {
+            for s in c.pairings where s.outcome == .timedOut {
+                let owed: FindingMessage = s.lastSentByHost ? .peer(c) : "the host"
+                let method = s.method.map { " (\($0.rawValue))" } ?? ""
+                let text: FindingMessage = "the pairing stalled after the \(s.lastCode.name) at frame \(s.last.frame): \(owed) never sent the next step or Pairing Failed, so SMP timed out 30 s later (Core v5.4 Vol 3 Part H 3.4)"
+                var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.last.time, frames: [s.last.frame, s.requestFrame],
+                                message: "Pairing\(method) with \(peer: c) never finished: no step after the \(s.lastCode.name) at frame \(s.last.frame)",
+                                actor: s.lastSentByHost ? .peripheralFirmware : .hostStack)
+                f.cause = FindingCause(.smpTimeout, frames: [s.last.frame], text)
+                findings.append(f)
+            }
         }
     }
 }

@@ -46,7 +46,8 @@ public enum SessionEvent {
     // Link
     /// LE Connection Update refused by the controller (Command Status with an error): the
     /// parameters never change.
-    case parameterUpdateRefused(Connection, commandFrame: Int, frame: Int, time: Int64, status: HCIStatus)
+    /// `completed`: it failed in its LE Connection Update Complete (the LL procedure ran), not in its Command Status.
+    case parameterUpdateRefused(Connection, commandFrame: Int, frame: Int, time: Int64, status: HCIStatus, completed: Bool)
     /// The peer asked for new connection parameters (L2CAP Connection Parameter Update Request).
     case parameterRequest(Connection, frame: Int, time: Int64, sent: Bool)
     /// The answer to it (`accepted`: result 0).

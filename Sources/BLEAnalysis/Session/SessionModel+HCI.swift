@@ -44,8 +44,12 @@ extension SessionModel {
             emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
         case let .enableEncryption(handle, _):
             lastEncryptionCommand = handle
+            live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         case let .disconnect(handle, reason):
-            live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason
+            if let c = live[LinkKey(adapter: frame.adapter, handle: handle)] {
+                c.localDisconnectReason = reason
+                c.forensics.localDisconnect = .init(frame: frame.number, time: frame.timestamp)
+            }
         case .reset:
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
@@ -101,9 +105,11 @@ extension SessionModel {
             }
             if opcode == .leConnectionUpdate, let update = lastConnectionUpdate {
                 lastConnectionUpdate = nil
-                if status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
+                if status == .success {
+                    live[LinkKey(adapter: frame.adapter, handle: update.handle)]?.forensics.pendingConnectionUpdate = .init(frame: update.frame, time: frame.timestamp)
+                } else if let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
                     c.note(frame.timestamp, frame.number, .parameters, "connection update refused by the controller: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
-                    emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status))
+                    emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status, completed: false))
                 }
                 return
             }
@@ -155,6 +161,9 @@ extension SessionModel {
             }
         case let .encryptionChange(status, handle, enabled, keySize):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.forensics.pendingEncryption = nil
+            if status != .success { c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status) }
+            if status == .success, enabled { pairingEncrypted(c, frame: frame.number) }
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
             if status == .success {
                 c.encrypted = enabled
@@ -168,12 +177,32 @@ extension SessionModel {
             }
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status)
             c.encryptionFailures += 1
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
             c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)",
                    .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
-            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            let command = c.forensics.pendingConnectionUpdate
+            c.forensics.pendingConnectionUpdate = nil
+            guard status == .success else {
+                // The peer never answered the procedure (LL Response Timeout) or the link died under it:
+                // the disconnect that follows tells it (`LinkEnds`), not a refusal.
+                if [0x08, 0x22, 0x28, 0x3D, 0x3E].contains(status.rawValue) {
+                    c.forensics.failedConnectionUpdate = (command ?? .init(frame: frame.number, time: frame.timestamp),
+                                                          .init(frame: frame.number, time: frame.timestamp), status)
+                    c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    return
+                }
+                // Accepted in its Command Status, then failed in the LL procedure (e.g. 0x20 Unsupported LL
+                // Parameter Value, 0x3B Unacceptable Connection Parameters): the parameters never change.
+                c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                emit(.link, .parameterUpdateRefused(c, commandFrame: command?.frame ?? frame.number, frame: frame.number, time: frame.timestamp, status: status, completed: true))
+                return
+            }
+            c.forensics.lastParameterChange = .init(frame: frame.number, time: frame.timestamp)
+            c.forensics.timeoutBeforeChange = c.timeoutUnits
             c.intervalUnits = interval
             c.latency = latency
             c.timeoutUnits = timeout
@@ -190,16 +219,32 @@ extension SessionModel {
             c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
         case let .advertisingReports(reports):
             var problem: (text: String, offset: Int, address: BDAddr)? = nil
+            let watch = !live.isEmpty
             reports.forEach(in: frame.payload, base: frame.payloadOffset) { report in
                 if let p = advertisers.add(report, frame: frame), problem == nil { problem = (p.text, p.offset, report.address) }
+                if watch, report.isConnectable, !report.isScanResponse { peerAdvertising(report.address, frame: frame) }
             }
             if let problem {
                 if status == .ok { status = .malformed(reason: "advertising data: " + problem.text, offset: problem.offset) }
                 emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem.text,
                                                              address: problem.address))
             }
+        case let .longTermKeyRequest(handle, _, _):
+            live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:
             break
+        }
+    }
+
+    /// A connectable advertising report from the peer of an open LE link on this adapter: kept as
+    /// the latest, and as the first since the peer's last packet (`LinkForensics.peerAdvertised`).
+    private func peerAdvertising(_ address: BDAddr, frame: Frame) {
+        for c in live.values where c.isLE && c.adapter == frame.adapter && c.peerAddress == address {
+            guard let up = c.completeTime, frame.timestamp > up else { continue }
+            let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+            let lastHeard = c.lastReceivedTime ?? up
+            if let first = c.forensics.peerAdvertisedFirst, first.time > lastHeard {} else { c.forensics.peerAdvertisedFirst = mark }
+            c.forensics.peerAdvertised = mark
         }
     }
 
