@@ -41,6 +41,8 @@ enum Causes {
         var subscriptionErrors: [Int: Int] = [:]   // Error Response frame → finding
         for (i, f) in findings.enumerated() where f.rule == SubscriptionFailed.rule.id { if let k = f.frames.first { subscriptionErrors[k] = i } }
         var firstPairingFailure: [Int: Int] = [:]  // connection index → finding
+        var timeouts: [Int: Int] = [:]             // timed-out request frame → att.timeout finding
+        for (i, f) in findings.enumerated() where f.rule == ATTTimeout.rule.id { if let k = f.frames.first { timeouts[k] = i } }
 
         for i in findings.indices {
             let f = findings[i]
@@ -64,6 +66,8 @@ enum Causes {
                         or bonded with another phone; remove the bond on the phone and pair again
                         """)
                     findings[i].actor = .user
+                    // The disconnect that follows is this failure's consequence.
+                    if let disconnect, c.endCause?.cause.kind == .keyMissing { fold(disconnect, into: i) }
                 }
             case ATTTimeout.rule.id, IndicationUnconfirmed.rule.id:
                 guard let end = c.endCause, end.cause.kind == .attTimeout, end.timedOut == f.frames.first else { continue }
@@ -83,6 +87,9 @@ enum Causes {
                 } else {
                     firstPairingFailure[c.index] = i
                 }
+            case SubscriptionUnanswered.rule.id:
+                // The CCCD write that timed out is one problem: att.timeout tells it.
+                if let k = f.frames.first, let t = timeouts[k] { fold(i, into: t) }
             case InsufficientSecurity.rule.id:
                 if let k = f.frames.first, let s = subscriptionErrors[k] {
                     findings[s].cause = findings[s].cause ?? FindingCause(.pairing, frames: [k], """
@@ -103,7 +110,7 @@ enum Causes {
             }
             guard !findings[i].folded.isEmpty else { continue }
             let parts = findings[i].folded.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }
-            findings[i].message = findings[i].message + FindingMessage("; folded in: \(parts.joined(separator: ", "))")
+            findings[i].message = findings[i].message + FindingMessage("; one problem, also reported here: \(parts.joined(separator: ", "))")
         }
     }
 

@@ -93,8 +93,24 @@ final class RepeatedPairing: Detector {
         let peer = c.peerAddress?.description ?? "conn\(c.index)"
         perPeer[peer, default: 0] += 1
         guard perConnection[c.index, default: 0] >= 3 || perPeer[peer, default: 0] >= 3, reported.insert(peer).inserted else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                message: "Third pairing attempt with \(peerAddress: c, or: "the peer")"))
+        third.append((c, frame, time, peer))
+    }
+    private var third: [(c: Connection, frame: Int, time: Int64, peer: String)] = []
+
+    /// Decided when the outcomes are known: a problem only when pairing kept failing (two or more of
+    /// the attempts failed or stalled); a phone that removes a bond and pairs again, successfully, is a
+    /// fact (Android's "forget device", an app's re-bond), not a loop.
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for t in third {
+            let attempts = context.model.connections.filter { ($0.peerAddress?.description ?? "conn\($0.index)") == t.peer }.flatMap(\.pairings)
+            let failed = attempts.filter { if case .failed = $0.outcome { true } else { $0.outcome == .timedOut } }.count
+            let succeeded = attempts.filter { $0.outcome == .succeeded }.count
+            let looping = failed >= 2
+            findings.append(Finding(rule: Self.rule.id, severity: looping ? .warning : .info, connection: t.c, time: t.time, frames: [t.frame],
+                                    message: "Third pairing attempt with \(peerAddress: t.c, or: "the peer")"
+                                        + " (\(attempts.count) in all: \(failed) failed or stalled, \(succeeded) succeeded)"
+                                        + (looping ? "" : "; the pairings succeed, so this is re-pairing on purpose, not a loop")))
+        }
     }
 }
 

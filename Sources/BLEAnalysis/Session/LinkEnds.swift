@@ -70,7 +70,7 @@ extension SessionModel {
         }
         if reason.rawValue == 0x3E {
             let times = establishFailures > 1 ? "; the \(ordinal(establishFailures)) time with this peer in the capture" : ""
-            return LinkEnd(cause: .init(.establishment, frames: [frame], """
+            return LinkEnd(cause: .init(.establishment, frames: (c.completeFrame.map { [$0] } ?? []) + [frame], """
                 the link failed to be established: the peer never answered the first packets after the connection request \
                 (interference, or it stopped advertising or connected elsewhere)\(times)
                 """), severity: .warning, actor: .none)
@@ -104,7 +104,7 @@ extension SessionModel {
         let lastHeard = c.lastReceivedTime ?? c.completeTime ?? c.firstDataTime
         let silence = lastHeard.map { " its last data packet came \(Self.span(time - $0)) before the loss" } ?? ""
         // The peer advertising connectable after its last packet, while we still held the link.
-        if let a = f.peerAdvertisedFirst, a.time <= time, a.time > (lastHeard ?? 0) {
+        if let a = f.peerAdvertisedFirst, a.time <= time, a.time > (lastHeard ?? 0), a.time < (f.localDisconnect?.time ?? .max) {
             var frames = [a.frame]
             var after = ""
             if let p = c.att.outstanding(from: .host) {
@@ -121,6 +121,14 @@ extension SessionModel {
                 \(lastHeard.map { Self.span(a.time - $0) + " after its last packet" } ?? "after connecting")\(after): it had \
                 reset or dropped the link; \(Self.span(time - a.time)) later the phone's controller gave up (\(code))
                 """), severity: .warning, actor: .peripheralFirmware)
+        }
+        // The host had asked to disconnect and the peer never acknowledged LL_TERMINATE_IND: the
+        // controller gave up on its own timer (Core v5.4 Vol 6 Part B 5.1.6).
+        if let d = f.localDisconnect, d.time <= time {
+            return LinkEnd(cause: .init(.localRequest, frames: [d.frame, frame], """
+                the host asked to disconnect at frame \(d.frame); the peer never acknowledged the termination, so the link ended \
+                \(Self.span(time - d.time)) later with \(code)\(lastHeard.map { "; its last data packet came \(Self.span(time - $0)) before" } ?? "")
+                """), severity: .warning, actor: .none)
         }
         if !together.isEmpty {
             let frames = [frame] + together.compactMap(\.disconnectFrame).prefix(8)
