@@ -19,3 +19,15 @@ extension Finding {
         }.joined()
     }
 }
+
+extension FindingMessage {
+    /// The sentence with its peer named as the report names `c`'s peer at the end.
+    public func naming(_ c: Connection) -> String {
+        parts.map { part in
+            switch part {
+            case let .text(t): t
+            case .peer: c.peerLabel
+            }
+        }.joined()
+    }
+}

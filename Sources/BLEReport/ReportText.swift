@@ -351,9 +351,9 @@ public enum ReportJSON {
         } else {
             w.null("cause")
         }
-        w.optional("handle", f.handle)
+        if let handle = f.handle { w.int("handle", Int(handle)) }
         if let uuid = f.uuid { w.string("uuid", uuid.description) }
-        w.optional("status", f.status)
+        if let status = f.status { w.int("status", Int(status)) }
         if !f.folded.isEmpty {
             w.beginObject("folded")
             for (rule, n) in f.folded.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }

@@ -110,14 +110,14 @@ extension SessionModel {
             if let p = c.att.outstanding(from: .host) {
                 frames.append(p.frame)
                 let what = p.handle.map { " to " + c.attributeName($0, serverIsHost: false) } ?? ""
-                after = "; \(Self.span(a.time - p.time)) after the \(p.opcode.name)\(what) (frame \(p.frame)), which it never answered"
+                after = " and \(Self.span(a.time - p.time)) after the \(p.opcode.name)\(what) (frame \(p.frame)), which it never answered"
             } else if let sent = c.lastSentFrame, let t = c.lastSentTime, t <= a.time {
                 frames.append(sent)
-                after = "; \(Self.span(a.time - t)) after the host's last packet (frame \(sent))"
+                after = " and \(Self.span(a.time - t)) after the host's last (frame \(sent))"
             }
             frames.append(frame)
             return LinkEnd(cause: .init(.peerReset, frames: frames, """
-                the peer was heard advertising (connectable) at frame \(a.frame) while the link was still open, \
+                the peer was heard advertising (connectable) at frame \(a.frame) while the link was still open — \
                 \(lastHeard.map { Self.span(a.time - $0) + " after its last packet" } ?? "after connecting")\(after): it had \
                 reset or dropped the link; \(Self.span(time - a.time)) later the phone's controller gave up (\(code))
                 """), severity: .warning, actor: .peripheralFirmware)
