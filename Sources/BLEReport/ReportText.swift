@@ -85,6 +85,9 @@ public enum ReportText {
                 let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
                 let text = wrap(Terminal.clean(e.text), indent: String(repeating: " ", count: head.count), width: style.width)
                 s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
+                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                    s += wrap("why: " + Terminal.clean(end.cause.text.naming(c)), indent: String(repeating: " ", count: head.count), width: style.width)
+                }
             }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {

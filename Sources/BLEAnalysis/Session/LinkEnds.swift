@@ -46,7 +46,12 @@ extension SessionModel {
     private func closeStalledPairings(_ c: Connection, end: Int64) {
         for i in c.pairings.indices where c.pairings[i].outcome == .open {
             let next = i + 1 < c.pairings.count ? c.pairings[i + 1].requestTime : end
-            if next - c.pairings[i].last.time >= SMP.timeout - Self.timerSlack { c.pairings[i].outcome = .timedOut }
+            if next - c.pairings[i].last.time >= SMP.timeout - Self.timerSlack {
+                c.pairings[i].outcome = .timedOut
+                let s = c.pairings[i]
+                c.note(s.last.time + SMP.timeout, s.last.frame, .security,
+                       "pairing timed out: no SMP step for 30 s after the \(s.lastCode.name) (Core v5.4 Vol 3 Part H 3.4)", .init(security: .pairingFailed))
+            }
         }
     }
 

@@ -56,6 +56,12 @@ extension SessionModel {
         switch cmd {
         case let .pairingResponse(p):
             c.pairings[i].response = p
+            let story = c.pairings[i]
+            if let method = story.method, let sc = story.secureConnections, let keySize = story.keySize {
+                let (host, peer) = story.initiatorIsHost ? (story.request, p) : (p, story.request)
+                c.note(frame.timestamp, frame.number, .security,
+                       "pairing method: \(sc ? "LE Secure Connections" : "LE legacy pairing"), \(method.rawValue) (IO \(host.ioCapability) / \(peer.ioCapability)), key size \(keySize), \(story.bonding ? "bonding" : "no bonding")")
+            }
         case let .pairingFailed(reason):
             c.pairings[i].outcome = .failed(reason: reason, sentByHost: sent)
             c.pairings[i].outcomeFrame = frame.number
