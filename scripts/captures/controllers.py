@@ -236,3 +236,26 @@ class UpdateRefusingController(Controller):
         asyncio.get_running_loop().call_later(0.05, self.send_hci_packet, event)
         return None
 
+
+
+class PassiveScanController(Controller):
+    """A passive scan reports advertisements only, no scan responses.
+
+    Stock Bumble reports every legacy advertising PDU twice, as the
+    advertisement and as a scan response, even when the host asked for a
+    passive scan (LE_Scan_Type 0x00), in which the controller sends no
+    SCAN_REQ and so receives no SCAN_RSP (Core v5.4 Vol 6 Part B 4.4.3.1).
+    This class drops the SCAN_RSP reports of a passive legacy scan.
+    """
+
+    def send_hci_packet(self, packet) -> None:
+        if (
+            isinstance(packet, hci.HCI_LE_Advertising_Report_Event)
+            and self.le_scan_type == 0
+            and all(
+                report.event_type == hci.HCI_LE_Advertising_Report_Event.EventType.SCAN_RSP
+                for report in packet.reports
+            )
+        ):
+            return
+        super().send_hci_packet(packet)

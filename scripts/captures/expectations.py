@@ -1462,6 +1462,11 @@ def expect_cause_peer_reset(cap: Capture) -> Expected:
         before=disconnection,
     )
     check(len(heard) >= 2, "the peer is not heard advertising while connected")
+    reports = cap.events(LE_META_EVENT, (SUB_ADVERTISING_REPORT,))
+    check(
+        all(r.advertising_reports() == [(PEER, True)] for r in reports),
+        "a report that is not an ADV_IND from the peer",
+    )
     first = heard[0]
     check(scan.number < first.number, "reports before the scan")
     check(
@@ -1496,9 +1501,8 @@ def expect_cause_peer_reset(cap: Capture) -> Expected:
             summary_finding(cap),
         ),
         f"Connection parameters from LE Connection Complete {n(complete)}: {units(parameters)}. "
-        f"The app scans (LE Set Scan Enable {n(scan)}) right after the command; the reports "
-        f"alternate ADV_IND and a scan response (Bumble's controller reports both even for a "
-        f"passive scan). The loss comes {seconds(last_rx, disconnection)} after the peer's last "
+        f"The app scans passively (LE Set Scan Enable {n(scan)}) right after the command: "
+        f"{len(reports)} LE Advertising Reports, all ADV_IND from {PEER}. The loss comes {seconds(last_rx, disconnection)} after the peer's last "
         f"packet {n(last_rx)}, as the {supervision:g} s supervision timeout says. The unanswered "
         "write is info with cause link-loss: one problem, one finding (the disconnection).",
         causes=True,

@@ -31,6 +31,7 @@ from .controllers import (
     LinkLossController,
     LocalTerminationController,
     PacedController,
+    PassiveScanController,
     UpdateRefusingController,
 )
 from .findings import ATT_TIMEOUT, IDLE, SILENCE, STALL, STUCK_TIMEOUT, SUBSCRIPTION_WAIT
@@ -948,6 +949,10 @@ def replace_write_handler(tb: Testbed, uuid: str, write) -> None:
     characteristic.value = gatt.CharacteristicValue(write=write)
 
 
+class PassiveScanLinkLossController(LinkLossController, PassiveScanController):
+    """`LinkLossController` whose passive scans report advertisements only."""
+
+
 @scenario("cause_peer_reset", timeout=40)
 async def cause_peer_reset(out_dir: Path) -> None:
     """A peripheral that restarts right after a command, while the phone still
@@ -960,9 +965,10 @@ async def cause_peer_reset(out_dir: Path) -> None:
     controller (`LinkLossController`) forgets the link at once without
     LL_TERMINATE_IND, so the write is never answered. The app starts a passive
     legacy scan to find the device again (LE Set Scan Parameters / Enable,
-    while the link is open). 0.9 s after the write the restarted peripheral
-    advertises again (connectable ADV_IND from `C0:11:22:33:44:02`, every
-    500 ms): the central receives LE Advertising Reports from the address of
+    while the link is open; `PassiveScanController`, so no scan responses). 0.9 s after the write the restarted peripheral
+    advertises again (connectable ADV_IND from `C0:11:22:33:44:02`; it asks
+    for 500 ms, 800 units of 0.625 ms, which Bumble's legacy advertiser reads
+    as 800 ms): the central receives LE Advertising Reports from the address of
     the peer it is still connected to, which a connected peripheral cannot
     send. 5 s after the write (the supervision timeout) the central's
     controller (`LinkLossController`) reports Disconnection Complete 0x08
@@ -970,7 +976,7 @@ async def cause_peer_reset(out_dir: Path) -> None:
     async with Testbed(
         out_dir,
         "cause_peer_reset.btsnoop",
-        central_controller=LinkLossController,
+        central_controller=PassiveScanLinkLossController,
         peripheral_controller=LinkLossController,
     ) as tb:
         commands: list[bytes] = []

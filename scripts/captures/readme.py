@@ -81,7 +81,8 @@ Facts about Bumble's virtual controller and host that show up in the captures
 - **Disconnection**: the local Disconnection Complete repeats the reason given
   to HCI Disconnect (0x13) instead of 0x16 (terminated by local host);
   `LocalTerminationController` reports 0x16 as real controllers do.
-- **Advertising reports**: every advertising PDU produces two reports: the
+- **Advertising reports**: every advertising PDU produces two reports, even
+  in a passive scan (`PassiveScanController` fixes that): the
   advertisement and a scan response that carries the *advertising* data again
   (the controller ignores LE Set Scan Response Data). RSSI is always -50 dBm.
   Extended reports use event type 0x0001 (connectable) and 0x0008 (scan
@@ -430,6 +431,7 @@ def _controller_notes() -> list[str]:
         controllers.LargeBufferController,
         controllers.LocalTerminationController,
         controllers.UpdateRefusingController,
+        controllers.PassiveScanController,
     ):
         doc = " ".join(line.strip() for line in (cls.__doc__ or "").strip().splitlines())
         lines.append(f"- `{cls.__name__}`: {doc}")
