@@ -230,7 +230,7 @@ frame. `frame` is the first (key) evidence frame as RULES.md defines it,
 a 1-based record number of the btsnoop file; `evidence` lists all evidence
 frames in RULES.md order; `connection` is the HCI connection handle, or null
 for capture-wide findings; `why` says how to check the finding by hand.
-The test compares the set of `(rule, connection, frame)` triples.
+The Swift test (ExpectedFindingsTests) compares the set of `(rule, connection, frame, severity)`.
 
 The captures of issue 23 (`cause_*` and `slow_response`) also give each
 finding's `cause`: `{"kind": K, "frame": N}` or `null`, where `N` is the
