@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Causes as users and other tools see them (issue 23): every finding in `--json` has `cause` (null or

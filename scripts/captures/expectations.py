@@ -12,6 +12,8 @@ generic reference engine in :mod:`captures.rules`.
 
 from __future__ import annotations
 
+import dataclasses
+
 import struct
 from collections.abc import Callable, Iterable
 
@@ -1295,10 +1297,14 @@ def expect_encryption_failed(cap: Capture) -> Expected:
     check(status == 0x06, f"status 0x{status:02X}")
     enable = cap.one(lambda f: f.is_command(0x2019), "LE Enable Encryption")
     check(cap.status_of(enable).command_status()[0] == 0, "LE Enable Encryption rejected")
-    return clean(
-        cap,
-        "No SMP traffic: the central used a stored LTK. The disconnection reason 0x05 is info.",
-        [
+    # The disconnection that follows is the key-missing failure's consequence: folded into it.
+    disconnects = [
+        dataclasses.replace(f, cause=("key-missing", change.number)) if f.rule == "link.disconnect" else f
+        for f in disconnect_findings(cap)
+    ]
+    return Expected(
+        cap.name,
+        (
             finding(
                 "security.encryption-failed",
                 "error",
@@ -1306,9 +1312,12 @@ def expect_encryption_failed(cap: Capture) -> Expected:
                 change,
                 why=f"Encryption Change {n(change)} for 0x{handle:04X} with status "
                 f"{status_name(status)} after LE Enable Encryption {n(enable)} (the peripheral "
-                "has no key for this LTK)",
-            )
-        ],
+                "has no key for this LTK); the disconnection after it is folded into this finding",
+            ),
+            *disconnects,
+        ),
+        "No SMP traffic: the central used a stored LTK. The disconnection (reason 0x05) is the "
+        "key-missing failure's consequence: one problem, one finding.",
     )
 
 
@@ -1539,8 +1548,8 @@ def expect_cause_att_timeout_indication(cap: Capture) -> Expected:
                 handle,
                 indication,
                 why=f"Service Changed indication {n(indication)} (0x0008) to the subscribed peer "
-                f"(CCCD write {n(subscribe)}) is never confirmed; its timeout is reported on the "
-                f"disconnection {n(disconnection)} (one problem, one finding)",
+                f"(CCCD write {n(subscribe)}) is never confirmed; the host's disconnect {n(disconnection)} "
+                "30 s later is folded into this finding (one problem, one finding)",
             ),
             finding(
                 "link.disconnect",

@@ -88,6 +88,7 @@ from .findings import (
     WARNING_DISCONNECT_REASONS,
     Finding,
     finding,
+    fold,
     sort_findings,
 )
 
@@ -175,6 +176,7 @@ class Connection:
     last_smp: Frame | None = None
     pairing_open: bool = False  # a Pairing Request not yet ended by Pairing Failed / encryption
     att_timeout_key: Frame | None = None  # the transaction whose 30 s timeout closed the link
+    key_missing: Frame | None = None  # an Encryption Change with PIN or Key Missing (0x06)
     # ATT PDUs sent by the host / received (to tell whether a client spoke after an indication)
     att_tx: int = 0
     att_rx: int = 0
@@ -267,7 +269,7 @@ class Engine:
             elif frame.is_acl:
                 self.on_acl(frame)
         self.finish()
-        return sort_findings(self.findings)
+        return sort_findings(fold(self.findings))
 
     # ------------------------------------------------------------------ commands
     def on_command(self, frame: Frame) -> None:
@@ -352,6 +354,8 @@ class Engine:
             status, handle = frame.encryption_change()
             if status != 0:
                 self.add("security.encryption-failed", "error", handle, frame)
+                if status == 0x06 and handle in self.connections:
+                    self.connections[handle].key_missing = frame
             elif handle in self.connections:
                 self.connections[handle].encrypted_at.append(frame)
                 self.connections[handle].pairing_open = False
@@ -479,6 +483,8 @@ class Engine:
                 if shortened or frame.time - update.time <= PARAMETERS_CHANGED_BEFORE_LOSS:
                     return ("parameters", update)
             return ("peer-silent", conn.last_rx)
+        if conn.key_missing is not None:
+            return ("key-missing", conn.key_missing)
         if reason in REASON_CAUSES:
             return (REASON_CAUSES[reason], frame)
         command = conn.disconnect_command
@@ -813,8 +819,7 @@ class Engine:
                     last = conn.last_att_rx if indication.sent else conn.last_att_tx
                     evidence = [last] if spoke and last is not None else []
                     # Its 30 s timeout closed the link: the disconnection is the finding.
-                    folded = indication is conn.att_timeout_key
-                    self.add("att.indication-unconfirmed", "info" if unasked or folded else "warning", conn.handle, indication, *evidence)
+                    self.add("att.indication-unconfirmed", "info" if unasked else "warning", conn.handle, indication, *evidence)
             for cccd in list(bearer.subscriptions):
                 self.end_subscription(conn, bearer, cccd, end)
             for response, request in bearer.truncated_reads:

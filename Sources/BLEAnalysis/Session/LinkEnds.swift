@@ -22,7 +22,7 @@ extension SessionModel {
     /// A timer of 30 s (ATT, SMP) fired when the end came this close to it (µs).
     static let timerSlack: Int64 = 500_000
     /// …and no later than this after it (µs): a stack acts on its timer at once.
-    static let timerWindow: Int64 = 2_000_000
+    static let timerWindow: Int64 = 1_000_000
 
     /// Ends every pairing that stalled and explains every closed connection. Called once when the
     /// pass ends.
@@ -168,10 +168,11 @@ extension SessionModel {
         if timeoutMs > 0, timeoutMs < Self.shortSupervisionMillis || Double(timeoutMs) <= specFloor || recent != nil {
             var frames: [Int] = []
             var origin = ""
+            if let p = f.lastParameterChange { frames.append(p.frame) }
             if let r = f.peerParameterRequest, f.requestedTimeoutUnits.map({ Int($0) * 10 == timeoutMs }) ?? false {
                 frames.append(r.frame); origin = " asked for by the peer at frame \(r.frame)"
             }
-            if let p = f.lastParameterChange { frames.append(p.frame); origin += (origin.isEmpty ? "" : " and") + " applied at frame \(p.frame)" }
+            if let p = f.lastParameterChange { origin += (origin.isEmpty ? "" : " and") + " applied at frame \(p.frame)" }
             frames.append(frame)
             let text: String
             if let p = recent, timeoutMs >= Self.shortSupervisionMillis, Double(timeoutMs) > specFloor {
