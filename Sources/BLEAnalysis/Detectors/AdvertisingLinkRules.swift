@@ -163,3 +163,35 @@ final class ParameterUpdateRefused: Detector {
         }
     }
 }
+
+/// `link.command-refused`: the controller refused the same command with the same status again and
+/// again (Command Status or Command Complete with an error, ≥ `count` times): one finding per
+/// (adapter, command, status) with the count, instead of one line per refusal. Information: a stack
+/// that rotates its random address while advertising (Command Disallowed, Core v5.4 Vol 4 Part E
+/// 7.8.4/7.8.52) or enables a scan already enabled is not broken, but each refusal is work the
+/// stack then retries.
+final class CommandRefused: Detector {
+    static let rule = RuleInfo(
+        id: "link.command-refused", severity: .info, title: "Commands the controller refused repeatedly",
+        explanation: """
+        The controller answered the same command with the same error several times. Command Disallowed (0x0C) means \
+        the command is not allowed in the controller's current state (e.g. setting a random address or parameters \
+        while advertising or scanning is on); Unknown HCI Command (0x01) means this controller does not have it. The \
+        host stack (not the app) sends these: report it to the phone's stack vendor when it causes a visible problem.
+        """, thresholds: [.init(name: "count", defaultValue: 3, unit: "refusals", meaning: "refusals of one command with one status before it is reported")],
+        actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let minimum = Int(threshold("count", context))
+        for r in context.model.refusals where r.count >= minimum {
+            let name = HCIDecoder.commandName(r.key.opcode)
+            var f = Finding(rule: Self.rule.id, severity: .info, connection: nil, time: r.first.time, frames: [r.first.frame, r.last.frame],
+                            message: "\(name) (0x\(Format.hex(r.key.opcode.rawValue, 4))) refused \(r.count) times with \(r.key.status.name) (0x\(Format.hex(r.key.status.rawValue))), over \(Format.duration(r.last.time - r.first.time))")
+            f.status = r.key.status.rawValue
+            findings.append(f)
+        }
+    }
+}

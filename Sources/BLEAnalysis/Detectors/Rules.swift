@@ -39,6 +39,7 @@ public enum Rules {
         entry(ATTErrors.self) { ATTErrors() },
         entry(PairingFailed.self) { PairingFailed() },
         entry(PairingTimeout.self) { PairingTimeout() },
+        entry(LegacyPairing.self) { LegacyPairing() },
         entry(EncryptionFailed.self) { EncryptionFailed() },
         entry(RepeatedPairing.self) { RepeatedPairing() },
         entry(InsufficientSecurity.self) { InsufficientSecurity() },
@@ -46,6 +47,7 @@ public enum Rules {
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
+        entry(CommandRefused.self) { CommandRefused() },
         entry(DisconnectSummary.self) { DisconnectSummary() },
     ]
 

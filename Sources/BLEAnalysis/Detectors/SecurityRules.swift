@@ -192,3 +192,37 @@ final class PairingTimeout: Detector {
         }
     }
 }
+
+/// `security.legacy-pairing`: the initiator asked for LE Secure Connections and the responder's
+/// Pairing Response left the SC flag out, so the pairing fell back to LE legacy pairing (Core v5.4
+/// Vol 3 Part H 2.3.5.1: SC only when both set it), whose keys a passive sniffer that records the
+/// pairing can recover (legacy Just Works and Passkey Entry give no protection against eavesdropping,
+/// 2.3.5.2–2.3.5.3). When neither side asked for SC it is the design of both, not a downgrade: nothing
+/// is said.
+final class LegacyPairing: Detector {
+    static let rule = RuleInfo(
+        id: "security.legacy-pairing", severity: .warning, title: "Pairing fell back to legacy",
+        explanation: """
+        The phone asked for LE Secure Connections but the accessory answered without it, so pairing used LE legacy \
+        pairing: anyone who records the pairing over the air can compute the keys and decrypt the link. Enable LE \
+        Secure Connections in the accessory's stack (most SDKs have a flag; Bluetooth 4.2 and later support it).
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for c in context.model.connections {
+            for s in c.pairings {
+                guard let response = s.response, let frame = s.responseFrame,
+                      s.request.authReq.contains(.secureConnections), !response.authReq.contains(.secureConnections) else { continue }
+                let method = s.method.map { " (\($0.rawValue))" } ?? ""
+                var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.responseTime ?? s.requestTime,
+                                frames: [frame, s.requestFrame],
+                                message: "Pairing with \(peer: c) fell back to LE legacy pairing\(method): the \(s.initiatorIsHost ? "host" : "peer") asked for Secure Connections, the \(s.initiatorIsHost ? "peer" : "host") answered without it")
+                f.cause = FindingCause(.pairing, frames: [frame], "the Pairing Response at frame \(frame) does not set the SC flag the Pairing Request at frame \(s.requestFrame) set: the responder does not support or enable LE Secure Connections")
+                findings.append(f)
+            }
+        }
+    }
+}

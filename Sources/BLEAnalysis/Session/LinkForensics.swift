@@ -54,6 +54,8 @@ public struct PairingStory: Sendable {
     public var initiatorIsHost: Bool
     public var request: SMP.PairingParameters
     public var response: SMP.PairingParameters?
+    public var responseFrame: Int?
+    public var responseTime: Int64?
     /// The last SMP PDU of this pairing.
     public var last: LinkForensics.Mark
     public var lastCode: SMPCode
@@ -73,4 +75,17 @@ public struct PairingStory: Sendable {
     /// The smaller of the two maximum key sizes: the key size the pairing will use.
     public var keySize: UInt8? { response.map { min(request.maxEncryptionKeySize, $0.maxEncryptionKeySize) } }
     public var bonding: Bool { request.authReq.contains(.bonding) && (response?.authReq.contains(.bonding) ?? true) }
+}
+
+/// One kind of command refusal: the same command refused with the same status on one adapter.
+public struct CommandRefusal: Sendable {
+    public struct Key: Hashable, Sendable {
+        public var adapter: UInt16
+        public var opcode: HCIOpcode
+        public var status: HCIStatus
+    }
+    public var key: Key
+    public var count: Int
+    public var first: LinkForensics.Mark
+    public var last: LinkForensics.Mark
 }

@@ -95,6 +95,7 @@ extension SessionModel {
             _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
+            if status != .success { refused(opcode, status, frame: frame) }
             if opcode == .leEnableEncryption, status != .success {
                 // The encryption attempt was refused; the connection is the one the command named.
                 if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
@@ -140,7 +141,10 @@ extension SessionModel {
                 emit(.attempt, .attemptEnded(index: i))
             }
         case let .commandComplete(cc):
-            guard cc.status == .success || cc.status == nil else { return }
+            guard cc.status == .success || cc.status == nil else {
+                if let status = cc.status { refused(cc.opcode, status, frame: frame) }
+                return
+            }
             var r = ByteReader(frame.payload, base: frame.payloadOffset)
             let start = cc.returnParameters.offset - frame.payloadOffset
             guard start >= 0, start <= frame.payload.count else { return }
@@ -233,6 +237,19 @@ extension SessionModel {
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:
             break
+        }
+    }
+
+    /// A command the controller refused, counted with its kind (`refusals`).
+    private func refused(_ opcode: HCIOpcode, _ status: HCIStatus, frame: Frame) {
+        let key = CommandRefusal.Key(adapter: frame.adapter, opcode: opcode, status: status)
+        let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+        if let i = refusalIndex[key] {
+            refusals[i].count += 1
+            refusals[i].last = mark
+        } else if refusals.count < Self.maxRefusalKinds {
+            refusalIndex[key] = refusals.count
+            refusals.append(CommandRefusal(key: key, count: 1, first: mark, last: mark))
         }
     }
 

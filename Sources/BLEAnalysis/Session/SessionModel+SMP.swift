@@ -56,6 +56,8 @@ extension SessionModel {
         switch cmd {
         case let .pairingResponse(p):
             c.pairings[i].response = p
+            c.pairings[i].responseFrame = frame.number
+            c.pairings[i].responseTime = frame.timestamp
             let story = c.pairings[i]
             if let method = story.method, let sc = story.secureConnections, let keySize = story.keySize {
                 let (host, peer) = story.initiatorIsHost ? (story.request, p) : (p, story.request)
