@@ -268,9 +268,13 @@ final class SlowResponse: Detector {
         }
         let took = time - request.time
         guard took < ATT.transactionTimeout, took >= 250_000 else { return }
+        // A peer with peripheral latency hears a request only when it wakes, up to (1 + latency)
+        // intervals later, and answers at a later event: a few such events are the link's own pace,
+        // not a slow answer, however long they are.
         let eventMicros = Int64(Double(c.intervalUnits) * 1250 * Double(1 + Int(c.latency)))
         let manyEvents = eventMicros > 0 && took >= Int64(threshold("events", context)) * eventMicros
-        guard took >= micros("slow", context) || manyEvents else { return }
+        let linkPace = eventMicros > 0 && took <= 4 * eventMicros
+        guard (took >= micros("slow", context) && !linkPace) || manyEvents else { return }
         if var s = slow[c.index] {
             s.count += 1
             if took > s.worst { (s.worst, s.worstFrame) = (took, frame) }

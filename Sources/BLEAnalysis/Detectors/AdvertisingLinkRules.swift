@@ -186,10 +186,14 @@ final class CommandRefused: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         let minimum = Int(threshold("count", context))
-        for r in context.model.refusals where r.count >= minimum {
+        // Connection attempts the controller refuses are the pool rules' (pool.rejected-attempt, pool.full).
+        let creates: Set<HCIOpcode> = [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection]
+        for r in context.model.refusals where r.count >= minimum && !creates.contains(r.key.opcode) {
             let name = HCIDecoder.commandName(r.key.opcode)
+            let span = r.last.time - r.first.time
             var f = Finding(rule: Self.rule.id, severity: .info, connection: nil, time: r.first.time, frames: [r.first.frame, r.last.frame],
-                            message: "\(name) (0x\(Format.hex(r.key.opcode.rawValue, 4))) refused \(r.count) times with \(r.key.status.name) (0x\(Format.hex(r.key.status.rawValue))), over \(Format.duration(r.last.time - r.first.time))")
+                            message: "\(name) (0x\(Format.hex(r.key.opcode.rawValue, 4))) refused \(r.count) times with \(r.key.status.name) (0x\(Format.hex(r.key.status.rawValue)))"
+                                + (span >= 1_000_000 ? ", over \(Format.duration(span))" : ", within a second"))
             f.status = r.key.status.rawValue
             findings.append(f)
         }
