@@ -79,7 +79,7 @@ enum Causes {
                 guard let end = c.endCause, end.cause.kind == .smpTimeout, end.timedOut == f.frames.first else { continue }
                 if let disconnect { fold(disconnect, into: i) }
             case PairingFailed.rule.id:
-                findings[i].cause = pairingCause(c, failure: f.frames.first ?? 0)
+                findings[i].cause = pairingCause(c, failure: f.frames.first ?? 0) ?? f.cause
                 if let first = firstPairingFailure[c.index] {
                     // The same pairing failing again on this connection: one problem.
                     if findings[i].severity > findings[first].severity { findings[first].severity = findings[i].severity }

@@ -30,6 +30,20 @@ final class PairingFailed: Detector {
         case let .pairingFailed(c, frame, time, reason, sent):
             failures.append(Failure(c: c, frame: frame, time: time, request: lastRequest[c.index], reason: reason, sentByHost: sent))
             pairingAfterFailure.remove(c.index)
+        case let .simplePairingFailed(c, frame, time, status, step, rejected):
+            var f = Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame] + (step.map { [$0.frame] } ?? []),
+                            message: "Secure Simple Pairing with \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))")
+            f.status = status.rawValue
+            let meaning: String
+            if let rejected {
+                meaning = "the host answered with a negative reply at frame \(rejected): the user rejected the pairing (or the app refused it)"
+            } else if let step {
+                meaning = "after the \(step.kind.rawValue) at frame \(step.frame) the host never confirmed: the user did not accept in time or dismissed the prompt, or the peer rejected it"
+            } else {
+                meaning = "the capture shows no step asked of the user before it"
+            }
+            f.cause = FindingCause(.pairing, frames: [rejected ?? step?.frame ?? frame, frame], "BR/EDR Secure Simple Pairing: \(meaning)")
+            findings.append(f)
         case let .encryptionChanged(c, _, _, status, true) where status == .success:
             guard pairingAfterFailure.contains(c.index) else { return }
             for i in failures.indices where failures[i].c === c || (failures[i].c.peerAddress != nil && failures[i].c.peerAddress == c.peerAddress) {

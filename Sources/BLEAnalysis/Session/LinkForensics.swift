@@ -77,6 +77,17 @@ public struct PairingStory: Sendable {
     public var bonding: Bool { request.authReq.contains(.bonding) && (response?.authReq.contains(.bonding) ?? true) }
 }
 
+/// The step of a BR/EDR Secure Simple Pairing the controller asked the host for (Core v5.4 Vol 4 Part E
+/// 7.7.42–7.7.44): which association model it is, and where.
+public struct SSPStep: Sendable {
+    public enum Kind: String, Sendable {
+        case numericComparison = "User Confirmation Request (Numeric Comparison)"
+        case passkeyEntry = "User Passkey Request (Passkey Entry)"
+    }
+    public var kind: Kind
+    public var frame: Int
+}
+
 /// One kind of command refusal: the same command refused with the same status on one adapter.
 public struct CommandRefusal: Sendable {
     public struct Key: Hashable, Sendable {

@@ -50,6 +50,8 @@ extension SessionModel {
                 c.localDisconnectReason = reason
                 c.forensics.localDisconnect = .init(frame: frame.number, time: frame.timestamp)
             }
+        case let .pairingAnswer(address, accepted):
+            if !accepted, simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address, default: (nil, nil)].rejected = frame.number }
         case .reset:
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
@@ -165,7 +167,9 @@ extension SessionModel {
             }
         case let .encryptionChange(status, handle, enabled, keySize):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
-            c.forensics.pendingEncryption = nil
+            // Encryption Change carrying a link-loss reason: the start was cut by the loss, which tells it
+            // (`LinkEnds`) with the start still pending.
+            if !LinkLoss.reasons.contains(status.rawValue) { c.forensics.pendingEncryption = nil }
             if status != .success { c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status) }
             if status == .success, enabled { pairingEncrypted(c, frame: frame.number) }
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
@@ -233,6 +237,18 @@ extension SessionModel {
                 emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem.text,
                                                              address: problem.address))
             }
+        case let .userConfirmationRequest(address, _):
+            if simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address] = (SSPStep(kind: .numericComparison, frame: frame.number), nil) }
+        case let .userPasskeyRequest(address):
+            if simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address] = (SSPStep(kind: .passkeyEntry, frame: frame.number), nil) }
+        case let .simplePairingComplete(status, address):
+            let ssp = simplePairing.removeValue(forKey: address)
+            guard status != .success,
+                  let c = live.values.filter({ !$0.isLE && $0.adapter == frame.adapter && $0.peerAddress == address }).min(by: { $0.index < $1.index })
+            else { return }
+            c.note(frame.timestamp, frame.number, .security, "Secure Simple Pairing failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
+                   .init(security: .pairingFailed))
+            emit(.security, .simplePairingFailed(c, frame: frame.number, time: frame.timestamp, status: status, step: ssp?.step, rejected: ssp?.rejected))
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:

@@ -20,6 +20,9 @@ public final class SessionModel {
     @exclusivity(unchecked) public internal(set) var refusals: [CommandRefusal] = []
     @exclusivity(unchecked) var refusalIndex: [CommandRefusal.Key: Int] = [:]
     static let maxRefusalKinds = 256
+    /// BR/EDR Secure Simple Pairing in progress, by peer: the last step asked of the host, and the
+    /// frame of the host's negative reply (bounded: a few peers pair at once).
+    @exclusivity(unchecked) var simplePairing: [BDAddr: (step: SSPStep?, rejected: Int?)] = [:]
     /// Whether each connection's `activity` series is kept (for the HTML report's charts; the
     /// other outputs never read it). Off by default: a capture of thousands of short links spent
     /// a sixth of its analysis filling pages for series nobody drew.
