@@ -124,7 +124,8 @@ extension SessionModel {
             return LinkEnd(cause: .init(.peerReset, frames: frames, """
                 the peer was heard advertising (connectable) at frame \(a.frame) while the link was still open — \
                 \(lastHeard.map { Self.span(a.time - $0) + " after its last packet" } ?? "after connecting")\(after): it had \
-                reset or dropped the link; \(Self.span(time - a.time)) later the phone's controller gave up (\(code))
+                reset or dropped the link (look for a crash or watchdog reset in its firmware); \(Self.span(time - a.time)) later the \
+                phone's controller gave up (\(code))
                 """), severity: .warning, actor: .peripheralFirmware)
         }
         // The host had asked to disconnect and the peer never acknowledged LL_TERMINATE_IND: the
@@ -179,7 +180,7 @@ extension SessionModel {
                 text = "the connection parameters changed \(Self.span(time - p.time)) before the loss (frame \(p.frame)): the peer may not have taken the new ones;\(silence)"
             } else {
                 text = "the supervision timeout in force was \(timeoutMs) ms\(origin) (interval \(Self.format(c.intervalMillis)) ms, latency \(c.latency)): "
-                    + "a few missed connection events end the link;\(silence)"
+                    + "a few missed connection events end the link (ask for a few seconds: Apple's accessory guidelines say 2–6 s);\(silence)"
             }
             return LinkEnd(cause: .init(.parameters, frames: frames, FindingMessage(text)), severity: .warning,
                            actor: origin.contains("peer") ? .peripheralFirmware : .hostStack)
@@ -188,10 +189,10 @@ extension SessionModel {
         let timeout = c.isLE && timeoutMs > 0 ? " for the supervision timeout (\(timeoutMs) ms)" : ""
         let pending = c.att.outstanding(from: .host).map { "; the host's \($0.opcode.name) at frame \($0.frame) was waiting for its answer" } ?? ""
         return LinkEnd(cause: .init(.peerSilent, frames: heard + [frame], """
-            the peer fell silent: the phone's controller heard nothing from it\(timeout); the capture shows no advertising from \
-            it, no parameter change and no procedure pending before the loss, so it went out of range, lost power or hung \
-            (\(silence.isEmpty ? "nothing was received from it on this link" : silence.dropFirst()); an idle link carries only \
-            empty packets, which HCI does not show)\(pending)
+            the peer fell silent: nothing was heard from it\(timeout), and the capture shows no advertising from it, no \
+            parameter change and no procedure pending before the loss: it went out of range, lost power or hung \
+            (\(silence.isEmpty ? "nothing was received from it on this link" : silence.dropFirst()); the empty packets of an \
+            idle link do not show in HCI)\(pending)
             """), severity: .warning, actor: .none)
     }
 

@@ -89,7 +89,8 @@ struct FramesHTML {
         guard !extras.frames.isEmpty else { return "<p class=\"none\">No evidence frames to show.</p>\n" }
         var citedBy: [Int: [Int]] = [:]
         for (i, f) in findings.enumerated() {
-            for n in f.frames where citedBy[n]?.last != i + 1 { citedBy[n, default: []].append(i + 1) }
+            // A cause's frames cite their finding too: from the frame, the consequence it explains.
+            for n in f.frames + (f.cause?.frames ?? []) where citedBy[n]?.last != i + 1 { citedBy[n, default: []].append(i + 1) }
         }
         var s = "<p class=\"hint\">Frames within ±\(extras.around) of each evidence frame, decoded as <code>bleanalyze packets</code> prints them "
         s += "(<code>&lt;</code> host → controller, <code>&gt;</code> controller → host).</p>\n"
