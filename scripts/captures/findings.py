@@ -135,7 +135,8 @@ def fold(findings: Iterable[Finding]) -> list[Finding]:
 
     - an Error Response to a CCCD write: ``security.insufficient`` folds into ``gatt.subscription-failed``;
     - a CCCD write that timed out: ``gatt.subscription-unanswered`` folds into ``att.timeout``;
-    - pairing failures on one connection: one ``security.pairing-failed`` (the first, worst severity);
+    - pairing failures on one connection: one ``security.pairing-failed`` (the first, worst severity;
+      the Swift side folds per peer address, which is the same on every scenario here);
     - a disconnect whose cause is an ATT timeout folds into the ``att.timeout`` or
       ``att.indication-unconfirmed`` of its key frame (a warning at least, with that cause); one whose
       cause is an SMP timeout into ``security.pairing-timeout``; one whose cause is key-missing into

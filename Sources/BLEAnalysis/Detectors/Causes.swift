@@ -40,7 +40,7 @@ enum Causes {
 
         var subscriptionErrors: [Int: Int] = [:]   // Error Response frame → finding
         for (i, f) in findings.enumerated() where f.rule == SubscriptionFailed.rule.id { if let k = f.frames.first { subscriptionErrors[k] = i } }
-        var firstPairingFailure: [Int: Int] = [:]  // connection index → finding
+        var firstPairingFailure: [String: Int] = [:]  // peer (address, else connection) → finding
         var timeouts: [Int: Int] = [:]             // timed-out request frame → att.timeout finding
         for (i, f) in findings.enumerated() where f.rule == ATTTimeout.rule.id { if let k = f.frames.first { timeouts[k] = i } }
 
@@ -70,7 +70,15 @@ enum Causes {
                     if let disconnect, c.endCause?.cause.kind == .keyMissing { fold(disconnect, into: i) }
                 }
             case ATTTimeout.rule.id, IndicationUnconfirmed.rule.id:
-                guard let end = c.endCause, end.cause.kind == .attTimeout, end.timedOut == f.frames.first else { continue }
+                guard let end = c.endCause, end.cause.kind == .attTimeout, end.timedOut == f.frames.first else {
+                    if f.rule == ATTTimeout.rule.id, let request = f.frames.first {
+                        findings[i].cause = FindingCause(.attTimeout, frames: [request], """
+                            the server never answered the request at frame \(request) within 30 s (Core v5.4 Vol 3 Part F 3.3.3): \
+                            its GATT server is hung or lost the request; no further ATT is allowed on this bearer
+                            """)
+                    }
+                    continue
+                }
                 findings[i].cause = end.cause
                 if findings[i].severity < .warning { findings[i].severity = .warning }
                 findings[i].actor = end.actor
@@ -80,12 +88,14 @@ enum Causes {
                 if let disconnect { fold(disconnect, into: i) }
             case PairingFailed.rule.id:
                 findings[i].cause = pairingCause(c, failure: f.frames.first ?? 0) ?? f.cause
-                if let first = firstPairingFailure[c.index] {
-                    // The same pairing failing again on this connection: one problem.
+                let peer = c.peerAddress?.description ?? "connection \(c.index)"
+                if let first = firstPairingFailure[peer] {
+                    // The same pairing failing again with this peer (a pairing loop, on one connection or
+                    // across reconnects): one problem.
                     if findings[i].severity > findings[first].severity { findings[first].severity = findings[i].severity }
                     fold(i, into: first)
                 } else {
-                    firstPairingFailure[c.index] = i
+                    firstPairingFailure[peer] = i
                 }
             case SubscriptionUnanswered.rule.id:
                 // The CCCD write that timed out is one problem: att.timeout tells it.
