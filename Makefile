@@ -27,14 +27,16 @@ run: deps release
 
 # A short libFuzzer run over every harness first (60 s in all, fixed seed; skips with a notice where
 # the sanitizer build is impossible; `make fuzz` runs them for FUZZ_SECONDS each), then every test,
-# so the test runner's summary is the last thing printed.
+# so the test runner's summary is the last thing printed (with CI=true, scripts/check_ci_skips.py then fails
+# the run, silently otherwise, when a suite listed in Tests/ci-must-run.txt was skipped).
 # The static release binary (`make static`, Swift runtime linked in) is built first: the fleet test (a
 # Spark standalone master and two workers; CLITests/FleetSparkTests) ships it to the executors as a
 # real job does, and InstallTests installs it into a temporary prefix and runs it without Swift.
 test: deps venv venv-fleet static
 	FUZZ_SEED=1 bash scripts/fuzz.sh --short
 	$(SWIFT) build
-	BLEANALYZE_VENV=$(CURDIR)/$(VENV) BLEANALYZE_FLEET_BIN=$(CURDIR)/$(STATIC_BIN) $(SWIFT) test
+	BLEANALYZE_VENV=$(CURDIR)/$(VENV) BLEANALYZE_FLEET_BIN=$(CURDIR)/$(STATIC_BIN) $(SWIFT) test --xunit-output .build/test-results.xml
+	@$(PYTHON) scripts/check_ci_skips.py .build/test-results-swift-testing.xml Tests/ci-must-run.txt
 
 build: deps
 	$(SWIFT) build

@@ -112,7 +112,7 @@ def write_expected(out_dir: Path, name: str) -> Expected:
     """Compute, cross-check and write ``<name>.expected.json`` for one capture."""
     frames = decode_frames(out_dir / name)
     expected = EXPECTATIONS[name](Capture(name, frames))
-    problems = diff(expected.findings, rules.evaluate(frames))
+    problems = diff(expected.findings, rules.evaluate(frames), causes=expected.causes)
     if problems:
         raise CheckFailed(
             f"{name}: expectation and reference engine disagree:\n  " + "\n  ".join(problems)

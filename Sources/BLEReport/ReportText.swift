@@ -89,6 +89,9 @@ public enum ReportText {
                 let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
                 let text = wrap(Terminal.clean(e.text), indent: String(repeating: " ", count: head.count), width: style.width)
                 s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
+                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                    s += wrap("why: " + Terminal.clean(end.cause.text.naming(c)), indent: String(repeating: " ", count: head.count), width: style.width)
+                }
             }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {
@@ -205,6 +208,10 @@ public enum ReportText {
                 line += "  frames " + listed + (f.frames.count > 8 ? ", … (\(f.frames.count) in all)" : "")
                 s += style.paint(wrap("    " + line, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 s += wrap(Terminal.clean(f.text), indent: "      ", width: style.width)
+                if let why = f.causeText, let cause = f.cause {
+                    let frames = cause.frames.prefix(4).map { "#\($0)" }.joined(separator: ", ")
+                    s += wrap("why: " + Terminal.clean(why) + " [\(cause.kind.rawValue); " + frames + "]", indent: "      ", width: style.width)
+                }
                 if f.severity != .info, f.actor != .none {
                     s += style.paint(wrap("who acts: " + f.actor.phrase, indent: "      ", width: style.width).dropLast().description, .grey) + "\n"
                 }
@@ -340,6 +347,25 @@ public enum ReportJSON {
         w.string("message", f.text)
         w.string("actor", f.actor.rawValue)
         if let peer = f.peer { w.string("peer", peer) }
+        if let cause = f.cause, let text = f.causeText {
+            w.beginObject("cause")
+            w.string("kind", cause.kind.rawValue)
+            w.beginArray("frames")
+            for n in cause.frames { w.int(nil, n) }
+            w.endArray()
+            w.string("text", text)
+            w.endObject()
+        } else {
+            w.null("cause")
+        }
+        if let handle = f.handle { w.int("handle", Int(handle)) }
+        if let uuid = f.uuid { w.string("uuid", uuid.description) }
+        if let status = f.status { w.int("status", Int(status)) }
+        if !f.folded.isEmpty {
+            w.beginObject("folded")
+            for (rule, n) in f.folded.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
+            w.endObject()
+        }
         w.endObject()
     }
 }

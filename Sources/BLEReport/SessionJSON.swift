@@ -83,6 +83,15 @@ public enum SessionJSON {
         case .connected, .attempt, .connectionFailed, .disconnected:
             if let a = c.peerAddress { w.string("peer", a.description) }
             if let n = c.peerName { w.string("peerName", n) }
+            if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                w.beginObject("cause")
+                w.string("kind", end.cause.kind.rawValue)
+                w.beginArray("frames")
+                for n in end.cause.frames { w.int(nil, n) }
+                w.endArray()
+                w.string("text", end.cause.text.naming(c))
+                w.endObject()
+            }
         default:
             break
         }

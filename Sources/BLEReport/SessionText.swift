@@ -13,6 +13,10 @@ public enum SessionText {
             s += header(c) + "\n"
             for e in mergedEvents(c) {
                 s += "  " + TimeFormat.time(e.time) + "  #" + String(e.frame).padding(6) + e.text + "\n"
+                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                    s += "  " + String(repeating: " ", count: 15) + "  " + String(repeating: " ", count: 7)
+                        + "why (\(end.cause.kind.rawValue)): " + end.cause.text.naming(c) + "\n"
+                }
             }
             if c.droppedTimelineEvents > 0 { s += "  … \(c.droppedTimelineEvents) more events not kept\n" }
             s += "\n"

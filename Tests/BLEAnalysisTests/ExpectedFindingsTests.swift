@@ -35,9 +35,24 @@ import Testing
         let file = try CaptureFile(path: path)
         let analyzer = Analyzer(detect: true)
         _ = file.read { analyzer.consume($0) }
-        let found = Set(analyzer.finish().map {
+        let findings = analyzer.finish()
+        let found = Set(findings.map {
             Key(rule: $0.rule, connection: $0.connection.map(Int.init), frame: $0.frames.first ?? -1, severity: $0.severity.rawValue)
         })
+        // Files that list causes (the cause_* scenarios of issue 23): each expected cause is the
+        // finding's (kind, key frame); `null` means the finding states none.
+        for f in try #require(root["findings"] as? [[String: Any]]) where f.keys.contains("cause") {
+            let key = Key(rule: f["rule"] as? String ?? "?", connection: f["connection"] as? Int, frame: f["frame"] as? Int ?? -1,
+                          severity: f["severity"] as? String ?? "?")
+            guard let finding = findings.first(where: { $0.rule == key.rule && $0.connection.map(Int.init) == key.connection && $0.frames.first == key.frame })
+            else { continue }
+            if let cause = f["cause"] as? [String: Any] {
+                #expect(finding.cause?.kind.rawValue == cause["kind"] as? String, "\(capture) \(key): cause \(String(describing: finding.cause?.kind))")
+                #expect(finding.cause?.frames.first == cause["frame"] as? Int, "\(capture) \(key): cause frame \(String(describing: finding.cause?.frames.first))")
+            } else if key.severity != "info" {
+                #expect(finding.cause == nil, "\(capture) \(key): no cause expected, got \(String(describing: finding.cause?.kind))")
+            }
+        }
         let missing = expected.subtracting(found).sorted { $0.description < $1.description }
         let extra = found.subtracting(expected).sorted { $0.description < $1.description }
         #expect(missing.isEmpty, "\(capture): missing \(missing)")

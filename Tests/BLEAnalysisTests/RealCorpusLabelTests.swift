@@ -7,7 +7,8 @@ import Testing
 /// `Tests/Labels/<capture>.labels.json`, the warnings and errors a reader of the frames (tshark as the
 /// independent view) holds to be real problems, each with a one-line justification that names the
 /// frames. The detectors must report exactly those — nothing missing, nothing extra — as
-/// (rule, severity, connection handle, key frame). Information findings are not labelled.
+/// (rule, severity, connection handle, key frame), and where a label names the cause (`cause`: kind and key
+/// frame, issue 23) the finding's cause must be that one.
 @Suite(.enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
 struct RealCorpusLabelTests {
     struct Key: Hashable, CustomStringConvertible {
@@ -42,9 +43,27 @@ struct RealCorpusLabelTests {
         let path = try #require(AnalysisFixtures.sharedReal).appendingPathComponent(capture).path
         let analyzer = Analyzer(detect: true)
         _ = try CaptureFile(path: path).read { analyzer.consume($0) }
-        let found = Set(analyzer.finish().filter { $0.severity != .info }.map {
+        let findings = analyzer.finish()
+        let found = Set(findings.filter { $0.severity != .info }.map {
             Key(rule: $0.rule, severity: $0.severity.rawValue, connection: $0.connection.map(Int.init), frame: $0.frames.first ?? -1)
         })
+        // Each labelled cause (read from the frames: Tests/Labels/CAUSES.md) is the finding's cause: its
+        // kind and key frame. A label that finds no cause in the capture ("none") takes none or "none".
+        for f in try #require(root["findings"] as? [[String: Any]]) {
+            guard let cause = f["cause"] as? [String: Any], let kind = cause["kind"] as? String else { continue }
+            let key = Key(rule: f["rule"] as? String ?? "?", severity: f["severity"] as? String ?? "?",
+                          connection: f["connection"] as? Int, frame: f["frame"] as? Int ?? -1)
+            guard let finding = findings.first(where: {
+                $0.rule == key.rule && $0.connection.map(Int.init) == key.connection && $0.frames.first == key.frame
+            }) else { continue }
+            if kind == "none" {
+                #expect(finding.cause == nil || finding.cause?.kind == FindingCause.Kind.none, "\(capture) \(key): labelled with no cause, got \(String(describing: finding.cause?.kind))")
+            } else {
+                #expect(finding.cause?.kind.rawValue == kind, "\(capture) \(key): cause \(String(describing: finding.cause?.kind)), labelled \(kind)")
+                #expect(finding.cause?.frames.first == cause["frame"] as? Int,
+                        "\(capture) \(key): cause frame \(String(describing: finding.cause?.frames.first)), labelled \(cause["frame"] ?? "?")")
+            }
+        }
         let missing = expected.subtracting(found).sorted { $0.description < $1.description }
         let extra = found.subtracting(expected).sorted { $0.description < $1.description }
         #expect(missing.isEmpty, "\(capture): labelled but not found \(missing)")

@@ -199,6 +199,7 @@ OP_LE_SET_SCAN_RESPONSE_DATA = 0x2009
 OP_LE_SET_ADVERTISING_ENABLE = 0x200A
 OP_LE_CREATE_CONNECTION = 0x200D
 OP_LE_CREATE_CONNECTION_CANCEL = 0x200E
+OP_LE_CONNECTION_UPDATE = 0x2013
 OP_LE_ENABLE_ENCRYPTION = 0x2019
 OP_LE_SET_EXTENDED_ADVERTISING_DATA = 0x2037
 OP_LE_SET_EXTENDED_SCAN_RESPONSE_DATA = 0x2038
@@ -217,6 +218,7 @@ EV_ENCRYPTION_CHANGE_V2 = 0x59
 # LE Meta subevents
 SUB_CONNECTION_COMPLETE = 0x01
 SUB_ADVERTISING_REPORT = 0x02
+SUB_CONNECTION_UPDATE_COMPLETE = 0x03
 SUB_ENHANCED_CONNECTION_COMPLETE = 0x0A
 SUB_EXTENDED_ADVERTISING_REPORT = 0x0D
 SUB_ADVERTISING_SET_TERMINATED = 0x12
@@ -276,6 +278,12 @@ ATT_ATTRIBUTE_NOT_FOUND = 0x0A
 # SMP codes
 SMP_PAIRING_REQUEST = 0x01
 SMP_PAIRING_FAILED = 0x05
+SMP_PAIRING_RANDOM = 0x04
+SMP_PAIRING_DHKEY_CHECK = 0x0D
+# L2CAP LE signaling channel and its Connection Parameter Update Request/Response codes
+LE_SIGNALING_CID = 0x0005
+L2CAP_CONNECTION_PARAMETER_UPDATE_REQUEST = 0x12
+L2CAP_CONNECTION_PARAMETER_UPDATE_RESPONSE = 0x13
 
 UUID_CCCD = 0x2902
 UUID_CHARACTERISTIC = 0x2803
@@ -360,6 +368,47 @@ class Frame:
         address = ":".join(f"{b:02X}" for b in reversed(self.params[6:12]))
         return status, handle & 0x0FFF, role, address
 
+    def connection_parameters(self) -> tuple[int, int, int]:
+        """(interval, latency, supervision timeout) in HCI units (1.25 ms, events, 10 ms) of an
+        LE (Enhanced) Connection Complete or an LE Connection Update Complete."""
+        if self.subevent == SUB_CONNECTION_UPDATE_COMPLETE:
+            offset = 4
+        elif self.subevent == SUB_CONNECTION_COMPLETE:
+            offset = 12
+        else:
+            assert self.subevent in CONNECTION_COMPLETE_SUBEVENTS
+            offset = 24  # after the local and peer resolvable private addresses
+        return struct.unpack_from("<HHH", self.params, offset)
+
+    def update_complete(self) -> tuple[int, int]:
+        """(status, handle) of an LE Connection Update Complete."""
+        assert self.subevent == SUB_CONNECTION_UPDATE_COMPLETE
+        status, handle = struct.unpack_from("<BH", self.params, 1)
+        return status, handle & 0x0FFF
+
+    def advertising_reports(self) -> list[tuple[str, bool]]:
+        """(advertiser address, connectable) of each report of an LE (Extended) Advertising
+        Report event (Core v5.4 Vol 4 Part E 7.7.65.2 / 7.7.65.13)."""
+        reports = []
+        offset = 2
+        for _ in range(self.params[1]):
+            if self.subevent == SUB_ADVERTISING_REPORT:
+                event_type = self.params[offset]
+                address = self.params[offset + 2 : offset + 8]
+                length = self.params[offset + 8]
+                connectable = event_type in (0x00, 0x01)  # ADV_IND, ADV_DIRECT_IND
+                offset += 10 + length
+            elif self.subevent == SUB_EXTENDED_ADVERTISING_REPORT:
+                event_type = struct.unpack_from("<H", self.params, offset)[0]
+                address = self.params[offset + 3 : offset + 9]
+                length = self.params[offset + 23]
+                connectable = bool(event_type & 0x0001) and not event_type & 0x0008
+                offset += 24 + length
+            else:
+                raise AssertionError("not an advertising report")
+            reports.append((":".join(f"{b:02X}" for b in reversed(address)), connectable))
+        return reports
+
     def completed_packets(self) -> list[tuple[int, int]]:
         """[(handle, count)] of a Number Of Completed Packets event."""
         assert self.event_code == EV_NUMBER_OF_COMPLETED_PACKETS
@@ -390,6 +439,8 @@ class Frame:
             return f"#{self.number} {direction} ATT {att_name(self.att[0])}"
         if self.cid == SMP_CID and self.pdu:
             return f"#{self.number} {direction} SMP {smp_name(self.pdu[0])}"
+        if self.cid == LE_SIGNALING_CID and self.pdu:
+            return f"#{self.number} {direction} L2CAP signaling code 0x{self.pdu[0]:02X}"
         return f"#{self.number} {direction} ACL handle 0x{self.handle or 0:04X}"
 
 

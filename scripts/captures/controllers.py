@@ -14,7 +14,7 @@ import asyncio
 import collections
 import logging
 
-from bumble import hci
+from bumble import hci, ll
 from bumble.controller import Controller
 
 logger = logging.getLogger(__name__)
@@ -171,3 +171,91 @@ class LargeBufferController(Controller):
     """
 
     le_acl_data_packet_length = 251
+
+
+class LocalTerminationController(Controller):
+    """Reports a disconnection the host asked for with reason 0x16, like a real controller.
+
+    Stock Bumble repeats the reason given to HCI Disconnect (e.g. 0x13) in the
+    local Disconnection Complete.  Core v5.4 Vol 4 Part E 7.1.6: the remote
+    side receives the reason of the command (in LL_TERMINATE_IND), while the
+    local controller reports Connection Terminated By Local Host (0x16), as
+    Android captures show.  This class sends LL_TERMINATE_IND with the
+    command's reason and reports 0x16 to its own host.
+    """
+
+    def on_hci_disconnect_command(self, command: hci.HCI_Disconnect_Command) -> None:
+        connection = self.find_le_connection_by_handle(command.connection_handle)
+        if connection is None or self.link is None:
+            return super().on_hci_disconnect_command(command)
+        self._send_hci_command_status(hci.HCI_COMMAND_STATUS_PENDING, command.op_code)
+        connection.send_ll_control_pdu(ll.TerminateInd(command.reason))
+        self.on_le_disconnected(
+            connection, hci.HCI_ErrorCode.CONNECTION_TERMINATED_BY_LOCAL_HOST_ERROR
+        )
+        return None
+
+
+class UpdateRefusingController(Controller):
+    """LE Connection Update fails in its LE Connection Update Complete, with 0x20.
+
+    Stock Bumble applies every LE Connection Update.  This controller accepts
+    the command (Command Status 0x00: the parameters are valid HCI values), then
+    reports LE Connection Update Complete with status Unsupported LL Parameter
+    Value (0x20) and the parameters still in force (those of the connection's
+    LE Create Connection), as a controller does when the link layer procedure
+    is rejected (Core v5.4 Vol 4 Part E 7.7.65.3, Vol 6 Part B 5.1.7).  Nothing
+    changes on the link and nothing is sent to the peer.
+    """
+
+    _in_force: tuple[int, int, int] = (0, 0, 0)
+
+    def on_hci_le_create_connection_command(self, command) -> None:
+        self._in_force = (
+            command.connection_interval_min,
+            command.max_latency,
+            command.supervision_timeout,
+        )
+        return super().on_hci_le_create_connection_command(command)
+
+    def on_hci_le_connection_update_command(
+        self, command: hci.HCI_LE_Connection_Update_Command
+    ) -> None:
+        if self.find_le_connection_by_handle(command.connection_handle) is None:
+            return super().on_hci_le_connection_update_command(command)
+        self._send_hci_command_status(hci.HCI_COMMAND_STATUS_PENDING, command.op_code)
+        interval, latency, timeout = self._in_force
+        event = hci.HCI_LE_Connection_Update_Complete_Event(
+            status=hci.HCI_ErrorCode.UNSUPPORTED_LMP_OR_LL_PARAMETER_VALUE_ERROR,
+            connection_handle=command.connection_handle,
+            connection_interval=interval,
+            peripheral_latency=latency,
+            supervision_timeout=timeout,
+        )
+        # After the Command Status (queued with call_soon), as a real link layer answers later.
+        asyncio.get_running_loop().call_later(0.05, self.send_hci_packet, event)
+        return None
+
+
+
+class PassiveScanController(Controller):
+    """A passive scan reports advertisements only, no scan responses.
+
+    Stock Bumble reports every legacy advertising PDU twice, as the
+    advertisement and as a scan response, even when the host asked for a
+    passive scan (LE_Scan_Type 0x00), in which the controller sends no
+    SCAN_REQ and so receives no SCAN_RSP (Core v5.4 Vol 6 Part B 4.4.3.1).
+    This class drops the SCAN_RSP reports of a passive legacy scan.
+    """
+
+    def send_hci_packet(self, packet) -> None:
+        if (
+            isinstance(packet, hci.HCI_LE_Advertising_Report_Event)
+            and self.le_scan_type == 0
+            and all(
+                report.event_type == hci.HCI_LE_Advertising_Report_Event.EventType.SCAN_RSP
+                for report in packet.reports
+            )
+        ):
+            return
+        super().send_hci_packet(packet)

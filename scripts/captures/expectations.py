@@ -12,6 +12,8 @@ generic reference engine in :mod:`captures.rules`.
 
 from __future__ import annotations
 
+import dataclasses
+
 import struct
 from collections.abc import Callable, Iterable
 
@@ -40,11 +42,19 @@ from .btsnoop import (
     LE_META_EVENT,
     OP_DISCONNECT,
     OP_LE_CREATE_CONNECTION,
+    OP_LE_CONNECTION_UPDATE,
     OP_LE_CREATE_CONNECTION_CANCEL,
     OP_LE_READ_BUFFER_SIZE_V2,
     OP_LE_SET_ADVERTISING_ENABLE,
+    L2CAP_CONNECTION_PARAMETER_UPDATE_REQUEST,
+    L2CAP_CONNECTION_PARAMETER_UPDATE_RESPONSE,
+    LE_SIGNALING_CID,
+    SMP_PAIRING_DHKEY_CHECK,
     SMP_PAIRING_FAILED,
+    SMP_PAIRING_RANDOM,
     SMP_PAIRING_REQUEST,
+    SUB_ADVERTISING_REPORT,
+    SUB_CONNECTION_UPDATE_COMPLETE,
     Frame,
 )
 from .findings import (
@@ -52,6 +62,9 @@ from .findings import (
     COMMAND_DISALLOWED,
     IDLE,
     SILENCE,
+    SLOW_RESPONSE,
+    SMP_TIMEOUT,
+    TIMER_MARGIN,
     STALL,
     STUCK_TIMEOUT,
     SUBSCRIPTION_WAIT,
@@ -1284,10 +1297,14 @@ def expect_encryption_failed(cap: Capture) -> Expected:
     check(status == 0x06, f"status 0x{status:02X}")
     enable = cap.one(lambda f: f.is_command(0x2019), "LE Enable Encryption")
     check(cap.status_of(enable).command_status()[0] == 0, "LE Enable Encryption rejected")
-    return clean(
-        cap,
-        "No SMP traffic: the central used a stored LTK. The disconnection reason 0x05 is info.",
-        [
+    # The disconnection that follows is the key-missing failure's consequence: folded into it.
+    disconnects = [
+        dataclasses.replace(f, cause=("key-missing", change.number)) if f.rule == "link.disconnect" else f
+        for f in disconnect_findings(cap)
+    ]
+    return Expected(
+        cap.name,
+        (
             finding(
                 "security.encryption-failed",
                 "error",
@@ -1295,9 +1312,12 @@ def expect_encryption_failed(cap: Capture) -> Expected:
                 change,
                 why=f"Encryption Change {n(change)} for 0x{handle:04X} with status "
                 f"{status_name(status)} after LE Enable Encryption {n(enable)} (the peripheral "
-                "has no key for this LTK)",
-            )
-        ],
+                "has no key for this LTK); the disconnection after it is folded into this finding",
+            ),
+            *disconnects,
+        ),
+        "No SMP traffic: the central used a stored LTK. The disconnection (reason 0x05) is the "
+        "key-missing failure's consequence: one problem, one finding.",
     )
 
 
@@ -1361,4 +1381,366 @@ def expect_adv_not_stopped(cap: Capture) -> Expected:
                 f"(closed only by {n(disconnection)})",
             )
         ],
+    )
+
+
+# ---------------------------------------------------------------------- causes (issue 23)
+PEER = "C0:11:22:33:44:02"
+OP_LE_SET_SCAN_ENABLE = 0x200C
+REASON_TIMEOUT = 0x08
+REASON_LOCAL_HOST = 0x16
+
+
+def summary_finding(cap: Capture) -> Finding:
+    frames = cap.disconnections()
+    reasons: dict[int, int] = {}
+    for frame in frames:
+        reason = frame.disconnection()[2]
+        reasons[reason] = reasons.get(reason, 0) + 1
+    summary = ", ".join(f"{status_name(r)} x{c}" for r, c in sorted(reasons.items()))
+    return finding(
+        "link.disconnect-summary", "info", None, *frames,
+        why=f"{len(frames)} disconnection(s): {summary}",
+    )
+
+
+def only_disconnection(cap: Capture, reason: int) -> tuple[Frame, int]:
+    (disconnection,) = cap.disconnections()
+    _status, handle, actual = disconnection.disconnection()
+    check(actual == reason, f"{cap.name}: reason {status_name(actual)}, not {status_name(reason)}")
+    return disconnection, handle
+
+
+def acl_rx(cap: Capture, before: Frame | None = None, after: Frame | None = None) -> list[Frame]:
+    return cap.where(lambda f: f.is_acl and not f.sent, after=after, before=before)
+
+
+def host_disconnect(cap: Capture, handle: int) -> Frame:
+    command = cap.one(lambda f: f.is_command(OP_DISCONNECT), "HCI Disconnect")
+    check(struct.unpack_from("<H", command.params)[0] == handle, "Disconnect for another handle")
+    check(cap.status_of(command).command_status()[0] == 0, "Disconnect refused")
+    return command
+
+
+def timer_expiry(cap: Capture, start: Frame, command: Frame, timer: float, what: str) -> float:
+    """Seconds from ``start`` to the host's Disconnect, checked to be right after ``timer``."""
+    waited = command.time - start.time
+    check(
+        timer <= waited < timer + TIMER_MARGIN,
+        f"{cap.name}: Disconnect {waited:.3f} s after {what}, not right after {timer:.0f} s",
+    )
+    return waited
+
+
+def l2cap_signaling(cap: Capture, code: int, sent: bool) -> Frame:
+    return cap.one(
+        lambda f: f.cid == LE_SIGNALING_CID and f.pdu and f.pdu[0] == code and f.sent == sent,
+        f"L2CAP signaling code 0x{code:02X}",
+    )
+
+
+def update_completes(cap: Capture) -> list[Frame]:
+    return cap.events(LE_META_EVENT, (SUB_CONNECTION_UPDATE_COMPLETE,))
+
+
+def units(parameters: tuple[int, int, int]) -> str:
+    interval, latency, timeout = parameters
+    return f"interval {interval * 1.25:g} ms, latency {latency}, supervision timeout {timeout * 10} ms"
+
+
+@expects("cause_peer_reset.btsnoop")
+def expect_cause_peer_reset(cap: Capture) -> Expected:
+    complete = check_single_connection(cap)
+    _status, handle, _role, peer = complete.connection_complete()
+    check(peer == PEER, f"connected to {peer}")
+    parameters = complete.connection_parameters()
+    supervision = parameters[2] / 100
+    write = cap.one(lambda f: f.att_opcode == ATT_WRITE_REQ, "Write Request")
+    check(att_value(write) == b"\x52\x42" and att_handle(write) == 0x001D, "not the command")
+    check(not acl_rx(cap, after=write), "the peer sent something after the command")
+    last_rx = acl_rx(cap, before=write)[-1]
+    scan = cap.first(
+        lambda f: f.is_command(OP_LE_SET_SCAN_ENABLE) and f.params[0] == 1, after=write,
+        what="LE Set Scan Enable",
+    )
+    disconnection, _ = only_disconnection(cap, REASON_TIMEOUT)
+    heard = cap.where(
+        lambda f: f.is_event(LE_META_EVENT, (SUB_ADVERTISING_REPORT,))
+        and (PEER, True) in f.advertising_reports(),
+        after=last_rx,
+        before=disconnection,
+    )
+    check(len(heard) >= 2, "the peer is not heard advertising while connected")
+    reports = cap.events(LE_META_EVENT, (SUB_ADVERTISING_REPORT,))
+    check(
+        all(r.advertising_reports() == [(PEER, True)] for r in reports),
+        "a report that is not an ADV_IND from the peer",
+    )
+    first = heard[0]
+    check(scan.number < first.number, "reports before the scan")
+    check(
+        disconnection.time - last_rx.time >= supervision,
+        "the controller gave up before the supervision timeout",
+    )
+    return Expected(
+        cap.name,
+        (
+            finding(
+                "att.unanswered",
+                "info",
+                handle,
+                write,
+                why=f"Write Request {n(write)} (`52 42` to 0x001D) is never answered: the link is "
+                f"lost (Disconnection Complete {n(disconnection)}, 0x08) "
+                f"{seconds(write, disconnection)} later; a consequence of that loss, reported there",
+                cause=("link-loss", disconnection),
+            ),
+            finding(
+                "link.disconnect",
+                "warning",
+                handle,
+                disconnection,
+                why=f"Disconnection Complete {n(disconnection)}, handle 0x{handle:04X}, reason "
+                f"{status_name(REASON_TIMEOUT)}; the peer {PEER} was heard advertising connectably "
+                f"(LE Advertising Report {n(first)}, ADV_IND, {seconds(write, first)} after the "
+                f"command {n(write)}; {len(heard)} ADV_IND reports before the loss) after its last packet "
+                f"{n(last_rx)} while the link was still open: it restarted or left the link",
+                cause=("peer-reset", first),
+            ),
+            summary_finding(cap),
+        ),
+        f"Connection parameters from LE Connection Complete {n(complete)}: {units(parameters)}. "
+        f"The app scans passively (LE Set Scan Enable {n(scan)}) right after the command: "
+        f"{len(reports)} LE Advertising Reports, all ADV_IND from {PEER}. The loss comes {seconds(last_rx, disconnection)} after the peer's last "
+        f"packet {n(last_rx)}, as the {supervision:g} s supervision timeout says. The unanswered "
+        "write is info with cause link-loss: one problem, one finding (the disconnection).",
+        causes=True,
+    )
+
+
+@expects("cause_att_timeout_indication.btsnoop")
+def expect_cause_att_timeout_indication(cap: Capture) -> Expected:
+    check_single_connection(cap)
+    indication = cap.one(lambda f: f.att_opcode == ATT_INDICATION, "indication")
+    check(indication.sent, "the indication is not the phone's")
+    check(
+        att_handle(indication) == 0x0008 and att_value(indication) == b"\x01\x00\xff\xff",
+        "not a Service Changed indication for 0x0001-0xFFFF",
+    )
+    subscribe = cap.one(
+        lambda f: f.att_opcode == ATT_WRITE_REQ and not f.sent and att_handle(f) == 0x0009,
+        "CCCD write by the peer",
+    )
+    check(att_value(subscribe) == b"\x02\x00", "not an indication subscription")
+    check(cap.response_to(subscribe).att_opcode == ATT_WRITE_RSP, "subscription refused")
+    check(subscribe.number < indication.number, "subscribed after the indication")
+    check(not cap.att(ATT_CONFIRMATION), "a confirmation was sent")
+    check(not acl_rx(cap, after=indication), "the peer sent something after the indication")
+    disconnection, handle = only_disconnection(cap, REASON_LOCAL_HOST)
+    command = host_disconnect(cap, handle)
+    waited = timer_expiry(cap, indication, command, ATT_TIMEOUT, "the indication")
+    return Expected(
+        cap.name,
+        (
+            finding(
+                "att.indication-unconfirmed",
+                "info",
+                handle,
+                indication,
+                why=f"Service Changed indication {n(indication)} (0x0008) to the subscribed peer "
+                f"(CCCD write {n(subscribe)}) is never confirmed; the host's disconnect {n(disconnection)} "
+                "30 s later is folded into this finding (one problem, one finding)",
+            ),
+            finding(
+                "link.disconnect",
+                "warning",
+                handle,
+                disconnection,
+                why=f"Disconnection Complete {n(disconnection)}, reason "
+                f"{status_name(REASON_LOCAL_HOST)}, after the host's HCI Disconnect {n(command)} "
+                f"sent {waited:.2f} s after the unconfirmed indication {n(indication)}: the ATT "
+                "transaction timed out (30 s, Core v5.4 Vol 3 Part F 3.3.3) and the host closed "
+                "the dead bearer",
+                cause=("att-timeout", indication),
+            ),
+            summary_finding(cap),
+        ),
+        "The phone's own GATT server sends the indication; the peer had subscribed to Service "
+        f"Changed ({n(subscribe)}), so the indication was due a confirmation. Nothing is received "
+        "from the peer after it. 0x16 alone would be an ordinary local termination (info); the "
+        "30 s ATT timeout before the HCI Disconnect makes it a warning.",
+        causes=True,
+    )
+
+
+@expects("cause_smp_timeout.btsnoop")
+def expect_cause_smp_timeout(cap: Capture) -> Expected:
+    check_single_connection(cap)
+    smp_frames = cap.where(lambda f: f.smp_code is not None)
+    last = smp_frames[-1]
+    check(last.smp_code == SMP_PAIRING_DHKEY_CHECK and last.sent, "last SMP PDU: not our DHKey Check")
+    randoms = cap.smp(SMP_PAIRING_RANDOM)
+    check(
+        len(randoms) == 2 and not randoms[1].sent and randoms[1].number < last.number,
+        "the responder's Pairing Random",
+    )
+    check(not cap.smp(SMP_PAIRING_FAILED), "Pairing Failed in the capture")
+    check(
+        len(cap.smp(SMP_PAIRING_DHKEY_CHECK)) == 1, "the responder sent its DHKey Check"
+    )
+    check(not cap.events(EV_ENCRYPTION_CHANGE) and not cap.commands(0x2019), "encryption started")
+    disconnection, handle = only_disconnection(cap, REASON_LOCAL_HOST)
+    command = host_disconnect(cap, handle)
+    waited = timer_expiry(cap, last, command, SMP_TIMEOUT, "the last SMP PDU")
+    return Expected(
+        cap.name,
+        (
+            finding(
+                "security.pairing-timeout",
+                "warning",
+                handle,
+                last,
+                why=f"Pairing (Request {n(cap.smp(SMP_PAIRING_REQUEST)[0])}) stops after the "
+                f"responder's Pairing Random {n(randoms[1])}: the central's DHKey Check {n(last)} "
+                f"gets neither a DHKey Check nor a Pairing Failed, and no SMP PDU follows for "
+                f"{seconds(last, disconnection)} (SMP timeout 30 s, Core v5.4 Vol 3 Part H 3.4)",
+                cause=("smp-timeout", last),
+            ),
+            finding(
+                "link.disconnect",
+                "info",
+                handle,
+                disconnection,
+                why=f"Disconnection Complete {n(disconnection)}, reason "
+                f"{status_name(REASON_LOCAL_HOST)}, after the host's HCI Disconnect {n(command)} "
+                f"{waited:.2f} s after the last SMP PDU {n(last)}: the end of the timed-out "
+                "pairing, reported there (one problem, one finding)",
+                cause=("smp-timeout", last),
+            ),
+            summary_finding(cap),
+        ),
+        "Bumble's SMP has no 30 s timer; the scenario plays it and the host disconnects. No "
+        "Pairing Failed, no encryption: the stall is visible only as 30 s of SMP silence.",
+        causes=True,
+    )
+
+
+@expects("cause_conn_update_failed.btsnoop")
+def expect_cause_conn_update_failed(cap: Capture) -> Expected:
+    complete = check_single_connection(cap)
+    handle = complete.connection_complete()[1]
+    command = cap.one(lambda f: f.is_command(OP_LE_CONNECTION_UPDATE), "LE Connection Update")
+    status = cap.status_of(command)
+    check(status.is_event(EV_COMMAND_STATUS) and status.command_status()[0] == 0, "not accepted")
+    (update,) = update_completes(cap)
+    code, updated = update.update_complete()
+    check(code == 0x20 and updated == handle, f"update status {status_name(code)}")
+    check(
+        update.connection_parameters() == complete.connection_parameters(),
+        "parameters changed",
+    )
+    requested = struct.unpack_from("<HHHH", command.params, 2)
+    read = cap.first(lambda f: f.att_opcode == ATT_READ_REQ, after=update, what="read after")
+    check(cap.response_to(read).att_opcode == ATT_READ_RSP, "the link does not work")
+    _disconnection, _ = only_disconnection(cap, 0x13)
+    return Expected(
+        cap.name,
+        (
+            finding(
+                "link.parameter-update-refused",
+                "warning",
+                handle,
+                update,
+                why=f"LE Connection Update {n(command)} (interval {requested[0] * 1.25:g}-"
+                f"{requested[1] * 1.25:g} ms, latency {requested[2]}, timeout "
+                f"{requested[3] * 10} ms) accepted by Command Status {n(status)} (0x00), then LE "
+                f"Connection Update Complete {n(update)} with status {status_name(code)}: the "
+                f"parameters stay {units(update.connection_parameters())}",
+                cause=("controller-refused", update),
+            ),
+            *disconnect_findings(cap),
+        ),
+        f"The link keeps working with its old parameters (Read Request {n(read)} answered). The "
+        "0x13 disconnection is info.",
+        causes=True,
+    )
+
+
+@expects("cause_short_supervision.btsnoop")
+def expect_cause_short_supervision(cap: Capture) -> Expected:
+    complete = check_single_connection(cap)
+    request = l2cap_signaling(cap, L2CAP_CONNECTION_PARAMETER_UPDATE_REQUEST, sent=False)
+    response = l2cap_signaling(cap, L2CAP_CONNECTION_PARAMETER_UPDATE_RESPONSE, sent=True)
+    asked = struct.unpack_from("<HHHH", request.pdu, 4)  # interval min/max, latency, timeout
+    check(asked[3] == 10, f"asked timeout {asked[3] * 10} ms")
+    check(struct.unpack_from("<H", response.pdu, 4)[0] == 0, "the host rejected the request")
+    command = cap.one(lambda f: f.is_command(OP_LE_CONNECTION_UPDATE), "LE Connection Update")
+    check(struct.unpack_from("<HHHH", command.params, 2) == asked, "applied other parameters")
+    (update,) = update_completes(cap)
+    check(update.update_complete()[0] == 0, "update failed")
+    applied = update.connection_parameters()
+    check(applied[2] == 10, "timeout not applied")
+    before = complete.connection_parameters()
+    check(applied[2] < before[2], "the timeout was not shortened")
+    disconnection, handle = only_disconnection(cap, REASON_TIMEOUT)
+    last_rx = acl_rx(cap, before=disconnection)[-1]
+    gap = disconnection.time - last_rx.time
+    check(gap > applied[2] / 100, f"lost {gap:.3f} s after the last packet")
+    reads = [f for f in cap.att(ATT_READ_REQ) if f.number > update.number]
+    return Expected(
+        cap.name,
+        (
+            finding(
+                "link.disconnect",
+                "warning",
+                handle,
+                disconnection,
+                why=f"Disconnection Complete {n(disconnection)}, reason "
+                f"{status_name(REASON_TIMEOUT)}, {gap * 1000:.0f} ms after the last packet "
+                f"{n(last_rx)}; the supervision timeout in force is {applied[2] * 10} ms, applied "
+                f"by LE Connection Update Complete {n(update)} (was {before[2] * 10} ms) at the "
+                f"peer's request {n(request)}",
+                cause=("parameters", update),
+            ),
+            summary_finding(cap),
+        ),
+        f"Parameters: LE Connection Complete {n(complete)}: {units(before)}; the peer's L2CAP "
+        f"Connection Parameter Update Request {n(request)} asks {units(asked[1:])}; accepted "
+        f"({n(response)}) and applied (LE Connection Update {n(command)}, Complete {n(update)}: "
+        f"{units(applied)}). {len(reads)} reads work after it before the loss.",
+        causes=True,
+    )
+
+
+@expects("slow_response.btsnoop")
+def expect_slow_response(cap: Capture) -> Expected:
+    complete = check_single_connection(cap)
+    handle = complete.connection_complete()[1]
+    check_no_att_errors_but_discovery(cap)
+    writes = cap.att(ATT_WRITE_REQ)
+    check(len(writes) == 2, "two Write Requests")
+    findings = []
+    for write in writes:
+        response = cap.response_to(write)
+        check(response.att_opcode == ATT_WRITE_RSP, "not a Write Response")
+        delay = response.time - write.time
+        check(SLOW_RESPONSE < delay <= ATT_TIMEOUT, f"{delay:.1f} s")
+        findings.append(
+            finding(
+                "att.slow-response",
+                "info",
+                handle,
+                response,
+                write,
+                why=f"Write Response {n(response)} comes {delay:.1f} s after its Write Request "
+                f"{n(write)} (0x{att_handle(write):04X}, value {att_value(write).hex()}): over "
+                f"{SLOW_RESPONSE:.0f} s, within the 30 s ATT timeout",
+            )
+        )
+    return Expected(
+        cap.name,
+        (*findings, *disconnect_findings(cap)),
+        "Every other response comes within milliseconds. The waits (2 s, 7 s) stay below the "
+        "10 s of pool.unresponsive-peer.",
+        causes=True,
     )

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import struct
 from collections.abc import Awaitable
 from pathlib import Path
 
-from bumble import att, core, gatt_client, hci, l2cap
+from bumble import att, core, gatt, gatt_client, hci, l2cap, smp
 from bumble.device import (
     DEVICE_DEFAULT_CONNECT_SCAN_INTERVAL,
     DEVICE_DEFAULT_CONNECT_SCAN_WINDOW,
@@ -28,7 +29,10 @@ from .controllers import (
     LargeBufferController,
     LimitedController,
     LinkLossController,
+    LocalTerminationController,
     PacedController,
+    PassiveScanController,
+    UpdateRefusingController,
 )
 from .findings import ATT_TIMEOUT, IDLE, SILENCE, STALL, STUCK_TIMEOUT, SUBSCRIPTION_WAIT
 from .scenarios import (
@@ -44,7 +48,14 @@ from .scenarios import (
     scenario,
     subscribe_and_collect,
 )
-from .testbed import ABSENT_ADDRESS, REMOTE_USER_TERMINATED, STEP_TIMEOUT, Link, Testbed
+from .testbed import (
+    ABSENT_ADDRESS,
+    LEGACY_ADVERTISING_DATA,
+    REMOTE_USER_TERMINATED,
+    STEP_TIMEOUT,
+    Link,
+    Testbed,
+)
 
 MARGIN = 1.0  # seconds added to every RULES.md threshold we must exceed
 WRITE_VALUE = bytes(range(20))  # one 20-byte Write Command value (fills a 27-byte ACL packet)
@@ -897,4 +908,294 @@ async def adv_not_stopped(out_dir: Path) -> None:
         link = await tb.connect()
         await tb.advertise_legacy()
         await asyncio.sleep(0.3)
+        await tb.disconnect(link)
+
+
+# -------------------------------------------------------------------- causes (issue 23)
+# Each capture shows one cause of a failure and its consequence, frame by frame.
+SMP_TIMEOUT = 30.0  # Core v5.4 Vol 3 Part H 3.4
+# What an Android phone asks for when it connects: interval 30 ms, latency 0, supervision
+# timeout 5 s (BTM_BLE_CONN_TIMEOUT_DEF); Bumble's default timeout is 720 ms.
+PHONE_PREFERENCES = ConnectionParametersPreferences(
+    connection_interval_min=30.0,
+    connection_interval_max=50.0,
+    max_latency=0,
+    supervision_timeout=5000,
+)
+REBOOT_COMMAND = b"\x52\x42"  # "RB": the app's command that makes the peripheral restart
+RESTART_ADVERTISING_DELAY = 0.9  # s from the command to the restarted peripheral's advertising
+RESTART_ADVERTISING_INTERVAL_MS = 500  # the restarted firmware advertises slowly
+SLOW_DELAYS = (2.0, 7.0)  # s the server takes to answer each Write Request in slow_response
+SHORT_TIMEOUT_MS = 100  # the supervision timeout the peer asks for in short_supervision
+
+
+async def connect_with(tb: Testbed, preferences: ConnectionParametersPreferences) -> Link:
+    """``Testbed.connect`` with other connection parameters in LE Create Connection."""
+    peripheral_side = asyncio.get_running_loop().create_future()
+    tb.peripheral.once("connection", peripheral_side.set_result)
+    central = await asyncio.wait_for(
+        tb.central.connect(
+            tb.peripheral_address,
+            connection_parameters_preferences={hci.HCI_LE_1M_PHY: preferences},
+        ),
+        STEP_TIMEOUT,
+    )
+    return Link(central, await asyncio.wait_for(peripheral_side, STEP_TIMEOUT))
+
+
+def replace_write_handler(tb: Testbed, uuid: str, write) -> None:
+    """Give a server characteristic an application write handler (async allowed)."""
+    characteristic = gatt_db.find_characteristic(tb.peripheral.gatt_server, uuid)
+    characteristic.value = gatt.CharacteristicValue(write=write)
+
+
+class PassiveScanLinkLossController(LinkLossController, PassiveScanController):
+    """`LinkLossController` whose passive scans report advertisements only."""
+
+
+@scenario("cause_peer_reset", timeout=40)
+async def cause_peer_reset(out_dir: Path) -> None:
+    """A peripheral that restarts right after a command, while the phone still
+    holds the link (`link.disconnect` warning, cause `peer-reset`; the
+    unanswered write is `att.unanswered` info, cause `link-loss`). The central
+    connects as an Android phone does (LE Create Connection with interval 30 ms,
+    latency 0, supervision timeout 5 s) and discovers the custom service. It
+    writes the command `52 42` to Long Value (0x001D) with a Write Request; the
+    peripheral's application restarts the device on that command: its
+    controller (`LinkLossController`) forgets the link at once without
+    LL_TERMINATE_IND, so the write is never answered. The app starts a passive
+    legacy scan to find the device again (LE Set Scan Parameters / Enable,
+    while the link is open; `PassiveScanController`, so no scan responses). 0.9 s after the write the restarted peripheral
+    advertises again (connectable ADV_IND from `C0:11:22:33:44:02`; it asks
+    for 500 ms, 800 units of 0.625 ms, which Bumble's legacy advertiser reads
+    as 800 ms): the central receives LE Advertising Reports from the address of
+    the peer it is still connected to, which a connected peripheral cannot
+    send. 5 s after the write (the supervision timeout) the central's
+    controller (`LinkLossController`) reports Disconnection Complete 0x08
+    Connection Timeout; the app then stops scanning."""
+    async with Testbed(
+        out_dir,
+        "cause_peer_reset.btsnoop",
+        central_controller=PassiveScanLinkLossController,
+        peripheral_controller=LinkLossController,
+    ) as tb:
+        commands: list[bytes] = []
+
+        async def restart_on_command(connection, value: bytes) -> None:
+            commands.append(bytes(value))
+            tb.peripheral_controller.supervision_timeout(connection.handle)
+            await asyncio.Event().wait()  # the device restarts: no response ever
+
+        replace_write_handler(tb, gatt_db.LONG_VALUE_UUID, restart_on_command)
+        await tb.advertise_legacy()
+        link = await connect_with(tb, PHONE_PREFERENCES)
+        peer = Peer(link.central)
+        await discover_custom_service(peer)
+        long_value = one_characteristic(peer, gatt_db.LONG_VALUE_UUID)
+        loop = asyncio.get_running_loop()
+        write = asyncio.create_task(peer.write_value(long_value, REBOOT_COMMAND, with_response=True))
+        await until(lambda: commands == [REBOOT_COMMAND], "command received")
+        written = loop.time()
+        await tb.central.start_scanning(legacy=True, active=False)
+        await asyncio.sleep(max(0.0, written + RESTART_ADVERTISING_DELAY - loop.time()))
+        await tb.peripheral.start_advertising(
+            advertising_data=LEGACY_ADVERTISING_DATA,
+            advertising_interval_min=RESTART_ADVERTISING_INTERVAL_MS,
+            advertising_interval_max=RESTART_ADVERTISING_INTERVAL_MS,
+        )
+        timeout = PHONE_PREFERENCES.supervision_timeout / 1000
+        await asyncio.sleep(max(0.0, written + timeout - loop.time()))
+        expect(not write.done(), "the write was answered")
+        tb.central_controller.supervision_timeout(link.central.handle)
+        await wait_disconnected(link)
+        await tb.central.stop_scanning(legacy=True)
+        tb.stop_capture()
+        write.cancel()
+        with contextlib.suppress(asyncio.CancelledError, core.BaseBumbleError):
+            await write
+
+
+@scenario("cause_att_timeout_indication", timeout=ATT_TIMEOUT + 20)
+async def cause_att_timeout_indication(out_dir: Path) -> None:
+    """An indication the peer never confirms, and the ATT transaction timeout
+    that ends the link (`link.disconnect` warning, cause `att-timeout`; the
+    unconfirmed indication itself is only `att.indication-unconfirmed` info).
+    The phone (central) is a GATT server too: Bumble's device has the Generic
+    Attribute service (0x1801) with Service Changed (0x2A05, value handle
+    0x0008, CCCD 0x0009 in the central's database). The central connects and
+    discovers the peer's custom service; the peer's GATT client discovers the
+    central's Generic Attribute service and subscribes to Service Changed
+    indications (writes `02 00` to 0x0009, Write Response). The central's
+    server then sends a Service Changed indication (`01 00 FF FF`: handles
+    0x0001-0xFFFF); the peripheral's GATT client never sends Handle Value
+    Confirmation (suppressed). Bumble's server gives up after its 30 s
+    transaction timer (Core v5.4 Vol 3 Part F 3.3.3: no further ATT PDU may
+    be sent on that bearer) and the central's host disconnects at once (HCI
+    Disconnect 0x13); its controller (`LocalTerminationController`) reports
+    Disconnection Complete 0x16 Connection Terminated By Local Host."""
+    async with Testbed(
+        out_dir,
+        "cause_att_timeout_indication.btsnoop",
+        central_controller=LocalTerminationController,
+    ) as tb:
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        peer = Peer(link.central)
+        await discover_custom_service(peer)
+        phone = Peer(link.peripheral)  # the peer's GATT client, on the phone's server
+        await discover_service(phone, 0x1801)
+        changed = one_characteristic(phone, 0x2A05)
+        await phone.subscribe(changed, lambda _value: None, prefer_notify=False)
+        link.peripheral.gatt_client.send_confirmation = lambda _confirmation: None
+        service_changed = tb.central.gatt_service.service_changed_characteristic
+        expect(service_changed.handle == changed.handle, "Service Changed handle")
+        try:
+            await tb.central.indicate_subscriber(
+                link.central, service_changed, struct.pack("<HH", 0x0001, 0xFFFF)
+            )
+        except TimeoutError:
+            pass
+        else:
+            raise ScenarioError("the indication was confirmed")
+        await tb.disconnect(link)
+
+
+class StalledResponder(smp.Session):
+    """An SMP responder that goes silent after its Pairing Random: the initiator's
+    DHKey Check is never answered (no DHKey Check, no Pairing Failed)."""
+
+    stalled: list[smp.Session] = []
+
+    def on_smp_pairing_dhkey_check_command(self, command) -> None:
+        StalledResponder.stalled.append(self)
+
+
+@scenario("cause_smp_timeout", timeout=SMP_TIMEOUT + 20)
+async def cause_smp_timeout(out_dir: Path) -> None:
+    """Pairing that never finishes (`security.pairing-timeout`, cause
+    `smp-timeout`). The central pairs (LE Secure Connections, Just Works,
+    bonding, seeded as in `pairing_ok`): Pairing Request / Response, Public
+    Keys, the responder's Confirm, both Randoms, then the central's DHKey
+    Check. The responder's SMP (`StalledResponder`) stops there: no DHKey
+    Check, no Pairing Failed, no encryption. Bumble's SMP has no timer;
+    the script plays the initiator's 30 s SMP timeout (Core v5.4 Vol 3 Part H
+    3.4: the procedure fails and no further SMP PDU is sent): 30 s after its
+    DHKey Check the central's host disconnects (HCI Disconnect 0x13) without
+    any SMP PDU, and its controller (`LocalTerminationController`) reports
+    Disconnection Complete 0x16 Connection Terminated By Local Host. No
+    Pairing Failed appears in the capture."""
+    StalledResponder.stalled.clear()
+    with reproducible_smp_randomness(seed=0xB1ED):
+        async with Testbed(
+            out_dir, "cause_smp_timeout.btsnoop", central_controller=LocalTerminationController
+        ) as tb:
+            tb.central.pairing_config_factory = lambda _: just_works_config()
+            tb.peripheral.pairing_config_factory = lambda _: just_works_config()
+            tb.peripheral.smp_session_proxy = StalledResponder
+            await tb.advertise_legacy()
+            link = await tb.connect()
+            pairing = asyncio.create_task(link.central.pair())
+            await until(lambda: bool(StalledResponder.stalled), "DHKey Check at the responder")
+            await asyncio.sleep(SMP_TIMEOUT)
+            expect(not pairing.done(), "the pairing ended by itself")
+            await tb.disconnect(link)
+            with contextlib.suppress(asyncio.CancelledError, core.BaseBumbleError):
+                await asyncio.wait_for(pairing, STEP_TIMEOUT)
+            expect(not link.central.is_encrypted, "the link was encrypted")
+
+
+@scenario("cause_conn_update_failed")
+async def cause_conn_update_failed(out_dir: Path) -> None:
+    """A connection update that fails after it was accepted
+    (`link.parameter-update-refused`, cause `controller-refused`). The central
+    connects (interval 15 ms, latency 0, timeout 720 ms) and asks for a faster
+    link: LE Connection Update with interval 7.5 ms (6), latency 0,
+    supervision timeout 2 s (200). Its controller (`UpdateRefusingController`)
+    answers Command Status 0x00, then 50 ms later LE Connection Update Complete
+    with status 0x20 Unsupported LL Parameter Value and the parameters still in
+    force (12, 0, 72): the parameters never change. Bumble raises the error;
+    the central then reads Battery Level (0x0016, the link still works) and
+    disconnects with 0x13."""
+    async with Testbed(
+        out_dir, "cause_conn_update_failed.btsnoop", central_controller=UpdateRefusingController
+    ) as tb:
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        try:
+            await tb.central.update_connection_parameters(link.central, 7.5, 7.5, 0, 2000)
+        except hci.HCI_Error as error:
+            expect(
+                error.error_code == hci.HCI_ErrorCode.UNSUPPORTED_LMP_OR_LL_PARAMETER_VALUE_ERROR,
+                f"{error}",
+            )
+        else:
+            raise ScenarioError("the update succeeded")
+        battery = await Peer(link.central).gatt_client.read_value(0x0016, no_long_read=True)
+        expect(battery == gatt_db.BATTERY_LEVEL_VALUE, f"battery {battery!r}")
+        await tb.disconnect(link)
+
+
+@scenario("cause_short_supervision", timeout=40)
+async def cause_short_supervision(out_dir: Path) -> None:
+    """Parameters that doom the link (`link.disconnect` warning, cause
+    `parameters`). The central connects (interval 15 ms, latency 0, timeout
+    720 ms) and reads Battery Level (0x0016). The peripheral then sends an
+    L2CAP Connection Parameter Update Request (LE signaling channel: interval
+    30 ms (24), latency 0, supervision timeout 100 ms (10)); Bumble's host
+    accepts it (Connection Parameter Update Response, result 0) and applies it
+    (LE Connection Update; Command Status 0x00; LE Connection Update Complete
+    0x00 with interval 24, latency 0, timeout 10). The central keeps reading
+    Battery Level once a second (3 reads); about 0.11 s after the last
+    response (more than the 100 ms in force) the central's controller (`LinkLossController`) reports Disconnection Complete
+    0x08 Connection Timeout: one lost burst longer than 100 ms ends such a
+    link."""
+    async with Testbed(
+        out_dir, "cause_short_supervision.btsnoop", central_controller=LinkLossController
+    ) as tb:
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        client = Peer(link.central).gatt_client
+        await client.read_value(0x0016, no_long_read=True)
+        updated = asyncio.get_running_loop().create_future()
+        link.central.once("connection_parameters_update", lambda: updated.set_result(None))
+        result = await tb.peripheral.l2cap_channel_manager.update_connection_parameters(
+            link.peripheral, 24, 24, 0, SHORT_TIMEOUT_MS // 10
+        )
+        expect(result == l2cap.L2CAP_CONNECTION_PARAMETERS_ACCEPTED_RESULT, f"result {result}")
+        await asyncio.wait_for(updated, STEP_TIMEOUT)
+        expect(
+            link.central.parameters.supervision_timeout == SHORT_TIMEOUT_MS,
+            f"timeout {link.central.parameters}",
+        )
+        for _ in range(3):
+            await asyncio.sleep(1.0)
+            battery = await client.read_value(0x0016, no_long_read=True)
+            expect(battery == gatt_db.BATTERY_LEVEL_VALUE, f"battery {battery!r}")
+        await asyncio.sleep(0.106)
+        tb.central_controller.supervision_timeout(link.central.handle)
+        await wait_disconnected(link)
+
+
+@scenario("slow_response", timeout=40)
+async def slow_response(out_dir: Path) -> None:
+    """Slow answers (`att.slow-response`, info). The peripheral's application
+    handles writes to Long Value (0x001D) slowly (its write handler sleeps):
+    the central discovers the custom service and writes `01` with a Write
+    Request, answered after 2 s, then `02`, answered after 7 s: both within
+    the 30 s ATT transaction timeout. Disconnects with 0x13."""
+    async with Testbed(out_dir, "slow_response.btsnoop") as tb:
+        delays = list(SLOW_DELAYS)
+
+        async def slow_write(_connection, _value: bytes) -> None:
+            await asyncio.sleep(delays.pop(0))
+
+        replace_write_handler(tb, gatt_db.LONG_VALUE_UUID, slow_write)
+        await tb.advertise_legacy()
+        link = await tb.connect()
+        peer = Peer(link.central)
+        await discover_custom_service(peer)
+        long_value = one_characteristic(peer, gatt_db.LONG_VALUE_UUID)
+        for value in (b"\x01", b"\x02"):
+            await peer.write_value(long_value, value, with_response=True)
+        expect(not delays, "not every write was handled")
         await tb.disconnect(link)

@@ -69,14 +69,20 @@ Facts about Bumble's virtual controller and host that show up in the captures
   Connection` is never used (the controller does not list it as supported),
   so even the extended-advertising capture connects with `LE Create
   Connection`. No remote-feature, data-length, PHY or connection-update
-  procedures happen after connecting. A second LE Create Connection while one
+  procedures happen after connecting unless a scenario asks for one
+  (`cause_conn_update_failed`, `cause_short_supervision`); the controller
+  applies every LE Connection Update at once (Command Status, then LE
+  Connection Update Complete 0x00 echoing the maximum interval). Scanning
+  works while a connection is open (`cause_peer_reset`). A second LE Create Connection while one
   is pending gets Command Status 0x0C Command Disallowed, as Core v5.4 Vol 4
   Part E 7.8.12 requires, but Bumble's `Device.connect` never sends one (it
   raises "connection already pending"), so `rejected_attempt` sends the raw
   HCI command.
 - **Disconnection**: the local Disconnection Complete repeats the reason given
-  to HCI Disconnect (0x13) instead of 0x16 (terminated by local host).
-- **Advertising reports**: every advertising PDU produces two reports: the
+  to HCI Disconnect (0x13) instead of 0x16 (terminated by local host);
+  `LocalTerminationController` reports 0x16 as real controllers do.
+- **Advertising reports**: every advertising PDU produces two reports, even
+  in a passive scan (`PassiveScanController` fixes that): the
   advertisement and a scan response that carries the *advertising* data again
   (the controller ignores LE Set Scan Response Data). RSSI is always -50 dBm.
   Extended reports use event type 0x0001 (connectable) and 0x0008 (scan
@@ -149,9 +155,11 @@ def _findings_lines(expected: Expected) -> list[str]:
     lines = [f"Expected findings (`{stem}.expected.json`):", ""]
     for item in expected.as_json()["findings"]:
         connection = "-" if item["connection"] is None else f"0x{item['connection']:04X}"
+        cause = item.get("cause")
+        because = f" (cause `{cause['kind']}`, key frame {cause['frame']})" if cause else ""
         lines.append(
             f"- `{item['rule']}` {item['severity']}, connection {connection}, frame "
-            f"{item['frame']}: {item['why']}"
+            f"{item['frame']}{because}: {item['why']}"
         )
     if expected.notes:
         lines += ["", f"Notes: {expected.notes}"]
@@ -222,7 +230,18 @@ frame. `frame` is the first (key) evidence frame as RULES.md defines it,
 a 1-based record number of the btsnoop file; `evidence` lists all evidence
 frames in RULES.md order; `connection` is the HCI connection handle, or null
 for capture-wide findings; `why` says how to check the finding by hand.
-The test compares the set of `(rule, connection, frame)` triples.
+The Swift test (ExpectedFindingsTests) compares the set of `(rule, connection, frame, severity)`.
+
+The captures of issue 23 (`cause_*` and `slow_response`) also give each
+finding's `cause`: `{"kind": K, "frame": N}` or `null`, where `N` is the
+key frame of the cause (the first of the cause's frames in the tool's
+`cause.frames`) and `K` one of `peer-reset`, `peer-silent`, `parameters`,
+`att-timeout`, `smp-timeout`, `ll-procedure`, `mic-failure`, `key-missing`,
+`local-request`, `peer-request`, `phone-side`, `establishment`, `link-loss`,
+`pairing`, `controller-refused`, `none`. Every warning and error has one; an
+info finding has one when it is the consequence of another finding's problem
+(e.g. `att.unanswered` with `link-loss`), otherwise `null`. The other files
+do not list causes yet.
 
 The files are computed from the capture just written, by one function per
 capture in `scripts/captures/expectations.py` that locates the frames from
@@ -323,6 +342,34 @@ these readings, which the detectors must match:
   not count; an LE Set (Extended) Advertising Enable with Enable = 1 while a
   peripheral-role connection is open does. (The "stays enabled" case, with the
   Connection Complete as evidence, is not exercised by these captures.)
+- **Causes** (issue 23; `cause_*` captures). `link.disconnect` with 0x08:
+  `peer-reset` when a connectable advertising report (ADV_IND, ADV_DIRECT_IND,
+  or an extended report with the connectable bit and not a scan response)
+  from the connection's peer address arrives after the last ACL packet
+  received on that connection (key: the first such report); else
+  `parameters` when the last successful LE Connection Update Complete of the
+  connection shortened the supervision timeout, or came <= 2 s before the loss
+  (key: that event); else `peer-silent` (key: the last packet received).
+  After the host's own HCI Disconnect: `att-timeout` when a request or
+  indication the host sent was still unanswered / unconfirmed and the
+  Disconnect came 30 s to 30.5 s after it (a host that disconnects on the
+  expiry of its 30 s timer does it at once; key: that request/indication) —
+  the disconnection is then a warning whatever its reason (0x16 here), and the
+  unconfirmed indication's own finding is info; `smp-timeout` when a pairing
+  (Pairing Request without Pairing Failed or Encryption Change since) had its
+  last SMP PDU 30 s to 30.5 s before the Disconnect (key: that PDU; the
+  disconnection stays info, the problem is `security.pairing-timeout`); else
+  `local-request` (key: the HCI Disconnect). `att.unanswered` on a lost link
+  (0x08, 0x22, 0x3E, 0x3D) is info with cause `link-loss` (key: the
+  Disconnection Complete).
+- **New rules** (issue 23). `att.slow-response` (info): a response more than
+  1 s and at most 30 s after its request (evidence: the response, the
+  request). `security.pairing-timeout` (warning): a pairing whose last SMP PDU
+  is followed by 30 s without any SMP PDU on that connection until its
+  Disconnection Complete or the end of the capture, with no Pairing Failed and
+  no Encryption Change (frame and cause key: that last PDU).
+  `link.parameter-update-refused` (warning): an LE Connection Update Complete
+  with a non-zero status (cause `controller-refused`, key: that event).
 """
 
 CAVEATS = """\
@@ -382,6 +429,9 @@ def _controller_notes() -> list[str]:
         controllers.PacedController,
         controllers.LinkLossController,
         controllers.LargeBufferController,
+        controllers.LocalTerminationController,
+        controllers.UpdateRefusingController,
+        controllers.PassiveScanController,
     ):
         doc = " ".join(line.strip() for line in (cls.__doc__ or "").strip().splitlines())
         lines.append(f"- `{cls.__name__}`: {doc}")
@@ -423,13 +473,23 @@ def render(
     ]
     for info in captures.values():
         counts = info.expected.counts()
-        rules_found = sorted(
-            {f.rule for f in info.expected.findings if not f.rule.startswith("link.")}
-        )
+        # Every rule but the disconnection infos present in most files; a warning/error's cause
+        # kind follows its rule.
+        named = [
+            f
+            for f in info.expected.findings
+            if not (f.rule.startswith("link.disconnect") and f.severity == "info")
+        ]
+        labels = []
+        for rule in sorted({f.rule for f in named}):
+            kinds = sorted(
+                {f.cause[0] for f in named if f.rule == rule and f.cause and f.severity != "info"}
+            )
+            labels.append(f"`{rule}`" + (f" (cause {', '.join(f'`{k}`' for k in kinds)})" if kinds and info.expected.causes else ""))
         lines.append(
             f"| `{info.name}` | {info.summary.frames} | {sum(info.summary.att.values())} "
             f"| {info.size} | {counts['error']} / {counts['warning']} / {counts['info']}"
-            + (f": {', '.join(f'`{r}`' for r in rules_found)}" if rules_found else "")
+            + (f": {', '.join(labels)}" if labels else "")
             + " |"
         )
     for vinfo in variants or ():

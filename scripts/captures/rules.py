@@ -48,6 +48,7 @@ from .btsnoop import (
     EV_ENCRYPTION_KEY_REFRESH_COMPLETE,
     EV_NUMBER_OF_COMPLETED_PACKETS,
     LE_META_EVENT,
+    OP_DISCONNECT,
     OP_LE_CREATE_CONNECTION_CANCEL,
     OP_LE_ENABLE_ENCRYPTION,
     OP_LE_READ_BUFFER_SIZE,
@@ -64,6 +65,8 @@ from .btsnoop import (
     SMP_PAIRING_FAILED,
     SMP_PAIRING_REQUEST,
     SUB_ADVERTISING_REPORT,
+    SUB_CONNECTION_UPDATE_COMPLETE,
+    SUB_EXTENDED_ADVERTISING_REPORT,
     UUID_CCCD,
     UUID_CHARACTERISTIC,
     Frame,
@@ -76,16 +79,25 @@ from .findings import (
     INSUFFICIENT_SECURITY_ERRORS,
     POOL_FULL_STATUSES,
     SILENCE,
+    SLOW_RESPONSE,
+    SMP_TIMEOUT,
+    TIMER_MARGIN,
     STALL,
     STUCK_TIMEOUT,
     SUBSCRIPTION_WAIT,
     WARNING_DISCONNECT_REASONS,
     Finding,
     finding,
+    fold,
     sort_findings,
 )
 
 ROLE_PERIPHERAL = 0x01
+# Disconnection reasons and the cause kind they are on their own (link losses other than 0x08).
+REASON_CAUSES = {0x22: "ll-procedure", 0x28: "ll-procedure", 0x3D: "mic-failure", 0x3E: "establishment", 0x06: "key-missing"}
+# A connection update this close before a loss is a suspect even when it did not shorten the
+# supervision timeout.
+PARAMETERS_CHANGED_BEFORE_LOSS = 2.0
 
 
 @dataclasses.dataclass
@@ -157,6 +169,14 @@ class Connection:
     pairing_requests: list[Frame] = dataclasses.field(default_factory=list)
     encrypted_at: list[Frame] = dataclasses.field(default_factory=list)
     disconnect_reason: int | None = None
+    # (frame, supervision timeout in 10 ms units) of the Connection Complete and of every
+    # successful LE Connection Update Complete, in order
+    timeouts: list[tuple[Frame, int]] = dataclasses.field(default_factory=list)
+    disconnect_command: Frame | None = None  # the host's HCI Disconnect for this handle
+    last_smp: Frame | None = None
+    pairing_open: bool = False  # a Pairing Request not yet ended by Pairing Failed / encryption
+    att_timeout_key: Frame | None = None  # the transaction whose 30 s timeout closed the link
+    key_missing: Frame | None = None  # an Encryption Change with PIN or Key Missing (0x06)
     # ATT PDUs sent by the host / received (to tell whether a client spoke after an indication)
     att_tx: int = 0
     att_rx: int = 0
@@ -223,10 +243,14 @@ class Engine:
         self.closed: list[Connection] = []
         # adv.oversize for reports heard: first problem frame per advertiser address
         self.bad_advertisers: dict[str, Frame] = {}
+        # connectable advertising reports heard, per advertiser address
+        self.connectable_reports: dict[str, list[Frame]] = collections.defaultdict(list)
 
     # ------------------------------------------------------------------ helpers
-    def add(self, rule: str, severity: str, connection: int | None, *frames, why: str = "") -> None:
-        self.findings.append(finding(rule, severity, connection, *frames, why=why))
+    def add(
+        self, rule: str, severity: str, connection: int | None, *frames, why: str = "", cause=None
+    ) -> None:
+        self.findings.append(finding(rule, severity, connection, *frames, why=why, cause=cause))
 
     @property
     def free_credits(self) -> int | None:
@@ -245,7 +269,7 @@ class Engine:
             elif frame.is_acl:
                 self.on_acl(frame)
         self.finish()
-        return sort_findings(self.findings)
+        return sort_findings(fold(self.findings))
 
     # ------------------------------------------------------------------ commands
     def on_command(self, frame: Frame) -> None:
@@ -275,6 +299,11 @@ class Engine:
             data = frame.params[1 : 1 + length]
             if length > 31 or not ad_well_formed(data):
                 self.add("adv.oversize", "warning", None, frame)
+        elif frame.opcode == OP_DISCONNECT:
+            handle = struct.unpack_from("<H", frame.params)[0] & 0x0FFF
+            conn = self.connections.get(handle)
+            if conn is not None and conn.disconnect_command is None:
+                conn.disconnect_command = frame
         elif frame.opcode == OP_LE_SET_EXTENDED_ADVERTISING_DATA:
             length = frame.params[3]
             if not ad_well_formed(frame.params[4 : 4 + length]):
@@ -325,9 +354,29 @@ class Engine:
             status, handle = frame.encryption_change()
             if status != 0:
                 self.add("security.encryption-failed", "error", handle, frame)
+                if status == 0x06 and handle in self.connections:
+                    self.connections[handle].key_missing = frame
             elif handle in self.connections:
                 self.connections[handle].encrypted_at.append(frame)
-        elif code == LE_META_EVENT and frame.subevent == SUB_ADVERTISING_REPORT:
+                self.connections[handle].pairing_open = False
+        elif code == LE_META_EVENT and frame.subevent == SUB_CONNECTION_UPDATE_COMPLETE:
+            status, handle = frame.update_complete()
+            if status != 0:
+                # Accepted in its Command Status, refused by the link layer: nothing changed.
+                self.add(
+                    "link.parameter-update-refused", "warning", handle, frame,
+                    cause=("controller-refused", frame),
+                )
+            elif handle in self.connections:
+                self.connections[handle].timeouts.append((frame, frame.connection_parameters()[2]))
+        elif code == LE_META_EVENT and frame.subevent in (
+            SUB_ADVERTISING_REPORT,
+            SUB_EXTENDED_ADVERTISING_REPORT,
+        ):
+            for address, connectable in frame.advertising_reports():
+                if connectable:
+                    self.connectable_reports[address].append(frame)
+        if code == LE_META_EVENT and frame.subevent == SUB_ADVERTISING_REPORT:
             offset = 2
             for _ in range(frame.params[1]):
                 length = frame.params[offset + 8]
@@ -386,7 +435,9 @@ class Engine:
                 self.add("pool.full", "error", None, frame, attempt.create)
         if status != 0:
             return
-        self.open(Connection(handle, role, peer, frame, last_rx=frame))
+        conn = Connection(handle, role, peer, frame, last_rx=frame)
+        conn.timeouts.append((frame, frame.connection_parameters()[2]))
+        self.open(conn)
 
     def open(self, conn: Connection) -> None:
         self.connections[conn.handle] = conn
@@ -398,8 +449,12 @@ class Engine:
         if status != 0:
             return
         self.disconnections.append(frame)
+        conn = self.connections.get(handle)
+        cause = self.disconnect_cause(conn, frame, reason)
         severity = "warning" if reason in WARNING_DISCONNECT_REASONS else "info"
-        self.add("link.disconnect", severity, handle, frame)
+        if cause is not None and cause[0] == "att-timeout":
+            severity = "warning"  # the bearer is dead (Vol 3 Part F 3.3.3): not a normal close
+        self.add("link.disconnect", severity, handle, frame, cause=cause)
         queue = self.in_flight.pop(handle, None)
         if queue and reason not in WARNING_DISCONNECT_REASONS:
             self.add("flow.credits-lost", "warning", handle, frame, queue[0])
@@ -408,6 +463,55 @@ class Engine:
         if conn is not None:
             conn.disconnect_reason = reason
             self.close(conn, frame)
+
+    def disconnect_cause(self, conn: Connection | None, frame: Frame, reason: int):
+        """(kind, key frame) explaining a Disconnection Complete (issue 23)."""
+        if conn is None:
+            return ("none", frame)
+        if reason == 0x08:
+            # The peer advertised connectably after its last packet: it reset or left the link.
+            if conn.peer is not None:
+                heard = [
+                    f for f in self.connectable_reports.get(conn.peer, [])
+                    if f.number > conn.last_rx.number
+                ]
+                if heard:
+                    return ("peer-reset", heard[0])
+            if len(conn.timeouts) > 1:
+                update, timeout = conn.timeouts[-1]
+                shortened = timeout < conn.timeouts[-2][1]
+                if shortened or frame.time - update.time <= PARAMETERS_CHANGED_BEFORE_LOSS:
+                    return ("parameters", update)
+            return ("peer-silent", conn.last_rx)
+        if conn.key_missing is not None:
+            return ("key-missing", conn.key_missing)
+        if reason in REASON_CAUSES:
+            return (REASON_CAUSES[reason], frame)
+        command = conn.disconnect_command
+        if command is None:
+            return ("peer-request", frame)
+        # The host closed the link: right after a 30 s ATT or SMP timer expired?
+        pending = [
+            request.frame
+            for bearer in conn.bearers.values()
+            for request in bearer.outstanding
+            if request.frame.sent
+        ] + [
+            indication
+            for bearer in conn.bearers.values()
+            for indication, _count in bearer.unconfirmed
+            if indication.sent
+        ]
+        for transaction in sorted(pending, key=lambda f: f.number):
+            waited = command.time - transaction.time
+            if ATT_TIMEOUT <= waited < ATT_TIMEOUT + TIMER_MARGIN:
+                conn.att_timeout_key = transaction
+                return ("att-timeout", transaction)
+        if conn.pairing_open and conn.last_smp is not None:
+            waited = command.time - conn.last_smp.time
+            if SMP_TIMEOUT <= waited < SMP_TIMEOUT + TIMER_MARGIN:
+                return ("smp-timeout", conn.last_smp)
+        return ("local-request", command)
 
     # ------------------------------------------------------------------ ACL
     def on_acl(self, frame: Frame) -> None:
@@ -452,7 +556,9 @@ class Engine:
     # ------------------------------------------------------------------ SMP
     def on_smp(self, conn: Connection, frame: Frame) -> None:
         code = frame.pdu[0]
+        conn.last_smp = frame
         if code == SMP_PAIRING_REQUEST:
+            conn.pairing_open = True
             conn.pairing_requests.append(frame)
             self.peer_pairing[conn.peer].append((conn.handle, frame))
             if (
@@ -469,6 +575,7 @@ class Engine:
                 self.repeated_reported.add(("peer", conn.peer))
                 self.add("security.repeated-pairing", "warning", conn.handle, frame)
         elif code == SMP_PAIRING_FAILED:
+            conn.pairing_open = False
             request = conn.pairing_requests[-1] if conn.pairing_requests else None
             self.pairing_failures.append((frame, request, conn.handle, conn.peer))
 
@@ -593,8 +700,11 @@ class Engine:
             self.add("att.protocol-violation", "warning", conn.handle, frame)
             return
         request = bearer.outstanding.popleft()
-        if frame.time - request.frame.time > ATT_TIMEOUT:
-            self.add("att.timeout", "error", conn.handle, request.frame)
+        waited = frame.time - request.frame.time
+        if waited > ATT_TIMEOUT:
+            self.add("att.timeout", "error", conn.handle, request.frame, cause=("att-timeout", request.frame))
+        elif waited > SLOW_RESPONSE:
+            self.add("att.slow-response", "info", conn.handle, frame, request.frame)
         if opcode == ATT_ERROR_RSP:
             code = pdu[4]
             expected_end = code == ATT_ATTRIBUTE_NOT_FOUND and pdu[1] in ATT_DISCOVERY_REQUESTS
@@ -683,15 +793,27 @@ class Engine:
         """The link closed (Disconnection Complete) or the capture ended."""
         self.flush_silence(conn)
         lost = conn.disconnect_reason in WARNING_DISCONNECT_REASONS
+        if (
+            conn.pairing_open
+            and conn.last_smp is not None
+            and end.time - conn.last_smp.time >= SMP_TIMEOUT
+        ):
+            # Neither side sent an SMP PDU for 30 s in an unfinished pairing (Vol 3 Part H 3.4).
+            self.add(
+                "security.pairing-timeout", "warning", conn.handle, conn.last_smp,
+                cause=("smp-timeout", conn.last_smp),
+            )
         for bearer in conn.bearers.values():
             for request in bearer.outstanding:
                 late = end.time - request.frame.time >= ATT_TIMEOUT
                 if late:
-                    self.add("att.timeout", "error", conn.handle, request.frame)
+                    self.add("att.timeout", "error", conn.handle, request.frame, cause=("att-timeout", request.frame))
+                elif lost:
+                    # A consequence of the link loss, reported there (one problem, one finding).
+                    self.add("att.unanswered", "info", conn.handle, request.frame, cause=("link-loss", end))
                 else:
-                    # Unanswered is proven only when the link was lost; else the link or the capture
-                    # ended first (information).
-                    self.add("att.unanswered", "warning" if lost else "info", conn.handle, request.frame)
+                    # The link or the capture ended first (information).
+                    self.add("att.unanswered", "info", conn.handle, request.frame)
                 if request.opcode == ATT_WRITE_REQ and request.handle in bearer.cccds and (late or lost):
                     self.add("gatt.subscription-unanswered", "warning", conn.handle, request.frame)
             for indication, client_count in bearer.unconfirmed:
@@ -701,6 +823,7 @@ class Engine:
                     unasked = indication.sent and not bearer.cccd_written
                     last = conn.last_att_rx if indication.sent else conn.last_att_tx
                     evidence = [last] if spoke and last is not None else []
+                    # Its 30 s timeout closed the link: the disconnection is the finding.
                     self.add("att.indication-unconfirmed", "info" if unasked else "warning", conn.handle, indication, *evidence)
             for cccd in list(bearer.subscriptions):
                 self.end_subscription(conn, bearer, cccd, end)

@@ -34,8 +34,8 @@ if [ -d "$REAL" ]; then
   echo "rendered $m real captures into Reports/real/"
 fi
 
-# The stuck pool, a flow stall, a failed subscription and a value cut at the MTU, as a browser shows them.
-SHOTS="pool_full idle_connection flow_stall cccd_insufficient_encryption mtu_truncated_read"
+# The stuck pool, a flow stall, a failed subscription, a value cut at the MTU and two links lost with their causes, as a browser shows them.
+SHOTS="pool_full idle_connection flow_stall cccd_insufficient_encryption mtu_truncated_read cause_peer_reset cause_short_supervision"
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
   echo "chromium not found (apt-get install chromium): screenshots not updated" >&2

@@ -51,6 +51,7 @@ public final class Analyzer {
         air.finish(self)
         for c in session.live.values { c.captureEnd = lastTimestamp }
         session.retellDiscovery()
+        session.explainEnds(captureEnd: lastTimestamp)
         session.resolvePeerNames()   // timeline, gatt and info name peers as the report does
         var findings = engine?.finish(captureEnd: lastTimestamp, lastFrame: lastFrameNumber) ?? []
         // Put the host's own log lines (PacketLogger syslog) next to the findings they precede.

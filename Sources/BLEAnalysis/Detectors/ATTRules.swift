@@ -47,8 +47,10 @@ final class ATTTimeout: Detector {
 
     private func report(_ c: Connection, _ p: ATTBearer.Pending, after: Int64?, _ findings: inout [Finding]) {
         let tail = after.map { "answered only after \(Format.seconds($0))" } ?? "never answered"
-        findings.append(Finding(rule: Self.rule.id, severity: .error, connection: c, time: p.time, frames: [p.frame],
-                                message: "\(p.opcode.name)" + (p.handle.map { " for handle 0x\(Format.hex($0, 4))" } ?? "") + " \(tail) (ATT timeout is 30 s)"))
+        var f = Finding(rule: Self.rule.id, severity: .error, connection: c, time: p.time, frames: [p.frame],
+                        message: "\(p.opcode.name)" + (p.handle.map { " for handle 0x\(Format.hex($0, 4))" } ?? "") + " \(tail) (ATT timeout is 30 s)")
+        f.handle = p.handle
+        findings.append(f)
     }
 }
 
@@ -96,9 +98,11 @@ final class ATTUnanswered: Detector {
     private func report(_ c: Connection, _ p: ATTBearer.Pending, _ when: String, _ severity: Severity, _ findings: inout [Finding]) {
         let what = p.handle.map { " for " + c.attributeName($0, serverIsHost: !p.sentByHost) } ?? ""
         let server: Actor = p.sentByHost ? .peripheralFirmware : .app
-        findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: p.time, frames: [p.frame],
-                                message: "\(p.opcode.name)\(what) to \(p.sentByHost ? .peer(c) : "the host" as FindingMessage) got no response \(when)",
-                                actor: severity == .info ? Actor.none : server))
+        var f = Finding(rule: Self.rule.id, severity: severity, connection: c, time: p.time, frames: [p.frame],
+                        message: "\(p.opcode.name)\(what) to \(p.sentByHost ? .peer(c) : "the host" as FindingMessage) got no response \(when)",
+                        actor: severity == .info ? Actor.none : server)
+        f.handle = p.handle
+        findings.append(f)
     }
 }
 
@@ -249,7 +253,73 @@ final class ATTErrors: Detector {
         if error == .attributeNotFound, let op = request?.opcode,
            [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(op) { return }
         guard seen.insert("\(c.index)/\(error.rawValue)").inserted else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
-                                message: "\(request?.opcode.name ?? "Request") failed: \(error)" + (handle != 0 ? " on handle 0x\(Format.hex(handle, 4))" : "")))
+        var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
+                        message: "\(request?.opcode.name ?? "Request") failed: \(error)" + (handle != 0 ? " on handle 0x\(Format.hex(handle, 4))" : ""))
+        f.status = error.rawValue
+        if handle != 0 { f.handle = handle }
+        findings.append(f)
+    }
+}
+
+/// `att.slow-response`: responses that took long for the link — over a second, or many connection
+/// events for the connection's own interval and latency — below the 30 s transaction timeout
+/// (`att.timeout`). One finding per connection, keyed on the first slow response, with the count and
+/// the slowest. Information: the transaction completed; a warning when one neared the 30 s limit.
+final class SlowResponse: Detector {
+    static let rule = RuleInfo(
+        id: "att.slow-response", severity: .info, title: "Slow ATT responses",
+        explanation: """
+        A response came long after its request: over a second, or after many connection events. The client could send \
+        nothing else meanwhile (ATT is sequential), so every GATT operation behind it waited. A slow peer is its firmware \
+        doing work before answering (flash writes, a sensor read) — answer at once and notify the result later; a slow \
+        phone is its app's GATT server callback (Android: sendResponse late; iOS: respond(to:withResult:) late).
+        """, thresholds: [.init(name: "slow", defaultValue: 1.0, unit: "s", meaning: "a response slower than this is reported"),
+                          .init(name: "events", defaultValue: 20, unit: "connection events", meaning: "…or slower than this many connection events (and ≥ 250 ms)")],
+        actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = [.attResponse]
+    private struct Slow { var c: Connection; var first: (response: Int, request: Int, time: Int64); var count: Int; var worst: Int64; var worstFrame: Int; var byHost: Bool }
+    private var slow: [Int: Slow] = [:]
+    private var order: [Int] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        let c: Connection, request: ATTBearer.Pending, frame: Int, time: Int64
+        switch event {
+        case let .attResponse(cc, r?, _, _, f, t, _): (c, request, frame, time) = (cc, r, f, t)
+        case let .attError(cc, r?, _, _, f, t, _): (c, request, frame, time) = (cc, r, f, t)
+        default: return
+        }
+        let took = time - request.time
+        guard took < ATT.transactionTimeout, took >= 250_000 else { return }
+        // A peer with peripheral latency hears a request only when it wakes, up to (1 + latency)
+        // intervals later, and answers at a later event: a few such events are the link's own pace,
+        // not a slow answer, however long they are.
+        let eventMicros = Int64(Double(c.intervalUnits) * 1250 * Double(1 + Int(c.latency)))
+        let manyEvents = eventMicros > 0 && took >= Int64(threshold("events", context)) * eventMicros
+        let linkPace = eventMicros > 0 && took <= 4 * eventMicros
+        guard (took >= micros("slow", context) && !linkPace) || manyEvents else { return }
+        if var s = slow[c.index] {
+            s.count += 1
+            if took > s.worst { (s.worst, s.worstFrame) = (took, frame) }
+            slow[c.index] = s
+        } else {
+            guard slow.count < 10_000 else { return }
+            slow[c.index] = Slow(c: c, first: (frame, request.frame, time), count: 1, worst: took, worstFrame: frame, byHost: request.sentByHost)
+            order.append(c.index)
+        }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for n in order {
+            guard let s = slow[n] else { continue }
+            let server: FindingMessage = s.byHost ? .peer(s.c) : "the host"
+            let events = s.c.intervalUnits > 0 ? " (\(Int(Double(s.worst) / (Double(s.c.intervalUnits) * 1250 * Double(1 + Int(s.c.latency))))) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.latency > 0 ? ", latency \(s.c.latency)" : ""))" : ""
+            let many = s.count > 1 ? "\(s.count) responses from \(server) were slow; the slowest took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
+                : "a response from \(server) took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
+            let near = s.worst >= 20_000_000
+            findings.append(Finding(rule: Self.rule.id, severity: near ? .warning : .info, connection: s.c, time: s.first.time,
+                                    frames: [s.first.response, s.first.request] + (s.worstFrame != s.first.response ? [s.worstFrame] : []),
+                                    message: "\(many)\(events)" + (near ? ", close to the 30 s ATT transaction timeout" : ""),
+                                    actor: s.byHost ? .peripheralFirmware : .app))
+        }
     }
 }

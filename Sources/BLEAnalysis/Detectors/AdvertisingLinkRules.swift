@@ -143,15 +143,59 @@ final class ParameterUpdateRefused: Detector {
         switch event {
         case let .parameterResponse(c, frame, _, sent, true) where sent:
             accepted[c] = frame
-        case let .parameterUpdateRefused(c, commandFrame, frame, time, status):
+        case let .parameterUpdateRefused(c, commandFrame, frame, time, status, completed):
             let after = accepted[c]
             accepted[c] = nil
             let why = after.map { " after the host accepted the peer's parameter request (frame \($0))" } ?? ""
-            findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time,
-                                    frames: [frame, commandFrame] + (after.map { [$0] } ?? []),
-                                    message: "LE Connection Update for \(peer: c) refused by the controller: \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged"))
+            // Refused in its Command Status (the local controller would not start it), or failed in its
+            // LE Connection Update Complete (the procedure ran and was rejected, Core v5.4 Vol 6 Part B 5.1.1/5.1.7).
+            let how = completed ? "failed in the link layer" : "refused by the controller"
+            var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time,
+                            frames: [frame, commandFrame] + (after.map { [$0] } ?? []),
+                            message: "LE Connection Update for \(peer: c) \(how): \(status.name) (0x\(Format.hex(status.rawValue)))\(why); the parameters stay unchanged")
+            f.status = status.rawValue
+            f.cause = FindingCause(.controllerRefused, frames: [frame], completed
+                ? "the connection update procedure ran and failed: LE Connection Update Complete at frame \(frame) carries \(status.name) (0x\(Format.hex(status.rawValue))), so the parameters of LE Connection Update (frame \(commandFrame)) never applied"
+                : "the controller refused LE Connection Update (frame \(commandFrame)) in its Command Status at frame \(frame): \(status.name) (0x\(Format.hex(status.rawValue)))")
+            findings.append(f)
         default:
             break
+        }
+    }
+}
+
+/// `link.command-refused`: the controller refused the same command with the same status again and
+/// again (Command Status or Command Complete with an error, ≥ `count` times): one finding per
+/// (adapter, command, status) with the count, instead of one line per refusal. Information: a stack
+/// that rotates its random address while advertising (Command Disallowed, Core v5.4 Vol 4 Part E
+/// 7.8.4/7.8.52) or enables a scan already enabled is not broken, but each refusal is work the
+/// stack then retries.
+final class CommandRefused: Detector {
+    static let rule = RuleInfo(
+        id: "link.command-refused", severity: .info, title: "Commands the controller refused repeatedly",
+        explanation: """
+        The controller answered the same command with the same error several times. Command Disallowed (0x0C) means \
+        the command is not allowed in the controller's current state (e.g. setting a random address or parameters \
+        while advertising or scanning is on); Unknown HCI Command (0x01) means this controller does not have it. The \
+        host stack (not the app) sends these: report it to the phone's stack vendor when it causes a visible problem.
+        """, thresholds: [.init(name: "count", defaultValue: 3, unit: "refusals", meaning: "refusals of one command with one status before it is reported")],
+        actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let minimum = Int(threshold("count", context))
+        // Connection attempts the controller refuses are the pool rules' (pool.rejected-attempt, pool.full).
+        let creates: Set<HCIOpcode> = [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection]
+        for r in context.model.refusals where r.count >= minimum && !creates.contains(r.key.opcode) {
+            let name = HCIDecoder.commandName(r.key.opcode)
+            let span = r.last.time - r.first.time
+            var f = Finding(rule: Self.rule.id, severity: .info, connection: nil, time: r.first.time, frames: [r.first.frame, r.last.frame],
+                            message: "\(name) (0x\(Format.hex(r.key.opcode.rawValue, 4))) refused \(r.count) times with \(r.key.status.name) (0x\(Format.hex(r.key.status.rawValue)))"
+                                + (span >= 1_000_000 ? ", over \(Format.duration(span))" : ", within a second"))
+            f.status = r.key.status.rawValue
+            findings.append(f)
         }
     }
 }

@@ -61,6 +61,7 @@ public final class DetectorEngine {
         context.captureEnd = captureEnd
         context.lastFrame = lastFrame
         for d in detectors { d.finish(context, &findings) }
+        Causes.link(&findings, context.model)
         context.model.resolvePeerNames()
         let connections = context.model.connections
         for i in findings.indices {

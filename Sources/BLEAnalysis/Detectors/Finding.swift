@@ -52,6 +52,17 @@ public struct Finding: Sendable {
     /// Host log lines (PacketLogger syslog: bluetoothd, CoreBluetooth) logged just before the
     /// finding on its connection, with how long before: "the app logged X 3 ms before the stall".
     public var logContext: [String] = []
+    /// Why it happened: the evidence that explains this consequence (`Causes.link`, at the end of the
+    /// pass), nil when the rule states a cause itself or has none to give.
+    public var cause: FindingCause?
+    /// Structured facts, so a CI script never parses `message`: the attribute handle concerned,
+    /// the characteristic's UUID when discovery showed it, and the protocol status code (ATT error,
+    /// HCI status/reason or SMP reason, as the rule says).
+    public var handle: UInt16?
+    public var uuid: BluetoothUUID?
+    public var status: UInt8?
+    /// Other findings folded into this one (one problem, one finding): how many, by rule.
+    public var folded: [String: Int] = [:]
 
     public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: FindingMessage,
                 actor: Actor? = nil) {
@@ -128,5 +139,52 @@ public struct RuleConfiguration: Sendable {
     public func threshold(_ rule: RuleInfo, _ name: String) -> Double {
         let configured = thresholds.isEmpty ? nil : thresholds[rule.id + "." + name]
         return configured ?? rule.thresholds.first { $0.name == name }?.defaultValue ?? 0
+    }
+}
+
+/// Why a consequence happened, from the frames: a disconnect, an ATT timeout, a pairing failure, a
+/// refused procedure linked to the evidence that explains it (docs/RULES.md "Causes").
+public struct FindingCause: Sendable {
+    /// What kind of cause; the spellings are part of the JSON interface (docs/RULES.md).
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The peer was heard advertising (connectable) after its last packet while the link was open: it reset or left.
+        case peerReset = "peer-reset"
+        /// Nothing from the peer for the supervision timeout, and nothing else in the capture explains it.
+        case peerSilent = "peer-silent"
+        /// A supervision timeout too short for the interval and latency, or parameters changed just before the loss.
+        case parameters
+        /// An ATT request or indication unanswered for 30 s (Core v5.4 Vol 3 Part F 3.3.3).
+        case attTimeout = "att-timeout"
+        /// A pairing that stalled for SMP's 30 s (Core v5.4 Vol 3 Part H 3.4).
+        case smpTimeout = "smp-timeout"
+        /// An LL procedure that timed out or collided (0x22, 0x23, 0x28, 0x2A) with a host procedure pending.
+        case llProcedure = "ll-procedure"
+        case micFailure = "mic-failure"
+        /// PIN or Key Missing (0x06): the peer no longer has the bond.
+        case keyMissing = "key-missing"
+        /// The host sent HCI Disconnect: the app or the OS asked for it.
+        case localRequest = "local-request"
+        /// The peer terminated the link.
+        case peerRequest = "peer-request"
+        /// Several links lost within the same second: the phone's side (its controller or radio).
+        case phoneSide = "phone-side"
+        /// The link failed to be established (0x3E).
+        case establishment
+        /// This finding is itself a consequence of a link loss.
+        case linkLoss = "link-loss"
+        /// A consequence of a pairing outcome (rejected, wrong passkey, timeout, given up).
+        case pairing
+        /// The controller refused the procedure.
+        case controllerRefused = "controller-refused"
+        /// The capture holds no cause; the text says what was checked.
+        case none
+    }
+    public var kind: Kind
+    /// Evidence, the key frame first.
+    public var frames: [Int]
+    public var text: FindingMessage
+
+    public init(_ kind: Kind, frames: [Int], _ text: FindingMessage) {
+        (self.kind, self.frames, self.text) = (kind, frames, text)
     }
 }

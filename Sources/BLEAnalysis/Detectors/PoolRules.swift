@@ -155,9 +155,15 @@ final class RejectedAttempt: Detector {
         let pending = context.model.attempts[p]
         let target = a.peerAddress?.description ?? "the filter accept list"
         let other = pending.peerAddress?.description ?? "the filter accept list"
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: a.endTime ?? a.time,
-                                frames: [a.endFrame ?? a.frame, a.frame, pending.frame],
-                                message: "Connection attempt to \(target) rejected with Command Disallowed (0x0c): the attempt to \(other) started at frame \(pending.frame) was still pending"))
+        var f = Finding(rule: Self.rule.id, severity: .warning, connection: nil, time: a.endTime ?? a.time,
+                        frames: [a.endFrame ?? a.frame, a.frame, pending.frame],
+                        message: "Connection attempt to \(target) rejected with Command Disallowed (0x0c): the attempt to \(other) started at frame \(pending.frame) was still pending")
+        f.status = 0x0C
+        f.cause = FindingCause(.controllerRefused, frames: [a.endFrame ?? a.frame, pending.frame], """
+            the controller allows one pending LE connection attempt (Core v5.4 Vol 4 Part E 7.8.12): it refused this one in its \
+            Command Status because the attempt of frame \(pending.frame) was still pending
+            """)
+        findings.append(f)
     }
 }
 

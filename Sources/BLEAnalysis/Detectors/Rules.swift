@@ -34,11 +34,14 @@ public enum Rules {
         entry(ATTTimeout.self) { ATTTimeout() },
         entry(ATTUnanswered.self) { ATTUnanswered() },
         entry(ATTProtocolViolation.self) { ATTProtocolViolation() },
+        entry(SlowResponse.self) { SlowResponse() },
         entry(ATTServerStalled.self) { ATTServerStalled() },
         entry(ATTMalformedRequest.self) { ATTMalformedRequest() },
         entry(IndicationUnconfirmed.self) { IndicationUnconfirmed() },
         entry(ATTErrors.self) { ATTErrors() },
         entry(PairingFailed.self) { PairingFailed() },
+        entry(PairingTimeout.self) { PairingTimeout() },
+        entry(LegacyPairing.self) { LegacyPairing() },
         entry(EncryptionFailed.self) { EncryptionFailed() },
         entry(RepeatedPairing.self) { RepeatedPairing() },
         entry(InsufficientSecurity.self) { InsufficientSecurity() },
@@ -46,6 +49,7 @@ public enum Rules {
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
+        entry(CommandRefused.self) { CommandRefused() },
         entry(DisconnectSummary.self) { DisconnectSummary() },
     ]
 

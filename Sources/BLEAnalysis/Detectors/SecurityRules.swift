@@ -30,6 +30,20 @@ final class PairingFailed: Detector {
         case let .pairingFailed(c, frame, time, reason, sent):
             failures.append(Failure(c: c, frame: frame, time: time, request: lastRequest[c.index], reason: reason, sentByHost: sent))
             pairingAfterFailure.remove(c.index)
+        case let .simplePairingFailed(c, frame, time, status, step, rejected):
+            var f = Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame] + (step.map { [$0.frame] } ?? []),
+                            message: "Secure Simple Pairing with \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))")
+            f.status = status.rawValue
+            let meaning: String
+            if let rejected {
+                meaning = "the host answered with a negative reply at frame \(rejected): the user rejected the pairing (or the app refused it)"
+            } else if let step {
+                meaning = "after the \(step.kind.rawValue) at frame \(step.frame) the host never confirmed: the user did not accept in time or dismissed the prompt, or the peer rejected it"
+            } else {
+                meaning = "the capture shows no step asked of the user before it"
+            }
+            f.cause = FindingCause(.pairing, frames: [rejected ?? step?.frame ?? frame, frame], "BR/EDR Secure Simple Pairing: \(meaning)")
+            findings.append(f)
         case let .encryptionChanged(c, _, _, status, true) where status == .success:
             guard pairingAfterFailure.contains(c.index) else { return }
             for i in failures.indices where failures[i].c === c || (failures[i].c.peerAddress != nil && failures[i].c.peerAddress == c.peerAddress) {
@@ -42,10 +56,13 @@ final class PairingFailed: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for f in failures {
-            findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .error, connection: f.c, time: f.time,
-                                    frames: [f.frame] + (f.request.map { [$0] } ?? []),
-                                    message: "Pairing failed: \(f.reason) (sent by the \(f.sentByHost ? "host" : "peer"))"
-                                        + (f.recovered ? "; a later pairing succeeded" : "")))
+            var finding = Finding(rule: Self.rule.id, severity: f.recovered ? .info : .error, connection: f.c, time: f.time,
+                                  frames: [f.frame] + (f.request.map { [$0] } ?? []),
+                                  message: "Pairing failed: \(f.reason) (sent by the \(f.sentByHost ? "host" : "peer"))"
+                                      + (f.recovered ? "; a later pairing succeeded" : ""),
+                                  actor: f.sentByHost ? .app : .peripheralFirmware)
+            finding.status = f.reason.rawValue
+            findings.append(finding)
         }
     }
 }
@@ -63,8 +80,10 @@ final class EncryptionFailed: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .encryptionChanged(c, frame, time, status, _) = event, status != .success else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame],
-                                message: "Encryption failed: \(status.name) (0x\(Format.hex(status.rawValue)))"))
+        var finding = Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame],
+                              message: "Encryption failed: \(status.name) (0x\(Format.hex(status.rawValue)))")
+        finding.status = status.rawValue
+        findings.append(finding)
     }
 }
 
@@ -88,8 +107,24 @@ final class RepeatedPairing: Detector {
         let peer = c.peerAddress?.description ?? "conn\(c.index)"
         perPeer[peer, default: 0] += 1
         guard perConnection[c.index, default: 0] >= 3 || perPeer[peer, default: 0] >= 3, reported.insert(peer).inserted else { return }
-        findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                message: "Third pairing attempt with \(peerAddress: c, or: "the peer")"))
+        third.append((c, frame, time, peer))
+    }
+    private var third: [(c: Connection, frame: Int, time: Int64, peer: String)] = []
+
+    /// Decided when the outcomes are known: a problem only when pairing kept failing (two or more of
+    /// the attempts failed or stalled); a phone that removes a bond and pairs again, successfully, is a
+    /// fact (Android's "forget device", an app's re-bond), not a loop.
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for t in third {
+            let attempts = context.model.connections.filter { ($0.peerAddress?.description ?? "conn\($0.index)") == t.peer }.flatMap(\.pairings)
+            let failed = attempts.filter { if case .failed = $0.outcome { true } else { $0.outcome == .timedOut } }.count
+            let succeeded = attempts.filter { $0.outcome == .succeeded }.count
+            let looping = failed >= 2
+            findings.append(Finding(rule: Self.rule.id, severity: looping ? .warning : .info, connection: t.c, time: t.time, frames: [t.frame],
+                                    message: "Third pairing attempt with \(peerAddress: t.c, or: "the peer")"
+                                        + " (\(attempts.count) in all: \(failed) failed or stalled, \(succeeded) succeeded)"
+                                        + (looping ? "" : "; the pairings succeed, so this is re-pairing on purpose, not a loop")))
+        }
     }
 }
 
@@ -125,9 +160,83 @@ final class InsufficientSecurity: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for r in refusals {
-            findings.append(Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
-                                    message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
-                                        + (r.recovered ? "; it succeeded after the link was secured" : "")))
+            // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
+            let ownCheck = r.error.rawValue == 0x08 && (r.c.encrypted || r.c.everEncrypted)
+            var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
+                                  message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
+                                      + (r.recovered ? "; it succeeded after the link was secured" : "")
+                                      + (ownCheck ? "; the link was encrypted, so this is the server application's own authorization check, not pairing" : ""),
+                                  actor: ownCheck ? .peripheralFirmware : nil)
+            finding.status = r.error.rawValue
+            finding.handle = r.handle
+            findings.append(finding)
+        }
+    }
+}
+
+/// `security.pairing-timeout`: a pairing that stopped half-way — neither the next step nor Pairing
+/// Failed for 30 s, so SMP timed out (Core v5.4 Vol 3 Part H 3.4: the procedure has failed and no
+/// further SMP commands are sent on the link). The story (`Connection.pairings`) tells which step
+/// was the last and who owed the next.
+final class PairingTimeout: Detector {
+    static let rule = RuleInfo(
+        id: "security.pairing-timeout", severity: .warning, title: "Pairing never finished (SMP timeout)",
+        explanation: """
+        A pairing stopped half-way: after the last step neither side sent the next one nor Pairing Failed for 30 s, so \
+        the Security Manager timed out and pairing silently failed; the link can only pair again after reconnecting. When \
+        the peer owed the next step, its firmware stalled (often while computing the DH key or after a reset); when the \
+        phone owed it, a pairing prompt was left unanswered or the stack lost the procedure.
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for c in context.model.connections {
+            for s in c.pairings where s.outcome == .timedOut {
+                let owed: FindingMessage = s.lastSentByHost ? .peer(c) : "the host"
+                let method = s.method.map { " (\($0.rawValue))" } ?? ""
+                let text: FindingMessage = "the pairing stalled after the \(s.lastCode.name) at frame \(s.last.frame): \(owed) never sent the next step or Pairing Failed, so SMP timed out 30 s later (Core v5.4 Vol 3 Part H 3.4)"
+                var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.last.time, frames: [s.last.frame, s.requestFrame],
+                                message: "Pairing\(method) with \(peer: c) never finished: no step after the \(s.lastCode.name) at frame \(s.last.frame)",
+                                actor: s.lastSentByHost ? .peripheralFirmware : .hostStack)
+                f.cause = FindingCause(.smpTimeout, frames: [s.last.frame], text)
+                findings.append(f)
+            }
+        }
+    }
+}
+
+/// `security.legacy-pairing`: the initiator asked for LE Secure Connections and the responder's
+/// Pairing Response left the SC flag out, so the pairing fell back to LE legacy pairing (Core v5.4
+/// Vol 3 Part H 2.3.5.1: SC only when both set it), whose keys a passive sniffer that records the
+/// pairing can recover (legacy Just Works and Passkey Entry give no protection against eavesdropping,
+/// 2.3.5.2–2.3.5.3). When neither side asked for SC it is the design of both, not a downgrade: nothing
+/// is said.
+final class LegacyPairing: Detector {
+    static let rule = RuleInfo(
+        id: "security.legacy-pairing", severity: .warning, title: "Pairing fell back to legacy",
+        explanation: """
+        The phone asked for LE Secure Connections but the accessory answered without it, so pairing used LE legacy \
+        pairing: anyone who records the pairing over the air can compute the keys and decrypt the link. Enable LE \
+        Secure Connections in the accessory's stack (most SDKs have a flag; Bluetooth 4.2 and later support it).
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for c in context.model.connections {
+            for s in c.pairings {
+                guard let response = s.response, let frame = s.responseFrame,
+                      s.request.authReq.contains(.secureConnections), !response.authReq.contains(.secureConnections) else { continue }
+                let method = s.method.map { " (\($0.rawValue))" } ?? ""
+                var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.responseTime ?? s.requestTime,
+                                frames: [frame, s.requestFrame],
+                                message: "Pairing with \(peer: c) fell back to LE legacy pairing\(method): the \(s.initiatorIsHost ? "host" : "peer") asked for Secure Connections, the \(s.initiatorIsHost ? "peer" : "host") answered without it")
+                f.cause = FindingCause(.pairing, frames: [frame], "the Pairing Response at frame \(frame) does not set the SC flag the Pairing Request at frame \(s.requestFrame) set: the responder does not support or enable LE Secure Connections")
+                findings.append(f)
+            }
         }
     }
 }

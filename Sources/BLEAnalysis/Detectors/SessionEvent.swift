@@ -42,11 +42,15 @@ public enum SessionEvent {
     case pairingRequest(Connection, frame: Int, time: Int64, sent: Bool)
     indirect case pairingFailed(Connection, frame: Int, time: Int64, reason: SMPFailureReason, sent: Bool)
     case encryptionChanged(Connection, frame: Int, time: Int64, status: HCIStatus, enabled: Bool)
+    /// BR/EDR Secure Simple Pairing ended with an error (Simple Pairing Complete): the last step the
+    /// controller asked the host for, and the host's negative reply if it gave one.
+    indirect case simplePairingFailed(Connection, frame: Int, time: Int64, status: HCIStatus, step: SSPStep?, rejected: Int?)
 
     // Link
     /// LE Connection Update refused by the controller (Command Status with an error): the
     /// parameters never change.
-    case parameterUpdateRefused(Connection, commandFrame: Int, frame: Int, time: Int64, status: HCIStatus)
+    /// `completed`: it failed in its LE Connection Update Complete (the LL procedure ran), not in its Command Status.
+    case parameterUpdateRefused(Connection, commandFrame: Int, frame: Int, time: Int64, status: HCIStatus, completed: Bool)
     /// The peer asked for new connection parameters (L2CAP Connection Parameter Update Request).
     case parameterRequest(Connection, frame: Int, time: Int64, sent: Bool)
     /// The answer to it (`accepted`: result 0).
@@ -81,7 +85,7 @@ public enum SessionEvent {
         case .attWrite: .attWrite
         case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
-        case .pairingRequest, .pairingFailed, .encryptionChanged: .security
+        case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse: .link
         }

@@ -99,6 +99,13 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     /// LE credit-based L2CAP channels opened on this connection.
     @exclusivity(unchecked) public internal(set) var creditChannels = CreditChannels()
     @exclusivity(unchecked) public internal(set) var smp = SMPState()
+    /// The pairings on this connection, in order (bounded): method, parameters, outcome.
+    @exclusivity(unchecked) public internal(set) var pairings: [PairingStory] = []
+    static let maxPairings = 16
+    /// Facts that may explain how the connection ended (`Causes`).
+    @exclusivity(unchecked) public internal(set) var forensics = LinkForensics()
+    /// Why the connection ended, from the capture (`SessionModel.explainEnds`, when the pass ends).
+    @exclusivity(unchecked) public internal(set) var endCause: LinkEnd?
     /// The peer's GATT server (the host is its client), when discovery or use showed it.
     @exclusivity(unchecked) public internal(set) var peerGATT: GATTDatabase?
     /// The host's own GATT server as the peer used it (peripheral-side captures).

@@ -44,8 +44,14 @@ extension SessionModel {
             emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
         case let .enableEncryption(handle, _):
             lastEncryptionCommand = handle
+            live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         case let .disconnect(handle, reason):
-            live[LinkKey(adapter: frame.adapter, handle: handle)]?.localDisconnectReason = reason
+            if let c = live[LinkKey(adapter: frame.adapter, handle: handle)] {
+                c.localDisconnectReason = reason
+                c.forensics.localDisconnect = .init(frame: frame.number, time: frame.timestamp)
+            }
+        case let .pairingAnswer(address, accepted):
+            if !accepted, simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address, default: (nil, nil)].rejected = frame.number }
         case .reset:
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
@@ -91,6 +97,7 @@ extension SessionModel {
             _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
+            if status != .success { refused(opcode, status, frame: frame) }
             if opcode == .leEnableEncryption, status != .success {
                 // The encryption attempt was refused; the connection is the one the command named.
                 if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
@@ -101,9 +108,11 @@ extension SessionModel {
             }
             if opcode == .leConnectionUpdate, let update = lastConnectionUpdate {
                 lastConnectionUpdate = nil
-                if status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
+                if status == .success {
+                    live[LinkKey(adapter: frame.adapter, handle: update.handle)]?.forensics.pendingConnectionUpdate = .init(frame: update.frame, time: frame.timestamp)
+                } else if let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
                     c.note(frame.timestamp, frame.number, .parameters, "connection update refused by the controller: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
-                    emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status))
+                    emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status, completed: false))
                 }
                 return
             }
@@ -134,7 +143,10 @@ extension SessionModel {
                 emit(.attempt, .attemptEnded(index: i))
             }
         case let .commandComplete(cc):
-            guard cc.status == .success || cc.status == nil else { return }
+            guard cc.status == .success || cc.status == nil else {
+                if let status = cc.status { refused(cc.opcode, status, frame: frame) }
+                return
+            }
             var r = ByteReader(frame.payload, base: frame.payloadOffset)
             let start = cc.returnParameters.offset - frame.payloadOffset
             guard start >= 0, start <= frame.payload.count else { return }
@@ -155,6 +167,11 @@ extension SessionModel {
             }
         case let .encryptionChange(status, handle, enabled, keySize):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            // Encryption Change carrying a link-loss reason: the start was cut by the loss, which tells it
+            // (`LinkEnds`) with the start still pending.
+            if !LinkLoss.reasons.contains(status.rawValue) { c.forensics.pendingEncryption = nil }
+            if status != .success { c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status) }
+            if status == .success, enabled { pairingEncrypted(c, frame: frame.number) }
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
             if status == .success {
                 c.encrypted = enabled
@@ -168,12 +185,32 @@ extension SessionModel {
             }
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status)
             c.encryptionFailures += 1
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
             c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)",
                    .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
-            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            let command = c.forensics.pendingConnectionUpdate
+            c.forensics.pendingConnectionUpdate = nil
+            guard status == .success else {
+                // The peer never answered the procedure (LL Response Timeout) or the link died under it:
+                // the disconnect that follows tells it (`LinkEnds`), not a refusal.
+                if [0x08, 0x22, 0x28, 0x3D, 0x3E].contains(status.rawValue) {
+                    c.forensics.failedConnectionUpdate = (command ?? .init(frame: frame.number, time: frame.timestamp),
+                                                          .init(frame: frame.number, time: frame.timestamp), status)
+                    c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    return
+                }
+                // Accepted in its Command Status, then failed in the LL procedure (e.g. 0x20 Unsupported LL
+                // Parameter Value, 0x3B Unacceptable Connection Parameters): the parameters never change.
+                c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                emit(.link, .parameterUpdateRefused(c, commandFrame: command?.frame ?? frame.number, frame: frame.number, time: frame.timestamp, status: status, completed: true))
+                return
+            }
+            c.forensics.lastParameterChange = .init(frame: frame.number, time: frame.timestamp)
+            c.forensics.timeoutBeforeChange = c.timeoutUnits
             c.intervalUnits = interval
             c.latency = latency
             c.timeoutUnits = timeout
@@ -190,16 +227,57 @@ extension SessionModel {
             c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
         case let .advertisingReports(reports):
             var problem: (text: String, offset: Int, address: BDAddr)? = nil
+            let watch = !live.isEmpty
             reports.forEach(in: frame.payload, base: frame.payloadOffset) { report in
                 if let p = advertisers.add(report, frame: frame), problem == nil { problem = (p.text, p.offset, report.address) }
+                if watch, report.isConnectable, !report.isScanResponse { peerAdvertising(report.address, frame: frame) }
             }
             if let problem {
                 if status == .ok { status = .malformed(reason: "advertising data: " + problem.text, offset: problem.offset) }
                 emit(.advertising, .advertisingReportProblem(frame: frame.number, time: frame.timestamp, problem: problem.text,
                                                              address: problem.address))
             }
+        case let .userConfirmationRequest(address, _):
+            if simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address] = (SSPStep(kind: .numericComparison, frame: frame.number), nil) }
+        case let .userPasskeyRequest(address):
+            if simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address] = (SSPStep(kind: .passkeyEntry, frame: frame.number), nil) }
+        case let .simplePairingComplete(status, address):
+            let ssp = simplePairing.removeValue(forKey: address)
+            guard status != .success,
+                  let c = live.values.filter({ !$0.isLE && $0.adapter == frame.adapter && $0.peerAddress == address }).min(by: { $0.index < $1.index })
+            else { return }
+            c.note(frame.timestamp, frame.number, .security, "Secure Simple Pairing failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
+                   .init(security: .pairingFailed))
+            emit(.security, .simplePairingFailed(c, frame: frame.number, time: frame.timestamp, status: status, step: ssp?.step, rejected: ssp?.rejected))
+        case let .longTermKeyRequest(handle, _, _):
+            live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:
             break
+        }
+    }
+
+    /// A command the controller refused, counted with its kind (`refusals`).
+    private func refused(_ opcode: HCIOpcode, _ status: HCIStatus, frame: Frame) {
+        let key = CommandRefusal.Key(adapter: frame.adapter, opcode: opcode, status: status)
+        let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+        if let i = refusalIndex[key] {
+            refusals[i].count += 1
+            refusals[i].last = mark
+        } else if refusals.count < Self.maxRefusalKinds {
+            refusalIndex[key] = refusals.count
+            refusals.append(CommandRefusal(key: key, count: 1, first: mark, last: mark))
+        }
+    }
+
+    /// A connectable advertising report from the peer of an open LE link on this adapter: kept as
+    /// the latest, and as the first since the peer's last packet (`LinkForensics.peerAdvertised`).
+    private func peerAdvertising(_ address: BDAddr, frame: Frame) {
+        for c in live.values where c.isLE && c.adapter == frame.adapter && c.peerAddress == address {
+            guard let up = c.completeTime, frame.timestamp > up else { continue }
+            let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+            let lastHeard = c.lastReceivedTime ?? up
+            if let first = c.forensics.peerAdvertisedFirst, first.time > lastHeard {} else { c.forensics.peerAdvertisedFirst = mark }
+            c.forensics.peerAdvertised = mark
         }
     }
 

@@ -13,6 +13,10 @@ extension SessionModel {
         let who = sent ? "host" : "peer"
         switch packet.command {
         case let .connectionParameterUpdateRequest(p):
+            if !sent {
+                c.forensics.peerParameterRequest = .init(frame: frame.number, time: frame.timestamp)
+                c.forensics.requestedTimeoutUnits = p.timeoutUnits
+            }
             emit(.link, .parameterRequest(c, frame: frame.number, time: frame.timestamp, sent: sent))
             c.note(frame.timestamp, frame.number, .signaling,
                    "\(who) asked for connection parameters: interval \(Self.ms(p.intervalMinUnits))–\(Self.ms(p.intervalMaxUnits)) ms, latency \(p.latency), timeout \(Int(p.timeoutUnits) * 10) ms")

@@ -6,6 +6,7 @@ import BLEProtocol
 extension SessionModel {
     func smp(_ cmd: SMP.Command, _ c: Connection, frame: Frame, sent: Bool) {
         let who = sent ? "host" : "peer"
+        tellPairing(cmd, c, frame: frame, sent: sent)
         switch cmd {
         case let .pairingRequest(p):
             c.smp.pairingRequests += 1
@@ -33,6 +34,52 @@ extension SessionModel {
         default:
             break
         }
+    }
+
+    /// The pairing story (`Connection.pairings`): a Pairing Request opens one, every SMP PDU of it
+    /// moves its last step, Pairing Failed or key distribution ends it (encryption with the new key:
+    /// `pairingEncrypted`).
+    private func tellPairing(_ cmd: SMP.Command, _ c: Connection, frame: Frame, sent: Bool) {
+        let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+        if case let .pairingRequest(p) = cmd {
+            guard c.pairings.count < Connection.maxPairings else { return }
+            c.pairings.append(PairingStory(requestFrame: frame.number, requestTime: frame.timestamp, initiatorIsHost: sent, request: p,
+                                           last: mark, lastCode: cmd.code, lastSentByHost: sent))
+            return
+        }
+        guard let i = c.pairings.indices.last, c.pairings[i].outcome == .open else { return }
+        if case .securityRequest = cmd { return }
+        if case .pairingFailed = cmd { c.pairings[i].failedAfter = c.pairings[i].lastCode }
+        c.pairings[i].last = mark
+        c.pairings[i].lastCode = cmd.code
+        c.pairings[i].lastSentByHost = sent
+        switch cmd {
+        case let .pairingResponse(p):
+            c.pairings[i].response = p
+            c.pairings[i].responseFrame = frame.number
+            c.pairings[i].responseTime = frame.timestamp
+            let story = c.pairings[i]
+            if let method = story.method, let sc = story.secureConnections, let keySize = story.keySize {
+                let (host, peer) = story.initiatorIsHost ? (story.request, p) : (p, story.request)
+                c.note(frame.timestamp, frame.number, .security,
+                       "pairing method: \(sc ? "LE Secure Connections" : "LE legacy pairing"), \(method.rawValue) (IO \(host.ioCapability) / \(peer.ioCapability)), key size \(keySize), \(story.bonding ? "bonding" : "no bonding")")
+            }
+        case let .pairingFailed(reason):
+            c.pairings[i].outcome = .failed(reason: reason, sentByHost: sent)
+            c.pairings[i].outcomeFrame = frame.number
+        case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
+            c.pairings[i].outcome = .succeeded
+            c.pairings[i].outcomeFrame = frame.number
+        default:
+            break
+        }
+    }
+
+    /// Encryption came on while a pairing was open: the new key works (keys may follow).
+    func pairingEncrypted(_ c: Connection, frame: Int) {
+        guard let i = c.pairings.indices.last, c.pairings[i].outcome == .open, c.pairings[i].response != nil else { return }
+        c.pairings[i].outcome = .succeeded
+        c.pairings[i].outcomeFrame = frame
     }
 
     /// `Bonding, MITM, SC` (or `no bonding`).

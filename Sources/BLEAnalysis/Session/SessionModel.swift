@@ -15,6 +15,14 @@ public final class SessionModel {
     @exclusivity(unchecked) var awaitingStatus: [AttemptSlot: Int] = [:]
     /// The last LE Connection Update command (its Command Status names no handle).
     @exclusivity(unchecked) var lastConnectionUpdate: (handle: UInt16, frame: Int)?
+    /// Commands the controller refused (Command Status or Command Complete with an error), counted by
+    /// adapter, opcode and status, in the order first seen (bounded).
+    @exclusivity(unchecked) public internal(set) var refusals: [CommandRefusal] = []
+    @exclusivity(unchecked) var refusalIndex: [CommandRefusal.Key: Int] = [:]
+    static let maxRefusalKinds = 256
+    /// BR/EDR Secure Simple Pairing in progress, by peer: the last step asked of the host, and the
+    /// frame of the host's negative reply (bounded: a few peers pair at once).
+    @exclusivity(unchecked) var simplePairing: [BDAddr: (step: SSPStep?, rejected: Int?)] = [:]
     /// Whether each connection's `activity` series is kept (for the HTML report's charts; the
     /// other outputs never read it). Off by default: a capture of thousands of short links spent
     /// a sixth of its analysis filling pages for series nobody drew.

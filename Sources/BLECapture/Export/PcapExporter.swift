@@ -48,23 +48,30 @@ public final class PcapExporter {
 
     /// The H4 packet indicator for an HCI frame, or the record's own type code for a record the
     /// reader kept raw (an unknown indicator); nil for log records, which link type 201 cannot carry.
-    public func indicator(_ frame: Frame) -> UInt8? {
+    public func indicator(_ frame: Frame) -> UInt8? { Self.indicator(frame, keepUnknownH4: keepUnknownH4) }
+
+    /// The same for any writer of link type 201 (pcap here, pcapng in `CaptureExport.toPcapng`).
+    static func indicator(_ frame: Frame, keepUnknownH4: Bool) -> UInt8? {
         if frame.kind.isHCI { return BTSnoopWriter.h4Indicator(frame.kind) }
         // An unknown H4 indicator from an H4 source: keep it, so the frame count is the same.
         if keepUnknownH4, frame.kind == .unknown, case .unknownType? = frame.problem, let code = UInt8(exactly: frame.rawType) { return code }
         return nil
     }
 
+    /// Link type 201's direction bit: received, or (direction unknown) an event.
+    static func received(_ frame: Frame) -> Bool {
+        switch frame.direction {
+        case .received: true
+        case .sent: false
+        case .unknown: frame.kind == .event
+        }
+    }
+
     /// Writes one frame; returns false (and writes nothing) for a record link type 201 cannot carry.
     @discardableResult
     public func append(_ frame: Frame) -> Bool {
         guard let indicator = indicator(frame) else { return false }
-        let received: Bool
-        switch frame.direction {
-        case .received: received = true
-        case .sent: received = false
-        case .unknown: received = frame.kind == .event
-        }
+        let received = Self.received(frame)
         buffer.removeAll(keepingCapacity: true)
         buffer += [0, 0, 0, received ? 1 : 0, indicator]
         buffer.append(contentsOf: frame.payload)

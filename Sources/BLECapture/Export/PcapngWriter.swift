@@ -55,6 +55,44 @@ public struct PcapngWriter {
         }
     }
 
+    /// Appends an Enhanced Packet Block with `opt_comment` options (section 4.3, option code 1: UTF-8,
+    /// padded to 32 bits; the list ends with `opt_endofopt`), as Wireshark shows them in `frame.comment`.
+    public mutating func append(micros: Int64, data: [UInt8], originalLength: Int? = nil, comments: [String]) {
+        guard !comments.isEmpty else { append(micros: micros, data: data, originalLength: originalLength); return }
+        let (high, low) = split(micros)
+        block(6) { b in
+            b.u32le(0)
+            b.u32le(high); b.u32le(low)
+            b.u32le(UInt32(data.count))
+            b.u32le(UInt32(originalLength ?? data.count))
+            b.append(data)
+            b.append([UInt8](repeating: 0, count: (4 - data.count % 4) % 4))   // safe: constant divisor
+            for comment in comments {
+                let text = Array(comment.utf8.prefix(65_000))
+                b.u16le(1); b.u16le(UInt16(text.count))
+                b.append(text)
+                b.append([UInt8](repeating: 0, count: (4 - text.count % 4) % 4))   // safe: constant divisor
+            }
+            b.u16le(0); b.u16le(0)
+        }
+    }
+
+    /// The bytes written so far, handed over and forgotten (a writer streaming to a file drains it).
+    public mutating func drain() -> [UInt8] {
+        defer { writer = ByteWriter() }
+        return writer.bytes
+    }
+
+    /// A timestamp in µs as the EPB's high and low 32 bits in `if_tsresol` units.
+    private func split(_ micros: Int64) -> (UInt32, UInt32) {
+        let units = unitsPerSecond
+        let seconds = UInt64(max(0, micros)) / 1_000_000
+        let fraction = UInt64(max(0, micros)) % 1_000_000
+        let scaled = units >= 1_000_000 ? fraction * (units / 1_000_000) : fraction / (1_000_000 / max(1, units))
+        let t = seconds &* units &+ scaled   // safe: realistic timestamps
+        return (UInt32(truncatingIfNeeded: t >> 32), UInt32(truncatingIfNeeded: t))
+    }
+
     /// Appends an Enhanced Packet Block with a timestamp in microseconds since the epoch.
     public mutating func append(micros: Int64, data: [UInt8], originalLength: Int? = nil) {
         let units = unitsPerSecond

@@ -8,6 +8,8 @@ import BLEBytes
 public enum ATT {
     /// The default ATT_MTU on LE before an MTU exchange, Core v5.4 Vol 3 Part F 3.2.8.
     public static let defaultLEMTU = 23
+    /// A transaction not completed within 30 s has timed out (Core v5.4 Vol 3 Part F 3.3.3), in µs.
+    public static let transactionTimeout: Int64 = 30_000_000
     /// Maximum length of an attribute value, Core v5.4 Vol 3 Part F 3.2.9.
     public static let maxAttributeValueLength = 512
     /// Bytes of an Authentication Signature (Sign Counter 4 + MAC 8), Core v5.4 Vol 3 Part H 2.4.5.

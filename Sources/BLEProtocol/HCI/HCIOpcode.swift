@@ -30,6 +30,10 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let leExtendedCreateConnectionV2 = HCIOpcode(rawValue: 0x2085)
     public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
     public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
+    // Secure Simple Pairing answers the host gives (Vol 4 Part E 7.1.30–7.1.33).
+    public static let userConfirmationRequestReply = HCIOpcode(rawValue: 0x042C)
+    public static let userConfirmationRequestNegativeReply = HCIOpcode(rawValue: 0x042D)
+    public static let userPasskeyRequestNegativeReply = HCIOpcode(rawValue: 0x042F)
     // What a twin (`bleanalyze peer`) sends to set up a peripheral.
     public static let setEventMask = HCIOpcode(rawValue: 0x0C01)
     public static let readBDAddr = HCIOpcode(rawValue: 0x1009)
@@ -54,6 +58,9 @@ public enum HCIEventCode {
     public static let numberOfCompletedPackets: UInt8 = 0x13
     public static let dataBufferOverflow: UInt8 = 0x1A
     public static let encryptionKeyRefreshComplete: UInt8 = 0x30
+    public static let userConfirmationRequest: UInt8 = 0x33
+    public static let userPasskeyRequest: UInt8 = 0x34
+    public static let simplePairingComplete: UInt8 = 0x36
     public static let leMeta: UInt8 = 0x3E
     public static let encryptionChangeV2: UInt8 = 0x59
     public static let vendor: UInt8 = 0xFF

@@ -32,6 +32,8 @@ public struct SMPCode: RawRepresentable, Hashable, Sendable, CustomStringConvert
 public enum SMP {
     /// Smallest and largest encryption key size allowed in a pairing request, Vol 3 Part H 3.5.1.
     public static let keySizeRange: ClosedRange<UInt8> = 7...16
+    /// The SMP timer: a procedure with no command for 30 s has failed (Core v5.4 Vol 3 Part H 3.4), in µs.
+    public static let timeout: Int64 = 30_000_000
 
     /// One SMP command, Core v5.4 Vol 3 Part H 3.5–3.6. Unknown codes are `.unknown`, not errors.
     public enum Command: Sendable, Hashable {

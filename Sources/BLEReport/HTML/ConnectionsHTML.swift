@@ -68,7 +68,11 @@ struct ConnectionsHTML {
             let frame = shown.contains(e.frame) ? "<a href=\"#\(HTML.frameID(e.frame))\">#\(e.frame)</a>" : "#\(e.frame)"
             s += "<tr class=\"\(cls ?? "m-start")\"><td class=\"when\" title=\"\(HTML.escape(TimeFormat.time(e.time)))\">"
             s += HTML.escape(HTML.offset(e.time - captureStart, step: 1)) + "</td><td class=\"frame\">\(frame)</td>"
-            s += "<td>\(HTML.escape(e.text))</td></tr>\n"
+            s += "<td>\(HTML.escape(e.text))"
+            if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                s += "<div class=\"why\"><b>why</b> <code>\(HTML.escape(end.cause.kind.rawValue))</code> \(HTML.escape(end.cause.text.naming(c)))</div>"
+            }
+            s += "</td></tr>\n"
         }
         if c.droppedTimelineEvents > 0 { s += "<tr><td></td><td></td><td>… \(c.droppedTimelineEvents) more events not kept</td></tr>\n" }
         return s + "</tbody></table></details>\n"
@@ -85,7 +89,8 @@ struct FramesHTML {
         guard !extras.frames.isEmpty else { return "<p class=\"none\">No evidence frames to show.</p>\n" }
         var citedBy: [Int: [Int]] = [:]
         for (i, f) in findings.enumerated() {
-            for n in f.frames where citedBy[n]?.last != i + 1 { citedBy[n, default: []].append(i + 1) }
+            // A cause's frames cite their finding too: from the frame, the consequence it explains.
+            for n in f.frames + (f.cause?.frames ?? []) where citedBy[n]?.last != i + 1 { citedBy[n, default: []].append(i + 1) }
         }
         var s = "<p class=\"hint\">Frames within ±\(extras.around) of each evidence frame, decoded as <code>bleanalyze packets</code> prints them "
         s += "(<code>&lt;</code> host → controller, <code>&gt;</code> controller → host).</p>\n"

@@ -68,6 +68,13 @@ struct FindingsHTML {
         s += "<div class=\"clock\">\(HTML.escape(TimeFormat.time(f.time)))</div></td>"
         s += "<td>" + (f.connectionIndex.map { "<a href=\"#conn-\($0)\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
         s += "<td><div class=\"message\">\(HTML.escape(f.text))</div>"
+        if let cause = f.cause, let why = f.causeText {
+            // The cause beside its consequence, its frames linked where this report decoded them.
+            let frames = cause.frames.map { n in
+                shown.contains(n) ? "<a href=\"#\(HTML.frameID(n))\">#\(n)</a>" : "<span title=\"not decoded in this report\">#\(n)</span>"
+            }.joined(separator: " ")
+            s += "<div class=\"why\"><b>why</b> <code>\(HTML.escape(cause.kind.rawValue))</code> \(HTML.escape(why)) <span class=\"frames\">\(frames)</span></div>"
+        }
         s += picture(f)
         s += "</td><td class=\"frames\">"
         s += f.frames.map { n in

@@ -128,7 +128,7 @@ enum HTMLAssets {
     .badge{display:inline-block;padding:0 7px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap}
     .badge-error{background:var(--err)}.badge-warning{background:var(--warn)}.badge-info{background:var(--info)}
     a.badge{color:#fff}.ruletitle{font-size:12px;color:var(--mute)}.when{white-space:nowrap}.clock{font-size:11px;color:var(--mute)}
-    .message{font-weight:500}details summary{cursor:pointer;color:var(--ok);font-size:13px}details p{margin:4px 0;max-width:900px}
+    .message{font-weight:500}.why{margin:3px 0;font-size:13px;max-width:900px}.why b{color:var(--err)}details summary{cursor:pointer;color:var(--ok);font-size:13px}details p{margin:4px 0;max-width:900px}
     td.frames a,td.frames span{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;margin-right:4px}
     figure.bytes{margin:6px 0}figure.bytes svg{width:auto;max-width:100%}figcaption{font-size:12px;color:var(--mute)}
     .byte{fill:#dbeafe;stroke:#7da7d0}.byte-over{fill:#f6c4c4;stroke:var(--err)}.byte-missing{fill:url(#none);fill:#fff;stroke:#b9c3cd;stroke-dasharray:3 2}

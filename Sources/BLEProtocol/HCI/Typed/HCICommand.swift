@@ -18,6 +18,8 @@ public enum HCICommand: Sendable {
     case enableEncryption(handle: UInt16, key: EncryptionKey?)
     /// LE Connection Update (Core v5.4 Vol 4 Part E 7.8.18): the handle whose parameters the host asks to change.
     case connectionUpdate(handle: UInt16)
+    /// Secure Simple Pairing: the host's answer to User Confirmation / User Passkey Request (7.1.30–7.1.33).
+    case pairingAnswer(address: BDAddr, accepted: Bool)
     case reset
     case other(HCIOpcode)
 
@@ -64,6 +66,8 @@ public enum HCICommand: Sendable {
             return .enableEncryption(handle: handle, key: try? EncryptionKey.decode(&p))
         case .leConnectionUpdate:
             return .connectionUpdate(handle: try p.u16le("Handle") & 0x0FFF)
+        case .userConfirmationRequestReply, .userConfirmationRequestNegativeReply, .userPasskeyRequestNegativeReply:
+            return .pairingAnswer(address: try p.address("Address"), accepted: opcode == .userConfirmationRequestReply)
         case .reset:
             return .reset
         default:

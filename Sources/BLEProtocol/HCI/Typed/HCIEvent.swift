@@ -22,6 +22,11 @@ public enum HCIEvent: Sendable {
     case longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16)
     case hardwareError(code: UInt8)
     case dataBufferOverflow
+    /// BR/EDR Secure Simple Pairing (Core v5.4 Vol 4 Part E 7.7.42–7.7.45): the controller asks the host
+    /// to confirm a number or for a passkey; Simple Pairing Complete ends it with a status.
+    case userConfirmationRequest(address: BDAddr, value: UInt32)
+    case userPasskeyRequest(address: BDAddr)
+    case simplePairingComplete(status: HCIStatus, address: BDAddr)
     case other(code: UInt8, subevent: UInt8?)
 }
 
@@ -189,6 +194,12 @@ extension HCIEvent {
             return .hardwareError(code: try p.u8("Hardware Code"))
         case HCIEventCode.dataBufferOverflow:
             return .dataBufferOverflow
+        case HCIEventCode.userConfirmationRequest:
+            return .userConfirmationRequest(address: try p.address("Address"), value: try p.u32le("Numeric Value"))
+        case HCIEventCode.userPasskeyRequest:
+            return .userPasskeyRequest(address: try p.address("Address"))
+        case HCIEventCode.simplePairingComplete:
+            return .simplePairingComplete(status: HCIStatus(rawValue: try p.u8("Status")), address: try p.address("Address"))
         case HCIEventCode.leMeta:
             return try leMeta(&p)
         default:
