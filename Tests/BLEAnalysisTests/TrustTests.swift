@@ -361,6 +361,34 @@ import Testing
             #expect(analyzer.session.connections.first?.peerName == "Lamp", "detect: \(detect)")
         }
     }
+
+    @Test func keySizeZeroIsNotReported() throws {
+        // Encryption Change v2 (0x59) with key size 0, as Apple's controllers log it; then a real size.
+        for (size, text) in [(UInt8(0), "encryption on, key size not reported"), (16, "encryption on, key size 16")] {
+            var b = Builder()
+            b.leConnected(1000, handle: link)
+            b.add(10_000, .received, .event, [0x59, 5, 0x00] + le16(link) + [0x01, size])
+            let (a, _) = try Self.analyze(b)
+            let line = try #require(a.session.connections.first?.timeline.first { $0.kind == .security })
+            #expect(line.text == text)
+        }
+    }
+
+    @Test func brEDRRoleFromTheHostsCreateConnection() throws {
+        // Create Connection (0x0405) to C0:FF:EE:00:00:01, its Command Status, Connection Complete (no role field).
+        var b = Builder()
+        let peer: [UInt8] = PrecisionRuleTests.peer
+        b.command(1000, 0x0405, peer + [0x18, 0xCC, 0x01, 0x00, 0x00, 0x00, 0x01])
+        b.commandStatus(1000, 0x0405, 0x00)
+        b.add(100_000, .received, .event, [0x03, 11, 0x00, 0x0B, 0x00] + peer + [0x01, 0x00])
+        let (a, _) = try Self.analyze(b)
+        #expect(a.session.connections.first?.role == .central)
+        // Counter-example: a connection the peer made (no create from the host): the role stays unknown.
+        var k = Builder()
+        k.add(100_000, .received, .event, [0x03, 11, 0x00, 0x0B, 0x00] + peer + [0x01, 0x00])
+        let (ka, _) = try Self.analyze(k)
+        #expect(ka.session.connections.first?.role == .unknown)
+    }
 }
 
 /// The connection handle of every built capture here.

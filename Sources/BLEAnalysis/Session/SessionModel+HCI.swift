@@ -176,7 +176,7 @@ extension SessionModel {
             if status == .success {
                 c.encrypted = enabled
                 if enabled { c.everEncrypted = true }
-                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { ", key size \($0)" } ?? ""),
+                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { Self.keySizeText($0) } ?? ""),
                        .init(security: enabled ? .encryptionOn : .encryptionOff))
             } else {
                 c.encryptionFailures += 1
@@ -305,6 +305,10 @@ extension SessionModel {
         return "\(v / 100).\(v % 100 < 10 ? "0" : "")\(v % 100)"
     }
 
+    /// Encryption Change v2's key size (7.7.8.1): 7–16 octets; Apple's controllers report 0 on an
+    /// encrypted link, which is "not reported", not a key of 0 octets.
+    static func keySizeText(_ size: UInt8) -> String { size == 0 ? ", key size not reported" : ", key size \(size)" }
+
     func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
         let slot = AttemptSlot(adapter: frame.adapter, isLE: cc.isLE)
         if cc.role != 1 || !cc.isLE { promoteAwaiting(slot, frame: frame) }
@@ -325,6 +329,10 @@ extension SessionModel {
         let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: cc.handle)
         c.isLE = cc.isLE
         c.role = cc.role == 0 ? .central : cc.role == 1 ? .peripheral : .unknown
+        // BR/EDR's Connection Complete has no role: the host's own Create Connection to that device
+        // makes it the paging device, the Central (Core v5.4 Vol 2 Part B 8.3; a later role switch is
+        // not shown).
+        if !cc.isLE, cc.role == nil, let i = attemptIndex, attempts[i].peerAddress == cc.peerAddress { c.role = .central }
         c.peerAddress = cc.peerAddress
         c.peerAddressType = cc.peerAddressType
         c.peerName = advertisers.name(of: cc.peerAddress)
@@ -343,7 +351,7 @@ extension SessionModel {
             emit(.attempt, .attemptEnded(index: i))
         }
         let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description
-        var text = "connected as \(c.role.rawValue) to \(peer)"
+        var text = c.role == .unknown ? "connected to \(peer)" : "connected as \(c.role.rawValue) to \(peer)"
         if cc.isLE { text += ", interval \(Self.ms(cc.intervalUnits)) ms, latency \(cc.latency), timeout \(Int(cc.timeoutUnits) * 10) ms" }
         c.note(frame.timestamp, frame.number, .connected, text)
         open(c, frame: frame)
