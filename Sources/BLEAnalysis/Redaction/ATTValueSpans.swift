@@ -8,7 +8,7 @@ import BLEProtocol
 /// Group Type responses (services), Read By Type responses to a characteristic or include
 /// discovery, Find Information and Find By Type Value (UUIDs), a read of a declaration or a CCCD,
 /// a 2-byte write to a CCCD (or, without discovery, to the handle after a notifiable value, as
-/// `SessionModel.cccdWrite` decides), and a read of the GAP Device Name (a name: replaced as one).
+/// `SessionModel.cccdWrite` decides; or 0x0001/0x0002 to a handle no discovery described: cached handles), and a read of the GAP Device Name (a name: replaced as one).
 /// Everything else that carries a value is app data: read responses, Read By Type values of other
 /// types, Read Multiple responses, writes, signed writes (the value, not its signature), prepared
 /// writes, notifications, indications and multiple-handle notifications.
@@ -64,7 +64,7 @@ enum ATTValueSpans {
             return out
         case 0x12, 0x52:   // Write Request / Command: handle, value
             guard let h = handle(at: 1) else { return [] }
-            return span(3, n, h, kept: n - 3 == 2 && looksLikeCCCD(h, db))
+            return span(3, n, h, kept: n - 3 == 2 && (looksLikeCCCD(h, db) || presumedCCCD(h, a[3], a[4], db)))
         case 0xD2:         // Signed Write Command: handle, value, 12-byte signature
             guard let h = handle(at: 1), n >= 3 + 12 else { return [] }
             return span(3, n - 12, h, kept: false)
@@ -95,6 +95,13 @@ enum ATTValueSpans {
         if db.isCCCD(h) { return true }
         guard let uuid = db.uuid(of: h) else { return false }
         return declarations.contains(uuid) || uuid == deviceName
+    }
+
+    /// A 2-byte write of 0x0001/0x0002 to a handle no discovery described: a client with cached handles
+    /// subscribing (`SessionModel.cccdWrite` keeps it as a possible subscription; the values that follow
+    /// decide). Kept: the analysis reads it, and it carries no application data.
+    static func presumedCCCD(_ h: UInt16, _ low: UInt8, _ high: UInt8, _ db: GATTDatabase?) -> Bool {
+        high == 0 && (low == 1 || low == 2) && db?.owningCharacteristic(of: h) == nil
     }
 
     /// `SessionModel.cccdWrite`'s test (`GATTDatabase.looksLikeCCCD`).
