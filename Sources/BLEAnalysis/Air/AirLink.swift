@@ -25,6 +25,10 @@ extension AirCaptureAdapter {
         public var unansweredEvents = 0
         /// Packets whose direction came from the timing heuristic rather than the capture header.
         public var inferredDirections = 0
+        /// Packets whose header named the same sender as the packet just before it, T_IFS after it with no
+        /// room for a packet between: the header is wrong (the two sides alternate within an event), the
+        /// direction is the other one.
+        public var correctedDirections = 0
         public var encrypted = false
         public var terminated = false
         public var channelMap: UInt64?
@@ -33,6 +37,8 @@ extension AirCaptureAdapter {
         // Direction inference and duplicate detection.
         var lastDirection: LLDirection = .unknown
         var lastChannel: UInt8?
+        /// Air time (µs) of the last packet, nil when its PHY is not known to be LE 1M or 2M.
+        var lastAirTime: Int64?
         var eventHasPeripheral = true
         /// Start of the last connection event the central opened (µs).
         var anchor: Int64?
@@ -59,12 +65,37 @@ extension AirCaptureAdapter {
         static let eventGap: Int64 = 3_000
         /// How far from the expected anchor (µs) an event's first packet may start and still be the central's.
         static let anchorTolerance: Int64 = 150
+        /// The inter frame space (Core v5.4 Vol 6 Part B 4.1.1): 150 µs between the packets of an event.
+        static let tIFS: Int64 = 150
+        /// The shortest packet on LE 1M (an empty PDU: preamble, access address, header, CRC: 10 bytes, 80 µs).
+        static let shortestPacket: Int64 = 80
+
+        /// A packet's time on air (µs) on LE 1M (8 µs a byte, 1-byte preamble) or LE 2M (4 µs a byte,
+        /// 2-byte preamble) (Vol 6 Part A 3.2, Part B 2.1); nil on Coded PHY or when the header does not say.
+        static func airTime(_ p: LLAirPacket) -> Int64? {
+            let bytes = Int64(4 + 2 + p.payloadLength + 3 + (p.ctePresent ? 1 : 0))
+            switch p.radio.phy ?? 0 {
+            case 0: return (1 + bytes) * 8
+            case 1: return (2 + bytes) * 4
+            default: return nil
+            }
+        }
 
         /// The header's direction, else the timing heuristic (see `AirCaptureAdapter`): the central
         /// opens every connection event (Core v5.4 Vol 6 Part B 4.5.1), the two sides alternate
         /// within it, T_IFS (150 µs) apart.
         mutating func direction(of p: LLAirPacket, at time: Int64) -> LLDirection {
-            let given = p.radio.direction
+            var given = p.radio.direction
+            let airTime = Self.airTime(p)
+            if given != .unknown, given == lastDirection, let previous = lastAirTime, let airTime, time >= lastTime,
+               p.radio.channel == nil || p.radio.channel == lastChannel,
+               time - lastTime < min(previous, airTime) + Self.tIFS + Self.shortestPacket {
+                // The same sender twice, closer than a packet of the other side (T_IFS + the shortest packet +
+                // T_IFS) would allow: the header is wrong (seen in WHAD captures); the sides alternate.
+                correctedDirections += 1
+                given = given == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral
+            }
+            defer { lastAirTime = airTime }
             let interval = Int64(intervalUnits) * 1250
             let gap = interval > 0 ? min(Self.eventGap, interval / 2) : Self.eventGap
             let newEvent = lastDirection == .unknown || time - lastTime > gap || time < lastTime
@@ -130,6 +161,7 @@ extension AirCaptureAdapter {
             if lostResponses > 0 { parts.append("\(lostResponses) ATT responses not captured") }
             if encryptedPDUs > 0 { parts.append("\(encryptedPDUs) encrypted PDUs not decodable") }
             if inferredDirections > 0 { parts.append("direction inferred from timing for \(inferredDirections)") }
+            if correctedDirections > 0 { parts.append("\(correctedDirections) header directions contradicted by timing (corrected)") }
             return parts.joined(separator: ", ")
         }
     }
