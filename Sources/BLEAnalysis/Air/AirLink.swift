@@ -19,6 +19,11 @@ extension AirCaptureAdapter {
         public var retransmissions = 0
         /// PDUs with a payload the sniffer could not decrypt.
         public var encryptedPDUs = 0
+        /// Of those, PDUs whose MIC the sniffer checked and found wrong (its decryption failed).
+        public var micFailures = 0
+        /// PDUs after LL_START_ENC_REQ decoded as plain because the header says so (decrypted by the
+        /// sniffer, or not encrypted).
+        public var plainAfterEncryption = 0
         /// Connection events that must have happened between two seen events (gap / interval − 1).
         public var missedEvents = 0
         /// Events where the central was seen and the peripheral's answer was not.
@@ -159,7 +164,8 @@ extension AirCaptureAdapter {
                              + "\(unansweredEvents) peripheral answers")
             }
             if lostResponses > 0 { parts.append("\(lostResponses) ATT responses not captured") }
-            if encryptedPDUs > 0 { parts.append("\(encryptedPDUs) encrypted PDUs not decodable") }
+            if encryptedPDUs > 0 { parts.append("\(encryptedPDUs) encrypted PDUs not decodable" + (micFailures > 0 ? " (\(micFailures) with a bad MIC)" : "")) }
+            if plainAfterEncryption > 0 { parts.append("\(plainAfterEncryption) PDUs after encryption start decoded as the sniffer gave them (decrypted or not encrypted)") }
             if inferredDirections > 0 { parts.append("direction inferred from timing for \(inferredDirections)") }
             if correctedDirections > 0 { parts.append("\(correctedDirections) header directions contradicted by timing (corrected)") }
             return parts.joined(separator: ", ")

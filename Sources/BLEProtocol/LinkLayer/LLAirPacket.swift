@@ -77,13 +77,16 @@ public struct LLRadioInfo: Sendable {
     public var flags: UInt16?
     public var crc: LLCheck = .unchecked
     public var mic: LLCheck = .unchecked
-    /// The sniffer decrypted the payload (PHDR flag 0x0008).
+    /// The sniffer decrypted the payload (PHDR flag 0x0008; Nordic: encrypted and MIC OK).
     public var decrypted = false
-    /// The payload is encrypted and was not decrypted (Nordic: MIC not checked on an encrypted link).
-    public var encrypted = false
+    /// What the header says of encryption: true the PDU was sent encrypted, false it was not (the
+    /// Nordic header states it for every data PDU: flag 0x04), nil the header does not say (PHDR, 251).
+    public var encrypted: Bool?
     public var direction: LLDirection = .unknown
     /// 0 LE 1M, 1 LE 2M, 2 LE Coded.
     public var phy: UInt8?
+    /// LE Coded only: the Coding Indicator after the access address (0 S=8, 1 S=2).
+    public var codingIndicator: UInt8?
     /// Nordic event counter.
     public var eventCounter: UInt16?
     /// The header says this is a data-channel (connection) PDU, an advertising one, or does not say.
@@ -108,10 +111,15 @@ public struct LLAirPacket: Sendable {
     public var crc: UInt32?
     /// Bytes after the CRC (some sniffers pad).
     public var trailing: Int
+    /// The PDU's Length field.
+    public var pduLength: Int { Int(header1) }
 
     public var isAdvertising: Bool { accessAddress == LinkLayer.advertisingAccessAddress && radio.isData != true }
     /// Header + payload, the CRC's input.
-    public var pduRange: Range<Int> { (packetOffset + 4) ..< (payloadOffset + payloadLength) }
+    public var pduRange: Range<Int> { headerOffset ..< (payloadOffset + pduLength) }
+    /// Offset of the PDU header (after the access address, and the Coding Indicator on LE Coded).
+    public var headerOffset: Int { payloadOffset - 2 - (ctePresentInHeader ? 1 : 0) }
+    private var ctePresentInHeader: Bool { !isAdvertising && header0 & 0x20 != 0 }
 
     // Data channel PDU header (Vol 6 Part B 2.4): LLID, NESN, SN, MD, CP in the first byte, Length in the second.
     public var llid: UInt8 { header0 & 0x03 }
@@ -191,7 +199,10 @@ public struct LLAirPacket: Sendable {
             let isData = radio.isData ?? (aa != LinkLayer.advertisingAccessAddress)
             radio.isData = isData
             if isData {
+                // Flags of EVENT_PACKET_DATA: 0x02 direction (1 Central → Peripheral), 0x04 encrypted,
+                // 0x08 MIC OK, checked only when encrypted (Wireshark packet-nordic_ble.c, dissect_flags).
                 radio.direction = flags & 2 != 0 ? .centralToPeripheral : .peripheralToCentral
+                radio.encrypted = flags & 4 != 0
                 if flags & 4 != 0 {
                     radio.mic = flags & 8 != 0 ? .valid : .invalid
                     radio.decrypted = flags & 8 != 0
@@ -202,7 +213,11 @@ public struct LLAirPacket: Sendable {
         }
         let packetOffset = r.position
         let aa = try r.u32le("Access Address")
-        if radio.phy == 2, linkType == LinkLayer.linkTypeNordic { _ = try r.u8("Coding Indicator") }
+        if radio.phy == 2 {
+            // LE Coded: the Coding Indicator (FEC block 1, Vol 6 Part B 2.2) follows the access address in
+            // both headers (Wireshark packet-btle.c reads it when the PHDR or Nordic PHY says Coded).
+            radio.codingIndicator = try r.u8("Coding Indicator") & 0x03
+        }
         let h0 = try r.u8("PDU Header")
         let length = Int(try r.u8("Length"))
         let isAdvertising = aa == LinkLayer.advertisingAccessAddress && radio.isData != true
@@ -211,8 +226,11 @@ public struct LLAirPacket: Sendable {
         let payload = try r.slice(length, "PDU Payload")
         var crc: UInt32? = nil
         if r.remaining >= 3 { crc = try r.u24le("CRC") }
+        // A PDU the sniffer decrypted carries its plaintext: its Length no longer counts the MIC (as
+        // tshark reads nRF Sniffer records: the payload's L2CAP fragments reassemble without 4 extra bytes).
+        let payloadLength = payload.remaining
         return LLAirPacket(radio: radio, packetOffset: packetOffset, accessAddress: aa, header0: h0, header1: UInt8(length),
-                           payloadOffset: payloadOffset, payloadLength: payload.remaining, crc: crc, trailing: r.remaining)
+                           payloadOffset: payloadOffset, payloadLength: payloadLength, crc: crc, trailing: r.remaining)
     }
 
     /// Checks the CRC against `crcInit` when the capture did not (or could not) say.
