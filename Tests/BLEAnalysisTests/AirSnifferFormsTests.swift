@@ -152,3 +152,54 @@ struct AirSnifferFormsTests {
         #expect(Self.ours(a) == Self.tsharkATT(path, filter: " && !(nordic_ble.micok == 0)"))
     }
 }
+
+extension AirSnifferFormsTests {
+    // MARK: LE Coded PHY
+
+    /// A real capture as if every packet had been received on LE Coded: the PHY set to Coded in the
+    /// header (PHDR flags bits 14–15 = 2, LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR; Nordic flags bits 4–6 = 2,
+    /// packet-nordic_ble.c) and the Coding Indicator (here S=8, 0) after the access address, where both
+    /// put it (Core v5.4 Vol 6 Part B 2.2; Wireshark packet-btle.c reads it when the context's PHY is
+    /// Coded). The CRC covers the PDU only, so it is unchanged.
+    static func coded(_ path: String, linkType: UInt32) throws -> String {
+        let out = try frames(path).map { f -> AirCaptureBuilder.Packet in
+            guard let p = parse(linkType, f.bytes) else { return f }
+            var b = f.bytes
+            b.insert(0x00, at: p.packetOffset + 4)
+            if linkType == 256 {
+                b[9] = (b[9] & 0x3F) | 0x80
+            } else {
+                b[8] = (b[8] & 0x8F) | 0x20
+                let length = (Int(b[1]) | Int(b[2]) << 8) + 1
+                (b[1], b[2]) = (UInt8(length & 0xFF), UInt8(length >> 8))
+            }
+            return .init(time: f.time, bytes: b)
+        }
+        return try AirCaptureTests.temporary("coded-\(linkType).pcap", AirCaptureBuilder.pcap(linkType: linkType, out))
+    }
+
+    @Test("LE Coded PHY (PHDR and nRF Sniffer): the Coding Indicator is read, nothing is malformed, ATT as tshark",
+          .enabled(if: hasTshark && AnalysisFixtures.sharedReal != nil, "tshark or ../shared/captures/real absent"),
+          arguments: [UInt32(256), 272])
+    func codedPHY(_ linkType: UInt32) throws {
+        let original = try #require(linkType == 256 ? Self.connectionUpdate : Self.idealled)
+        let path = try Self.coded(original, linkType: linkType)
+        let a = try Self.analyze(path), b = try Self.analyze(original)
+        #expect(a.statistics.malformed == b.statistics.malformed, "\(a.statistics.malformedExamples)")
+        #expect(a.air.unreadablePackets == b.air.unreadablePackets)
+        #expect(Self.ours(a) == Self.ours(b))
+        #expect(a.air.links.map(\.crcErrors) == b.air.links.map(\.crcErrors))
+        #expect(a.session.connections.count == b.session.connections.count)
+        var ci: [UInt8?] = []
+        _ = try CaptureFile(path: path).read { f in
+            if ci.count < 50, let p = try? LLAirPacket.parse(linkType: linkType, f.payload, base: 0) { ci.append(p.radio.codingIndicator) }
+        }
+        #expect(ci.count == 50 && ci.allSatisfy { $0 == 0 })
+        // tshark reads the Coding Indicator too: the same ATT PDUs, no more malformed frames than the original.
+        let fields = ["-T", "fields", "-e", "btle.coding_indicator"]
+        let theirs = AnalysisFixtures.run("tshark", ["-r", path, "-c", "20"] + fields)?.split(separator: "\n") ?? []
+        #expect(theirs.count == 20 && theirs.allSatisfy { $0 == "0" || $0 == "0x00" || $0 == "0x0" }, "\(theirs)")
+        #expect(Self.tsharkATT(path) == Self.tsharkATT(original))
+        #expect(Self.malformedByTshark(path) == Self.malformedByTshark(original))
+    }
+}
