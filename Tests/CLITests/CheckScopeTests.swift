@@ -95,4 +95,30 @@ import TestSupport
         let bad = try CLI.run(["check", "--baseline", file, Self.pool])
         #expect(bad.status != 0 && bad.stderr.contains("line 1"))
     }
+
+    @Test("check never passes a file it could not decode: a link type it does not read, or no decodable frame")
+    func undecodedIsNoPass() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-undecoded-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func pcap(_ linkType: UInt32, _ record: [UInt8]) -> Data {
+            var b: [UInt8] = [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0]
+            b += withUnsafeBytes(of: linkType.littleEndian, Array.init)
+            b += [1, 0, 0, 0, 0, 0, 0, 0] + withUnsafeBytes(of: UInt32(record.count).littleEndian, Array.init)
+                + withUnsafeBytes(of: UInt32(record.count).littleEndian, Array.init) + record
+            return Data(b)
+        }
+        let wifi = dir.appendingPathComponent("wifi.pcap").path
+        try pcap(105, [0x80, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]).write(to: URL(fileURLWithPath: wifi))
+        let ppiWifi = dir.appendingPathComponent("ppi-wifi.pcap").path
+        try pcap(192, [0, 0, 8, 0, 105, 0, 0, 0, 0x80, 0, 0, 0]).write(to: URL(fileURLWithPath: ppiWifi))
+        for path in [wifi, ppiWifi] {
+            let r = try CLI.run(["check", path])
+            #expect(r.status == 2, "\(r.stdout)")
+            #expect(!r.stdout.contains("PASS") && r.stdout.contains("ERROR"), "\(r.stdout)")
+            let line = try CLI.json(try CLI.run(["check", "--jsonl", path]).stdout)
+            #expect((line["error"] as? String)?.isEmpty == false)
+        }
+        #expect(try CLI.run(["check", wifi]).stdout.contains("802.11"))
+    }
 }

@@ -12,6 +12,15 @@ public enum LinkLayer {
     public static let linkTypeLE: UInt32 = 251
     public static let linkTypeLEWithPHDR: UInt32 = 256
     public static let linkTypeNordic: UInt32 = 272
+    /// LINKTYPE_USER10: the nRF Sniffer v1 wrote its Nordic header under this private link type
+    /// (Wireshark maps it to nordic_ble through a user DLT, packet-nordic_ble.c).
+    public static let linkTypeNordicV1: UInt32 = 157
+    /// LINKTYPE_PPI: Ubertooth (and crackle's output) wrap LE LL packets in a Per-Packet Information
+    /// header whose pph_dlt is 147 (LINKTYPE_USER0, Ubertooth's) or 251.
+    public static let linkTypePPI: UInt32 = 192
+    public static let linkTypeUser0: UInt32 = 147
+    /// The PPI field Ubertooth writes (ppi_btle_t, libbtbb pcap.c): version, channel in MHz, clock, RSSI.
+    static let ppiFieldBTLE: UInt16 = 30006
     /// Longest PDU payload (Vol 6 Part B 2.4: 255 with the Data Length Extension, 2.3 advertising).
     public static let maxPDUPayload = 255
 
@@ -162,13 +171,68 @@ public struct LLAirPacket: Sendable {
             case 3: radio.isData = true; radio.direction = .peripheralToCentral
             default: break
             }
-        case LinkLayer.linkTypeNordic:
-            radio.headerName = "nRF Sniffer"
-            let board = try r.u8("Board")
-            if board == 0xBE, r.peekU8() == 0xEF {
-                // Legacy (version 0) header: not decoded.
-                throw DecodeError(kind: .invalidValue(0xBEEF), offset: base, field: "nRF Sniffer legacy header")
+        case LinkLayer.linkTypePPI:
+            // PPI header (Per-Packet Information Header Specification; Wireshark packet-ppi.c): version 0,
+            // flags, length (LE, header and fields), the inner link type (LE); then type/length fields.
+            radio.headerName = "Ubertooth PPI"
+            let start = r.position
+            let version = try r.u8("PPI Version")
+            guard version == 0 else { throw DecodeError(kind: .invalidValue(UInt64(version)), offset: base + start, field: "PPI Version") }
+            _ = try r.u8("PPI Flags")
+            let length = Int(try r.u16le("PPI Header Length"))
+            let inner = try r.u32le("PPI Link Type")
+            guard length >= 8 else { throw DecodeError(kind: .invalidValue(UInt64(length)), offset: base + start + 2, field: "PPI Header Length") }
+            var fields = try r.slice(length - 8, "PPI Fields")
+            while fields.remaining >= 4 {
+                let type = try fields.u16le("PPI Field Type")
+                let size = Int(try fields.u16le("PPI Field Length"))
+                var field = try fields.slice(size, "PPI Field")
+                if type == LinkLayer.ppiFieldBTLE, size >= 11 {
+                    _ = try field.u8("BTLE Version")
+                    let mhz = Int(try field.u16le("BTLE Channel"))
+                    if (2402...2480).contains(mhz), mhz % 2 == 0 { radio.channel = UInt8((mhz - 2402) / 2) }   // RF channel, as the PHDR's
+                    try field.skip(5, "BTLE Clock")
+                    _ = try field.u8("RSSI Max"); _ = try field.u8("RSSI Min")
+                    radio.rssi = Int8(bitPattern: try field.u8("RSSI Average"))
+                }
             }
+            guard inner == LinkLayer.linkTypeUser0 || inner == LinkLayer.linkTypeLE else {
+                // Not an LE link layer inside (802.11 PPI captures, for one): say what it is.
+                throw DecodeError(kind: .invalidValue(UInt64(inner)), offset: base + start + 4,
+                                  field: "PPI Link Type (not an LE link layer: 147 or 251 expected)")
+            }
+        case LinkLayer.linkTypeNordic, LinkLayer.linkTypeNordicV1:
+            radio.headerName = "nRF Sniffer"
+            if r.peekU8() == 0xBE, r.peekU8(at: 1) == 0xEF {
+                // Legacy header (nRF Sniffer 0.9.7, version 0; packet-nordic_ble.c): the 0xBEEF marker instead
+                // of a board ID, packet ID, counter, 2 unused bytes, payload length; then a 9-byte event
+                // packet (flags, channel, RSSI, event counter, delta time) with no length byte.
+                try r.skip(2, "Legacy Marker")
+                _ = try r.u8("Packet ID")
+                _ = try r.u16le("Packet Counter")
+                try r.skip(2, "Unused")
+                _ = try r.u8("Payload Length")
+                let flags = try r.u8("Flags")
+                radio.flags = UInt16(flags)
+                radio.channel = try r.u8("Channel")
+                radio.rssi = Int8(truncatingIfNeeded: -Int(try r.u8("RSSI")))
+                radio.eventCounter = try r.u16le("Event Counter")
+                _ = try r.u32le("Delta Time")
+                radio.crc = flags & 1 != 0 ? .valid : .invalid
+                var peek = r
+                let isData = ((try? peek.u32le("Access Address")) ?? 0) != LinkLayer.advertisingAccessAddress
+                radio.isData = isData
+                if isData {
+                    radio.direction = flags & 2 != 0 ? .centralToPeripheral : .peripheralToCentral
+                    radio.encrypted = flags & 4 != 0
+                    if flags & 4 != 0 {
+                        radio.mic = flags & 8 != 0 ? .valid : .invalid
+                        radio.decrypted = flags & 8 != 0
+                    }
+                }
+                break
+            }
+            _ = try r.u8("Board")
             var version: UInt8
             if r.peekU8(at: 2).map({ $0 >= 2 }) ?? false {
                 _ = try r.u16le("Payload Length")

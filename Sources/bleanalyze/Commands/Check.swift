@@ -51,7 +51,13 @@ struct Check: ParsableCommand {
         let model = run.analyzer.session
         let findings = scope.map { s in run.findings.filter { s.matches($0, model) } } ?? run.findings
         var file = CheckedFile(findings: findings, frames: run.summary.frames)
-        if let scope, !scope.seen(in: model) { file.peerMissing = true }
+        if let reason = run.file.info.notDecodedReason {
+            file.notRead = reason
+        } else if run.summary.frames > 0, run.analyzer.air.unreadablePackets == run.summary.frames {
+            file.notRead = "none of its \(run.summary.frames) frames could be decoded (\(run.file.info.datalinkName)): nothing was checked"
+        } else if let scope, !scope.seen(in: model) {
+            file.peerMissing = true
+        }
         for (i, f) in findings.enumerated() where f.severity >= level {
             let key = Baseline.key(f, model)
             file.keys.insert(key)
@@ -99,8 +105,8 @@ struct Check: ParsableCommand {
         w.beginArray("files")
         for (i, path) in files.enumerated() {
             switch results.get(i) {
-            case let .success(run) where run.peerMissing:
-                let reason = "\(peer ?? "") is not in this capture (no connection to it, no advertising from it): nothing was checked"
+            case let .success(run) where run.peerMissing || run.notRead != nil:
+                let reason = run.notRead ?? "\(peer ?? "") is not in this capture (no connection to it, no advertising from it): nothing was checked"
                 unreadable = true
                 Diagnostics.warn("\(path): \(reason)")
                 if !json { out.line("ERROR \(path): \(reason)") }
@@ -185,6 +191,8 @@ struct CheckedFile {
     var keys: Set<Baseline.Key> = []
     /// `--peer` names a device this capture never shows.
     var peerMissing = false
+    /// The file opened but was not decoded (a link type we do not read, or no frame decodable): not a pass.
+    var notRead: String?
 }
 
 /// Results written from several threads, each index once.

@@ -27,8 +27,8 @@ enum CheckLines {
             do throws(CaptureError) {
                 let run = try DetectionRun(path: path, configuration: configuration)
                 let judged = Check.judge(run, scope: scope, baseline: baseline, level: level)
-                if judged.peerMissing {
-                    let reason = "\(scope?.text ?? "") is not in this capture (no connection to it, no advertising from it): nothing was checked"
+                if judged.peerMissing || judged.notRead != nil {
+                    let reason = judged.notRead ?? "\(scope?.text ?? "") is not in this capture (no connection to it, no advertising from it): nothing was checked"
                     writer.write(CaptureLineJSON.unreadable(file: path, sha256: sha256, error: reason), failed: false, unreadable: true)
                     return
                 }
