@@ -40,6 +40,7 @@ extension AirCaptureAdapter {
         let undecodable = Self.undecodable(p, linkEncrypted: links[i].encrypted)
         lastContext = LinkLayerDisplay.Context(crc: crc, direction: direction, retransmission: false, encrypted: undecodable)
         if links[i].losses != lossesBefore { links[i].lastLossFrame = frame.number }
+        links[i].noteSilence(p, direction, frame: frame.number, time: frame.timestamp)
         links[i].lastFrame = frame.number
         links[i].lastTime = frame.timestamp
         let side = direction == .peripheralToCentral ? 1 : 0

@@ -63,6 +63,43 @@ extension AirCaptureAdapter {
         /// ATT transactions closed because the sniffer lost the response.
         public var lostResponses = 0
         var losses: Int { missedEvents + eventsWithoutCentral + unansweredEvents + crcErrors }
+        /// The trailing run of central packets with no peripheral packet between them and the same SN and
+        /// NESN: the central resending a PDU nobody acknowledged and acknowledging nothing new, event after
+        /// event. The sniffer missing only the peripheral's packets leaves the central's SN/NESN moving
+        /// (the central hears the peripheral); a peripheral that went silent freezes them.
+        public internal(set) var silence: Silence?
+        public struct Silence: Sendable {
+            public var firstFrame: Int, firstTime: Int64
+            public var lastFrame: Int, lastTime: Int64
+            public var events: Int
+            var sn: Bool, nesn: Bool
+        }
+        /// Central packets in a row with frozen SN/NESN and no answer before the peripheral counts as silent.
+        static let silentEvents = 6
+        /// The last packet the sniffer saw from either side.
+        public internal(set) var lastFromPeripheral: Int?
+
+        /// Follows the central's retransmissions into silence (see `silence`).
+        mutating func noteSilence(_ p: LLAirPacket, _ direction: LLDirection, frame: Int, time: Int64) {
+            switch direction {
+            case .peripheralToCentral:
+                silence = nil
+                lastFromPeripheral = frame
+            case .centralToPeripheral:
+                if var s = silence, s.sn == p.sn, s.nesn == p.nesn {
+                    s.events += 1
+                    (s.lastFrame, s.lastTime) = (frame, time)
+                    silence = s
+                } else {
+                    silence = Silence(firstFrame: frame, firstTime: time, lastFrame: frame, lastTime: time, events: 1, sn: p.sn, nesn: p.nesn)
+                }
+            case .unknown:
+                break
+            }
+        }
+
+        /// The peripheral went silent: the central kept transmitting, unanswered and unacknowledged.
+        var peripheralSilent: Silence? { silence.flatMap { $0.events >= Self.silentEvents ? $0 : nil } }
         var phy: (tx: UInt8, rx: UInt8) = (1, 1)
 
         /// A new connection event opens this long (µs) after the previous packet at most (3 ms, or
