@@ -44,9 +44,18 @@ extension AirCaptureAdapter {
         links[i].lastFrame = frame.number
         links[i].lastTime = frame.timestamp
         let side = direction == .peripheralToCentral ? 1 : 0
-        // Retransmission (Vol 6 Part B 4.5.9): same SN and same bytes as the previous PDU from that side.
+        // Retransmission (Vol 6 Part B 4.5.9): same SN and same bytes as the previous PDU from that side —
+        // unless the peer acknowledged that PDU (its NESN moved past the SN) and this side is one that keeps
+        // its SN whatever the acknowledgements (attack tools): then it is a new PDU with the same bytes.
         let bytes = Array(frame.payload[p.payloadOffset ..< p.payloadOffset + p.payloadLength])
-        if links[i].lastSN[side] == p.sn, links[i].lastBytes[side] == bytes, p.payloadLength > 0 || p.dataLLID != .continuation {
+        let acknowledged = links[i].lastSN[side].flatMap { sn in links[i].peerAck[side].map { $0 != sn } } ?? false
+        if acknowledged, let sn = links[i].lastSN[side] {
+            if sn == p.sn { links[i].snKeptAfterAck[side] += 1 } else { links[i].snToggles[side] += 1 }
+        }
+        links[i].peerAck[side] = nil
+        links[i].peerAck[1 - side] = p.nesn
+        if links[i].lastSN[side] == p.sn, links[i].lastBytes[side] == bytes, p.payloadLength > 0 || p.dataLLID != .continuation,
+           !(acknowledged && links[i].ignoresSN(side)) {
             links[i].retransmissions += 1
             lastContext.retransmission = true
             if p.dataLLID == .start, bytes.count > 4, Self.channel(bytes) == L2CAP.ChannelID.att.rawValue {

@@ -53,6 +53,15 @@ extension AirCaptureAdapter {
         /// Events whose central packet the sniffer missed (only the peripheral's answer was seen).
         public var eventsWithoutCentral = 0
         var lastSN: [Bool?] = [nil, nil]
+        /// Per side: the NESN the other side sent after this side's last PDU (nil: none seen since), i.e.
+        /// whether the peer acknowledged it (NESN ≠ that PDU's SN, Vol 6 Part B 4.5.9).
+        var peerAck: [Bool?] = [nil, nil]
+        /// Per side: PDUs sent after an acknowledgement with the SN toggled (as the spec has it), and
+        /// with the SN unchanged (an attack tool or a broken stack that keeps SN constant).
+        var snToggles = [0, 0]
+        var snKeptAfterAck = [0, 0]
+        /// A side whose SN does not follow acknowledgements: for it, SN does not tell a retransmission.
+        public func ignoresSN(_ side: Int) -> Bool { snKeptAfterAck[side] >= 2 && snKeptAfterAck[side] > snToggles[side] }
         var lastBytes: [[UInt8]] = [[], []]
         var lengthRequest: [(rx: UInt16, tx: UInt16)?] = [nil, nil]
         /// Per side (0 central, 1 peripheral): the frame and ATT opcode of the last L2CAP start
