@@ -307,3 +307,56 @@ extension AirSnifferFormsTests {
         #expect(a.statistics.malformedExamples.first?.reason.contains("not an LE link layer") == true, "\(a.statistics.malformedExamples)")
     }
 }
+
+extension AirSnifferFormsTests {
+    /// The same under the PHDR (LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR flags: 0x0008 Decrypted, 0x1000 MIC
+    /// checked, 0x2000 MIC valid): bsniffhub's real connection-update.pcap with the WHAD capture's real
+    /// LL_ENC_REQ / LL_ENC_RSP / LL_START_ENC_REQ put on its link after its 8th packet, and every later
+    /// data PDU marked decrypted with a good MIC — or a bad one.
+    static func phdrEncryptedTwin(micValid: Bool) throws -> String? {
+        guard let connectionUpdate, let whad else { return nil }
+        let aa: UInt32 = 0xBD9E_6699, crcInit: UInt32 = 0xE1_408E
+        let source = try frames(connectionUpdate)
+        let control = try frames(whad).enumerated().filter { [1278, 1281, 1285].contains($0.offset) }.map(\.element.bytes)
+        let onLink = source.indices.filter { i in parse(256, source[i].bytes).map { $0.accessAddress == aa && !$0.isAdvertising } ?? false }
+        let at = try #require(onLink.indices.dropFirst(7).dropLast().first { source[onLink[$0 + 1]].time - source[onLink[$0]].time >= 4_000 }.map { onLink[$0] })
+        func readdress(_ b: [UInt8]) -> [UInt8] {
+            var b = b
+            b.replaceSubrange(10 ..< 14, with: withUnsafeBytes(of: aa.littleEndian, Array.init))
+            let end = 16 + Int(b[15])
+            let crc = b[14 ..< end].withUnsafeBytes { LinkLayer.crc($0, crcInit: crcInit) }
+            b.replaceSubrange(end ..< end + 3, with: [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16)])
+            return b
+        }
+        var out: [AirCaptureBuilder.Packet] = []
+        var encrypted = false
+        for (n, f) in source.enumerated() {
+            var b = f.bytes
+            if encrypted, let p = parse(256, b), p.accessAddress == aa, !p.isAdvertising, p.payloadLength > 0 {
+                let flags = (UInt16(b[8]) | UInt16(b[9]) << 8) | 0x0008 | 0x1000 | (micValid ? 0x2000 : 0)
+                (b[8], b[9]) = (UInt8(flags & 0xFF), UInt8(flags >> 8))
+            }
+            out.append(.init(time: f.time, bytes: b))
+            if n == at {
+                for (k, c) in control.enumerated() { out.append(.init(time: f.time + Int64(k + 1) * 1_000, bytes: readdress(c))) }
+                encrypted = true
+            }
+        }
+        return try AirCaptureTests.temporary("connection-update-phdr-\(micValid).pcap", AirCaptureBuilder.pcap(linkType: 256, out))
+    }
+
+    @Test("PHDR: after LL_START_ENC_REQ, PDUs marked decrypted with a good MIC decode as tshark decodes them; a bad MIC is ciphertext",
+          .enabled(if: hasTshark && AnalysisFixtures.sharedReal != nil, "tshark or ../shared/captures/real absent"))
+    func phdrDecrypted() throws {
+        let original = try #require(Self.connectionUpdate)
+        let good = try Self.analyze(try #require(try Self.phdrEncryptedTwin(micValid: true)))
+        let b = try Self.analyze(original)
+        #expect(good.session.connections.first?.encrypted == true)
+        #expect(good.air.links.first?.encryptedPDUs == 0)
+        #expect(Self.ours(good) == Self.ours(b))
+        #expect(Self.tsharkATT(try #require(try Self.phdrEncryptedTwin(micValid: true))) == Self.tsharkATT(original))
+        let bad = try Self.analyze(try #require(try Self.phdrEncryptedTwin(micValid: false)))
+        #expect((bad.air.links.first?.micFailures ?? 0) > 0)
+        #expect(Self.ours(bad).reduce(0, +) < Self.ours(b).reduce(0, +))
+    }
+}
