@@ -1,3 +1,4 @@
+import BLEBytes
 import ArgumentParser
 import BLEAnalysis
 import BLEProtocol
@@ -114,15 +115,12 @@ struct Baseline {
         } else if let a = PeerScope.addresses(in: f.text).first {
             peer = a.description
         }
-        return Key(rule: f.rule, peer: peer, attribute: attribute(f.text) ?? "-")
+        return Key(rule: f.rule, peer: peer, attribute: attribute(f) ?? "-")
     }
 
-    /// The attribute a finding is about: the first "handle 0xNNNN" in its sentence.
-    static func attribute(_ text: String) -> String? {
-        let lower = text.lowercased()
-        guard let r = lower.range(of: "handle 0x") else { return nil }
-        let digits = lower[r.upperBound...].prefix { $0.isHexDigit }
-        return digits.isEmpty ? nil : "0x" + digits
+    /// The attribute a finding is about: its typed `handle` ("0x0005"), never read from the sentence.
+    static func attribute(_ f: Finding) -> String? {
+        f.handle.map { "0x" + Hex.pad($0, 4) }
     }
 
     func accepts(_ f: Finding, _ model: SessionModel) -> Bool { accepted.contains(Self.key(f, model)) }
