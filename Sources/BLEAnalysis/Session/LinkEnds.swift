@@ -84,9 +84,10 @@ extension SessionModel {
             return lost(c, reason: reason, code: code, frame: frame, time: time, together: lostTogether)
         }
         if let d = f.localDisconnect {
-            return LinkEnd(cause: .init(.localRequest, frames: [d.frame, frame], """
-                the host sent Disconnect at frame \(d.frame): the app or the OS closed the link\(outstandingNote(c))
-                """), severity: .info, actor: .none)
+            let who = f.localDisconnectOnAir ? "the central sent LL_TERMINATE_IND at frame \(d.frame): its app or OS"
+                : "the host sent Disconnect at frame \(d.frame): the app or the OS"
+            return LinkEnd(cause: .init(.localRequest, frames: [d.frame, frame], "\(who) closed the link\(outstandingNote(c))"),
+                           severity: .info, actor: .none)
         }
         if reason.rawValue == 0x16 {
             return LinkEnd(cause: .init(.localRequest, frames: [frame], """
