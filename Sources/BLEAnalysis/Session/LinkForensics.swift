@@ -64,6 +64,8 @@ public struct PairingStory: Sendable {
     public var lastSentByHost: Bool
     /// The step the pairing had reached when Pairing Failed came (the SMP code before it).
     public var failedAfter: SMPCode?
+    /// How long after that step the Pairing Failed came (µs).
+    public var failedAfterMicros: Int64?
     public var outcome: Outcome = .open
     public var outcomeFrame: Int?
 
