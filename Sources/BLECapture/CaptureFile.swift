@@ -85,12 +85,7 @@ public final class CaptureFile {
                 let format: CaptureFormat = mapped.withBytes({ FormatSniffer.guess($0) }) == .pcap ? .pcap : .pcapng
                 let reader = try PcapReader(path: readPath, format: format)
                 let dlt = reader.datalink
-                let reason: String?
-                switch dlt {
-                case Datalink.pcapH4, Datalink.pcapH4WithPHDR, Datalink.pcapMonitor: reason = nil
-                case _ where Datalink.isAirCapture(dlt): reason = nil   // LE link layer: BLEAnalysis/Air
-                default: reason = "link type \(dlt) is not a Bluetooth HCI link type: not decoded"
-                }
+                let reason = Datalink.notDecoded(dlt)   // air link types: BLEAnalysis/Air
                 info = CaptureInfo(format: format, datalink: dlt, compressed: compressed, notDecodedReason: reason, fileSize: size)
                 source = .pcap(reader)
             case .gzip:

@@ -17,6 +17,10 @@ public enum Datalink {
     public static let pcapMonitor: UInt32 = 254
     public static let pcapLELLWithPHDR: UInt32 = 256
     public static let pcapNordicBLE: UInt32 = 272
+    /// LINKTYPE_USER10, as the nRF Sniffer v1 wrote its captures (the Nordic header).
+    public static let pcapNordicBLEv1: UInt32 = 157
+    /// LINKTYPE_PPI: decoded when it carries LE link-layer packets (Ubertooth: inner 147 or 251).
+    public static let pcapPPI: UInt32 = 192
     /// PacketLogger files have no datalink; we report this pseudo value.
     public static let packetLogger: UInt32 = 0
 
@@ -34,13 +38,35 @@ public enum Datalink {
         case (_, pcapMonitor): "BLUETOOTH_LINUX_MONITOR"
         case (_, pcapLELLWithPHDR): "BLUETOOTH_LE_LL_WITH_PHDR"
         case (_, pcapNordicBLE): "NORDIC_BLE"
+        case (_, pcapNordicBLEv1): "USER10 (nRF Sniffer v1)"
+        case (_, pcapPPI): "PPI"
         default: "link type \(dlt)"
         }
     }
 
     /// Over-the-air sniffer link types: decoded by the LE link layer (BLEProtocol/LinkLayer).
     public static func isAirCapture(_ dlt: UInt32) -> Bool {
-        dlt == pcapLELL || dlt == pcapLELLWithPHDR || dlt == pcapNordicBLE
+        dlt == pcapLELL || dlt == pcapLELLWithPHDR || dlt == pcapNordicBLE || dlt == pcapNordicBLEv1 || dlt == pcapPPI
+    }
+
+    /// Why a pcap link type is not decoded, what it is, and what to do (nil for the types we decode).
+    public static func notDecoded(_ dlt: UInt32) -> String? {
+        if dlt == pcapH4 || dlt == pcapH4WithPHDR || dlt == pcapMonitor || isAirCapture(dlt) { return nil }
+        let what: String
+        switch dlt {
+        case 1: what = "Ethernet"
+        case 101, 228, 229: what = "raw IP"
+        case 105: what = "IEEE 802.11"
+        case 127: what = "802.11 with radiotap"
+        case 147...162: what = "a private link type (USER\(dlt - 147)): its contents depend on the tool that wrote it"
+        case 195, 215, 230, 283: what = "IEEE 802.15.4"
+        case 255: what = "Bluetooth BR/EDR baseband (Ubertooth)"
+        default: what = "not a Bluetooth link type we know"
+        }
+        return "link type \(dlt) (\(what)) is not decoded. bleanalyze reads HCI captures (pcap link types 187, 201, 254; "
+            + "btsnoop; PacketLogger) and LE air captures (251, 256, 272, 157 from the nRF Sniffer v1, 192 PPI from Ubertooth). "
+            + "If the file holds Bluetooth under another header, save it from Wireshark as one of those "
+            + "(or set the link type with `editcap -T`); nothing in it was analyzed"
     }
 }
 

@@ -12,8 +12,10 @@ public enum CaptureLineJSON {
     public static let maxPeers = 500
 
     /// The line of an analysed capture (without the newline).
+    /// - Parameter accepted: with `check --baseline`, the indexes in `findings` the baseline accepts
+    ///   (each finding then carries `accepted`); nil: no baseline, no key.
     public static func render(_ facts: CaptureFacts, model: SessionModel, hostNotes: HostNotes,
-                              findings: [Finding], sha256: String?) -> String {
+                              findings: [Finding], sha256: String?, accepted: Set<Int>? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.string("file", facts.path)
@@ -34,13 +36,16 @@ public enum CaptureLineJSON {
         host(facts, model: model, notes: hostNotes, &w)
         peers(model, &w)
         w.beginArray("findings")
-        for f in findings {
+        for (i, f) in findings.enumerated() {
             w.beginObject()
             w.string("rule", f.rule)
             w.string("severity", f.severity.rawValue)
             w.optional("connection", f.connection)
+            // `frames` as the report's JSON has them; `frame` (the first) stays one release (deprecated).
+            w.beginArray("frames"); for n in f.frames { w.int(nil, n) }; w.endArray()
             w.optional("frame", f.frames.first)
             w.string("message", f.text)
+            if let accepted { w.bool("accepted", accepted.contains(i)) }
             w.endObject()
         }
         w.endArray()

@@ -63,7 +63,15 @@ public enum ReportText {
             guard let f = group.first else { continue }
             let label = f.severity.rawValue.uppercased()
             let times = group.count > 1 ? " (\(group.count)×, first:)" : ""
-            let text = wrap(label + " " + f.rule + times + " " + Terminal.clean(f.text), indent: pad, width: style.width)
+            var headline = Terminal.clean(f.text)
+            // Several of one rule with causes: what caused them, counted (the first's sentence is below).
+            let kinds = group.compactMap(\.cause?.kind)
+            if group.count > 1, kinds.count == group.count {
+                var counts: [(FindingCause.Kind, Int)] = []
+                for k in kinds { if let i = counts.firstIndex(where: { $0.0 == k }) { counts[i].1 += 1 } else { counts.append((k, 1)) } }
+                headline = "\(group.count)× — why: " + counts.map { "\($0.1)× \($0.0.rawValue)" }.joined(separator: ", ")
+            }
+            let text = wrap(label + " " + f.rule + (kinds.count == group.count && group.count > 1 ? "" : times) + " " + headline, indent: pad, width: style.width)
             s += pad + style.paint(label, style.ink(for: f.severity)) + text.dropFirst(pad.count + label.count)
         }
         return s + "\n"
@@ -87,11 +95,13 @@ public enum ReportText {
             let shown = all ? events : keyEvents(events)
             for e in shown {
                 let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
-                let text = wrap(Terminal.clean(e.text), indent: String(repeating: " ", count: head.count), width: style.width)
-                s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
-                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
-                    s += wrap("why: " + Terminal.clean(end.cause.text.naming(c)), indent: String(repeating: " ", count: head.count), width: style.width)
+                // A disconnect says why in a few words (the finding and `timeline` give the sentence).
+                var line = e.text
+                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause, let reason = c.disconnectReason {
+                    line = "disconnected (0x\(Hex.pad(reason.rawValue, 2)) \(Self.shortReason(reason))): \(end.cause.short)"
                 }
+                let text = wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width)
+                s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
             }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {
@@ -131,6 +141,19 @@ public enum ReportText {
     static let minimumEvents = 2
 
     /// Red for what failed, yellow for a link that ended other than by a user or host (0x13, 0x16).
+    /// A disconnection reason in a few words, for a story line (the JSON and the finding give its name).
+    static func shortReason(_ r: HCIStatus) -> String {
+        switch r.rawValue {
+        case 0x08: "supervision timeout"
+        case 0x13: "remote user"
+        case 0x16: "local host"
+        case 0x22: "LL response timeout"
+        case 0x3D: "MIC failure"
+        case 0x3E: "not established"
+        default: r.name
+        }
+    }
+
     static func paintEvent(_ text: String, _ e: TimelineEvent, _ style: TerminalStyle) -> String {
         switch e.kind {
         case .connectionFailed, .subscribeFailed, .attError: style.paint(text, .red)

@@ -148,12 +148,13 @@ public enum SessionJSON {
         return w.output
     }
 
-    public static func advertisers(_ model: SessionModel) -> String {
+    /// - Parameter only: the advertisers to list (`adv --peer`); nil: all. `reports` counts them all.
+    public static func advertisers(_ model: SessionModel, only: ((Advertisers.Advertiser) -> Bool)? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.int("reports", model.advertisers.totalReports)
         w.beginArray("advertisers")
-        for a in model.advertisers.all {
+        for a in model.advertisers.all where only?(a) ?? true {
             w.beginObject()
             w.string("address", a.address.description)
             w.string("addressType", a.addressType.describe(a.address))

@@ -304,9 +304,10 @@ public enum SessionText {
     }
 
     /// Advertisers: address, names, services, company, RSSI min/median/max, count, interval.
-    public static func advertisers(_ model: SessionModel) -> String {
-        let all = model.advertisers.all
-        if all.isEmpty { return "No advertising reports in this capture.\n" }
+    /// - Parameter only: the advertisers to list (`adv --peer`); nil: all.
+    public static func advertisers(_ model: SessionModel, only: ((Advertisers.Advertiser) -> Bool)? = nil) -> String {
+        let all = model.advertisers.all.filter { only?($0) ?? true }
+        if all.isEmpty { return only == nil || model.advertisers.all.isEmpty ? "No advertising reports in this capture.\n" : "No advertising reports from this device.\n" }
         var s = "\(all.count) advertiser\(all.count == 1 ? "" : "s"), \(model.advertisers.totalReports) reports\n\n"
         for a in all {
             s += a.address.description + "  " + a.addressType.describe(a.address) + (a.connectable ? ", connectable" : "")

@@ -150,6 +150,30 @@ struct AirCaptureTests {
         #expect(analyzer.statistics.attOpcodes == reference.statistics.attOpcodes)
     }
 
+    /// WHAD writes the wrong PHDR direction on a few packets: frame 13 (a Read By Group Type Request,
+    /// 230 µs after the peripheral's empty PDU 12: 80 µs on air + T_IFS) is marked Peripheral → Central.
+    /// Taken as the header says, the peripheral asked and the central answered: 15 false
+    /// `att.protocol-violation` warnings. The sides alternate within an event, so the header is corrected.
+    @Test("WHAD pairing capture: header directions contradicted by timing are corrected; no false ATT violations",
+          .enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
+    func whadDirections() throws {
+        let path = try #require(Self.real("lell_phdr_whad_legacy_pairing_encrypted.pcap"))
+        let file = try CaptureFile(path: path)
+        let a = Analyzer(detect: true)
+        var directions: [Int: LLDirection] = [:]
+        _ = file.read { f in
+            a.consume(f)
+            if let d = a.air.lastDirection { directions[f.number] = d }
+        }
+        let findings = a.finish()
+        let link = try #require(a.air.links.first)
+        #expect(link.correctedDirections == 5)   // frames 13, 135, 1142, 1327, 1529
+        #expect(directions[13] == .centralToPeripheral)
+        #expect(directions[135] == .centralToPeripheral)
+        #expect(directions[136] == .peripheralToCentral)   // PHDR PDU type 0: inferred after the corrected 135
+        #expect(!findings.contains { $0.rule == "att.protocol-violation" }, "\(findings.map(\.message))")
+    }
+
     @Test("corrupted and truncated air records never trap; bad CRCs are counted, not fed")
     func robustness() throws {
         let records = try CaptureFile(path: AnalysisFixtures.capture("healthy.btsnoop")).records().records

@@ -114,4 +114,21 @@ import Testing
         let (_, ok) = try PrecisionRuleTests.analyze(c)
         #expect(!ok.contains { $0.rule.hasPrefix("security.") }, "\(ok.map(\.rule))")
     }
+
+    /// Pairing Request (host), Pairing Response (peer), then the host's Pairing Failed with Unspecified
+    /// Reason: who gave up is told by when (Core v5.4 Vol 3 Part H 3.5.1, 3.5.2, 3.5.5).
+    @Test(arguments: [(Int64(50_000), "refused at once"), (Int64(6_000_000), "a person dismissing")])
+    func hostGivingUpIsToldByWhen(after: Int64, says: String) throws {
+        var b = B()
+        b.leConnected(1000, handle: 0x40)                                                                 // 1
+        b.acl(100_000, .sent, handle: 0x40, cid: 6, [0x01, 0x04, 0x00, 0x0D, 0x10, 0x07, 0x07])           // 2 Pairing Request: KeyboardDisplay, Bonding|MITM|SC
+        b.acl(30_000, .received, handle: 0x40, cid: 6, [0x02, 0x03, 0x00, 0x09, 0x10, 0x07, 0x07])        // 3 Pairing Response: NoInputNoOutput, Bonding|SC
+        b.acl(after, .sent, handle: 0x40, cid: 6, [0x05, 0x08])                                          // 4 Pairing Failed: Unspecified Reason
+        let (_, findings) = try PrecisionRuleTests.analyze(b)
+        let failed = try #require(findings.first { $0.rule == "security.pairing-failed" })
+        #expect(failed.status == 0x08)
+        let text = try #require(failed.cause?.text.description)
+        #expect(text.contains("LE Secure Connections, Just Works"), "\(text)")
+        #expect(text.contains(says), "\(text)")
+    }
 }

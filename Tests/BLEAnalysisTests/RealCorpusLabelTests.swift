@@ -70,6 +70,32 @@ struct RealCorpusLabelTests {
         #expect(extra.isEmpty, "\(capture): found but not labelled \(extra)")
     }
 
+    /// Information must be true too (issue 24): on a capture whose labels list its `info` findings (read
+    /// from the frames, each marked `true` or `false`), every info finding the tool prints is listed as
+    /// true, and none listed as false is printed.
+    @Test(arguments: captures())
+    func infoFindingsAreTheTrueOnes(capture: String) throws {
+        let url = Self.labels.appendingPathComponent("\(capture).labels.json")
+        guard let data = try? Data(contentsOf: url), let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let info = root["info"] as? [[String: Any]] else { return }
+        func key(_ f: [String: Any]) -> Key {
+            Key(rule: f["rule"] as? String ?? "?", severity: "info", connection: f["connection"] as? Int, frame: f["frame"] as? Int ?? -1)
+        }
+        let trueOnes = Set(info.filter { $0["true"] as? Bool == true }.map(key))
+        let falseOnes = Set(info.filter { $0["true"] as? Bool == false }.map(key))
+        for f in info { #expect((f["why"] as? String ?? "").count > 20, "\(capture): every info label needs its justification") }
+        let path = try #require(AnalysisFixtures.sharedReal).appendingPathComponent(capture).path
+        let analyzer = Analyzer(detect: true)
+        _ = try CaptureFile(path: path).read { analyzer.consume($0) }
+        let printed = Set(analyzer.finish().filter { $0.severity == .info }.map {
+            Key(rule: $0.rule, severity: "info", connection: $0.connection.map(Int.init), frame: $0.frames.first ?? -1)
+        })
+        let unchecked = printed.subtracting(trueOnes).sorted { $0.description < $1.description }
+        let falseShown = printed.intersection(falseOnes).sorted { $0.description < $1.description }
+        #expect(unchecked.isEmpty, "\(capture): info findings nobody checked against the frames \(unchecked)")
+        #expect(falseShown.isEmpty, "\(capture): info findings that state something false \(falseShown)")
+    }
+
     /// Every label file belongs to a capture of the corpus (a renamed capture leaves no stale label).
     @Test func everyLabelFileHasItsCapture() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.labels.path).filter { $0.hasSuffix(".labels.json") }

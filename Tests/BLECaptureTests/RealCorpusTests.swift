@@ -36,6 +36,21 @@ import Testing
         ("nrf_sniffer_elk_bledob_att_only.pcapng", .pcapng, 272, 197),
         ("nrf_sniffer_idealled_set_collection.pcapng", .pcapng, 272, 9646),
         ("nrf_sniffer_surplife_led_long.pcapng", .pcapng, 272, 31131),
+        // Third round: counts from tshark 4.0.17 (`tshark -r F -T fields -e frame.number | wc -l`).
+        ("android_accuchek_glucose_smp_confirm_failed_rebond.btsnoop", .btsnoop, 1002, 28624),
+        ("android_blockbluelight_repeated_conn_failures.btsnoop", .btsnoop, 1002, 2124),
+        ("android_carkit_classic_hfp_pbap_0edc_acl.btsnoop", .btsnoop, 1002, 4960),
+        ("android_domyos_treadmill_supervision_timeout_pending_write.btsnoop", .btsnoop, 1002, 5218),
+        ("android_dott_badge_bulk_writecmd_mtu517_dle251.btsnoop", .btsnoop, 1002, 9569),
+        ("android_irunning_treadmill_0edc_vendor_acl.cfa", .btsnoop, 1002, 10396),
+        ("android_ledble_supervision_timeout_reconnect_loop.btsnoop", .btsnoop, 1002, 1354),
+        ("android_lolan_bms_acl_continuations_0edc.btsnoop", .btsnoop, 1002, 927),
+        ("android_magicblue_bulb_conn_failed_0x3e.btsnoop", .btsnoop, 1002, 321),
+        ("android_tianpower_bms_att_only_4h_gap.btsnoop", .btsnoop, 1002, 3321),
+        ("android_xenopixel_saber_mtu517_enc_change_v2.btsnoop", .btsnoop, 1002, 29126),
+        ("lell_phdr_whad_btmesh_pbadv_provisioning.pcap", .pcap, 256, 257),
+        ("lell_phdr_whad_legacy_pairing_encrypted.pcap", .pcap, 256, 1604),
+        ("lell_phdr_whad_ltk_reconnect_encrypted.pcap", .pcap, 256, 315),
     ]
 
     @Test(.enabled(if: CaptureTestPaths.sharedReal != nil, "../shared/captures/real is absent"))

@@ -39,16 +39,19 @@ import TestSupport
             let file = dir.appendingPathComponent("\(i).json")
             try JSONSerialization.data(withJSONObject: row).write(to: file)
             documents.append("check-jsonl=" + file.path)
-            // The findings are the report's: rule, severity, connection, first frame, message, in order.
+            // The findings are the report's: rule, severity, connection, frames, message, in order; `frame` is the first.
             let path = try #require(row["file"] as? String)
             let report = try CLI.json(try CLI.run([path, "--json"]).stdout)
             let want = (report["findings"] as? [[String: Any]] ?? []).map {
                 [$0["rule"] as? String ?? "", $0["severity"] as? String ?? "", "\($0["connection"] ?? "null")",
-                 "\(($0["frames"] as? [Int])?.first.map(String.init) ?? "null")", $0["message"] as? String ?? ""]
+                 "\(($0["frames"] as? [Int]) ?? [])", $0["message"] as? String ?? ""]
             }
             let got = (row["findings"] as? [[String: Any]] ?? []).map {
                 [$0["rule"] as? String ?? "", $0["severity"] as? String ?? "", "\($0["connection"] ?? "null")",
-                 "\($0["frame"].flatMap { $0 as? Int }.map(String.init) ?? "null")", $0["message"] as? String ?? ""]
+                 "\(($0["frames"] as? [Int]) ?? [])", $0["message"] as? String ?? ""]
+            }
+            for f in row["findings"] as? [[String: Any]] ?? [] {
+                #expect((f["frame"] as? Int) == (f["frames"] as? [Int])?.first, "\(path): `frame` is the first of `frames`")
             }
             #expect(got == want, "\(path)")
             #expect(row["frames"] as? Int == (report["capture"] as? [String: Any])?["frames"] as? Int, "\(path)")

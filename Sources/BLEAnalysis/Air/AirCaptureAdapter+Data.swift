@@ -37,15 +37,25 @@ extension AirCaptureAdapter {
         let lossesBefore = links[i].losses
         let direction = links[i].direction(of: p, at: frame.timestamp)
         lastDirection = direction
-        lastContext = LinkLayerDisplay.Context(crc: crc, direction: direction, retransmission: false,
-                                               encrypted: links[i].encrypted && !p.radio.decrypted)
+        let undecodable = Self.undecodable(p, linkEncrypted: links[i].encrypted)
+        lastContext = LinkLayerDisplay.Context(crc: crc, direction: direction, retransmission: false, encrypted: undecodable)
         if links[i].losses != lossesBefore { links[i].lastLossFrame = frame.number }
+        links[i].noteSilence(p, direction, frame: frame.number, time: frame.timestamp)
         links[i].lastFrame = frame.number
         links[i].lastTime = frame.timestamp
         let side = direction == .peripheralToCentral ? 1 : 0
-        // Retransmission (Vol 6 Part B 4.5.9): same SN and same bytes as the previous PDU from that side.
+        // Retransmission (Vol 6 Part B 4.5.9): same SN and same bytes as the previous PDU from that side —
+        // unless the peer acknowledged that PDU (its NESN moved past the SN) and this side is one that keeps
+        // its SN whatever the acknowledgements (attack tools): then it is a new PDU with the same bytes.
         let bytes = Array(frame.payload[p.payloadOffset ..< p.payloadOffset + p.payloadLength])
-        if links[i].lastSN[side] == p.sn, links[i].lastBytes[side] == bytes, p.payloadLength > 0 || p.dataLLID != .continuation {
+        let acknowledged = links[i].lastSN[side].flatMap { sn in links[i].peerAck[side].map { $0 != sn } } ?? false
+        if acknowledged, let sn = links[i].lastSN[side] {
+            if sn == p.sn { links[i].snKeptAfterAck[side] += 1 } else { links[i].snToggles[side] += 1 }
+        }
+        links[i].peerAck[side] = nil
+        links[i].peerAck[1 - side] = p.nesn
+        if links[i].lastSN[side] == p.sn, links[i].lastBytes[side] == bytes, p.payloadLength > 0 || p.dataLLID != .continuation,
+           !(acknowledged && links[i].ignoresSN(side)) {
             links[i].retransmissions += 1
             lastContext.retransmission = true
             if p.dataLLID == .start, bytes.count > 4, Self.channel(bytes) == L2CAP.ChannelID.att.rawValue {
@@ -59,10 +69,12 @@ extension AirCaptureAdapter {
             links[i].emptyPDUs += 1
             return
         }
-        if links[i].encrypted, !p.radio.decrypted {
+        if undecodable {
             links[i].encryptedPDUs += 1
+            if p.radio.mic == .invalid { links[i].micFailures += 1 }
             return
         }
+        if links[i].encrypted { links[i].plainAfterEncryption += 1 }
         switch p.dataLLID {
         case .start, .continuation:
             links[i].dataPDUs += 1
@@ -82,6 +94,18 @@ extension AirCaptureAdapter {
         case .reserved:
             break
         }
+    }
+
+    /// Whether a data PDU's payload is ciphertext we cannot read. The sniffer's header decides when it
+    /// says: a MIC it checked and found bad (the decryption failed) is unreadable; a PDU it decrypted
+    /// (PHDR flag 0x0008, or a good MIC) is plain; a Nordic header that says "not encrypted" on a link
+    /// past LL_START_ENC_REQ is believed (the sniffer decrypted it without saying so, or the link never
+    /// encrypted). Otherwise a PDU is ciphertext once the link encrypted.
+    static func undecodable(_ p: LLAirPacket, linkEncrypted: Bool) -> Bool {
+        if p.radio.mic == .invalid { return p.payloadLength > 0 }
+        if p.radio.decrypted || p.radio.mic == .valid { return false }
+        if let stated = p.radio.encrypted { return stated && p.payloadLength > 0 }
+        return linkEncrypted && p.payloadLength > 0
     }
 
     /// The Channel ID of a basic L2CAP header (Vol 3 Part A 3.1) at the start of `bytes` (4 bytes or more).

@@ -80,6 +80,7 @@ public final class AirCaptureAdapter {
     // MARK: Consuming air frames
 
     func consume(_ frame: Frame, into analyzer: Analyzer, status: inout FrameStatus) {
+        lastCapture = (frame.number, frame.timestamp)
         lastDirection = nil
         lastContext = LinkLayerDisplay.Context()
         let result = Result { () throws(DecodeError) in
@@ -101,10 +102,51 @@ public final class AirCaptureAdapter {
         }
     }
 
+    /// The capture's last frame (number, time), for how links end.
+    var lastCapture: (frame: Int, time: Int64) = (0, 0)
+
     func finish(_ analyzer: Analyzer) {
         for i in links.indices where !links[i].terminated { syncLoss(i, analyzer.session, adapter: 0) }
         for i in links.indices where !links[i].terminated {
-            summarize(i, analyzer.session, time: links[i].lastTime, frame: links[i].lastFrame, ending: "no LL_TERMINATE_IND seen (link still open at capture end, lost by the sniffer, or ended encrypted)")
+            if let s = links[i].peripheralSilent {
+                silent(i, s, analyzer)
+                continue
+            }
+            let after = lastCapture.time - links[i].lastTime
+            let interval = Int64(links[i].intervalUnits) * 1250
+            let ending: String
+            if links[i].encrypted {
+                ending = "no LL_TERMINATE_IND seen (it may have been sent encrypted)"
+            } else if interval > 0, after > 6 * interval {
+                // Neither side is heard while the sniffer goes on: the sniffer lost the link (it follows the
+                // hops; a missed channel map or connection update loses it), nothing says the devices did.
+                ending = "no packet of either side after frame \(links[i].lastFrame) while the capture went on "
+                    + "\(Format.duration(after)) to frame \(lastCapture.frame): the sniffer lost the link (not a sign of the devices)"
+            } else {
+                ending = "no LL_TERMINATE_IND seen (link still open when the capture ended)"
+            }
+            summarize(i, analyzer.session, time: links[i].lastTime, frame: links[i].lastFrame, ending: ending)
+        }
+    }
+
+    /// A peripheral that stopped answering: the central transmitted event after event, resending the same
+    /// unacknowledged PDU and acknowledging nothing new. When the central then stopped (the capture went
+    /// on), or the silence outlasted the supervision timeout, the link was lost (Core v5.4 Vol 6 Part B
+    /// 4.5.2: no LL_TERMINATE_IND, Connection Timeout); otherwise the capture ended during the silence.
+    func silent(_ i: Int, _ s: Link.Silence, _ analyzer: Analyzer) {
+        let span = s.lastTime - s.firstTime
+        let interval = Int64(links[i].intervalUnits) * 1250
+        let timeout = Int64(analyzer.session.live[LinkKey(adapter: 0, handle: links[i].handle)]?.timeoutUnits ?? 0) * 10_000
+        let stopped = interval > 0 && lastCapture.time - s.lastTime > 2 * interval
+        let story = "the peripheral went silent after frame \(links[i].lastFromPeripheral.map(String.init) ?? "?"): the central transmitted in "
+            + "\(s.events) connection events in a row (frames \(s.firstFrame)–\(s.lastFrame), \(Format.duration(span))), resending the same "
+            + "unacknowledged PDU, and nothing came back"
+        if stopped || (timeout > 0 && span >= timeout) {
+            let end = Frame(number: s.lastFrame, timestamp: s.lastTime, direction: .unknown, kind: .airLE, adapter: 0, recordOffset: 0,
+                            payloadOffset: 0, payload: UnsafeRawBufferPointer(start: nil, count: 0), originalLength: 0, rawType: 0)
+            lose(i, analyzer, end, why: story + (stopped ? "; then the central stopped too (supervision timeout)" : ""))
+        } else {
+            summarize(i, analyzer.session, time: s.lastTime, frame: s.lastFrame, ending: story + "; the capture ends during the silence")
         }
     }
 }

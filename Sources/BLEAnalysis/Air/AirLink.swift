@@ -19,12 +19,21 @@ extension AirCaptureAdapter {
         public var retransmissions = 0
         /// PDUs with a payload the sniffer could not decrypt.
         public var encryptedPDUs = 0
+        /// Of those, PDUs whose MIC the sniffer checked and found wrong (its decryption failed).
+        public var micFailures = 0
+        /// PDUs after LL_START_ENC_REQ decoded as plain because the header says so (decrypted by the
+        /// sniffer, or not encrypted).
+        public var plainAfterEncryption = 0
         /// Connection events that must have happened between two seen events (gap / interval − 1).
         public var missedEvents = 0
         /// Events where the central was seen and the peripheral's answer was not.
         public var unansweredEvents = 0
         /// Packets whose direction came from the timing heuristic rather than the capture header.
         public var inferredDirections = 0
+        /// Packets whose header named the same sender as the packet just before it, T_IFS after it with no
+        /// room for a packet between: the header is wrong (the two sides alternate within an event), the
+        /// direction is the other one.
+        public var correctedDirections = 0
         public var encrypted = false
         public var terminated = false
         public var channelMap: UInt64?
@@ -33,6 +42,8 @@ extension AirCaptureAdapter {
         // Direction inference and duplicate detection.
         var lastDirection: LLDirection = .unknown
         var lastChannel: UInt8?
+        /// Air time (µs) of the last packet, nil when its PHY is not known to be LE 1M or 2M.
+        var lastAirTime: Int64?
         var eventHasPeripheral = true
         /// Start of the last connection event the central opened (µs).
         var anchor: Int64?
@@ -42,6 +53,15 @@ extension AirCaptureAdapter {
         /// Events whose central packet the sniffer missed (only the peripheral's answer was seen).
         public var eventsWithoutCentral = 0
         var lastSN: [Bool?] = [nil, nil]
+        /// Per side: the NESN the other side sent after this side's last PDU (nil: none seen since), i.e.
+        /// whether the peer acknowledged it (NESN ≠ that PDU's SN, Vol 6 Part B 4.5.9).
+        var peerAck: [Bool?] = [nil, nil]
+        /// Per side: PDUs sent after an acknowledgement with the SN toggled (as the spec has it), and
+        /// with the SN unchanged (an attack tool or a broken stack that keeps SN constant).
+        var snToggles = [0, 0]
+        var snKeptAfterAck = [0, 0]
+        /// A side whose SN does not follow acknowledgements: for it, SN does not tell a retransmission.
+        public func ignoresSN(_ side: Int) -> Bool { snKeptAfterAck[side] >= 2 && snKeptAfterAck[side] > snToggles[side] }
         var lastBytes: [[UInt8]] = [[], []]
         var lengthRequest: [(rx: UInt16, tx: UInt16)?] = [nil, nil]
         /// Per side (0 central, 1 peripheral): the frame and ATT opcode of the last L2CAP start
@@ -52,6 +72,43 @@ extension AirCaptureAdapter {
         /// ATT transactions closed because the sniffer lost the response.
         public var lostResponses = 0
         var losses: Int { missedEvents + eventsWithoutCentral + unansweredEvents + crcErrors }
+        /// The trailing run of central packets with no peripheral packet between them and the same SN and
+        /// NESN: the central resending a PDU nobody acknowledged and acknowledging nothing new, event after
+        /// event. The sniffer missing only the peripheral's packets leaves the central's SN/NESN moving
+        /// (the central hears the peripheral); a peripheral that went silent freezes them.
+        public internal(set) var silence: Silence?
+        public struct Silence: Sendable {
+            public var firstFrame: Int, firstTime: Int64
+            public var lastFrame: Int, lastTime: Int64
+            public var events: Int
+            var sn: Bool, nesn: Bool
+        }
+        /// Central packets in a row with frozen SN/NESN and no answer before the peripheral counts as silent.
+        static let silentEvents = 6
+        /// The last packet the sniffer saw from either side.
+        public internal(set) var lastFromPeripheral: Int?
+
+        /// Follows the central's retransmissions into silence (see `silence`).
+        mutating func noteSilence(_ p: LLAirPacket, _ direction: LLDirection, frame: Int, time: Int64) {
+            switch direction {
+            case .peripheralToCentral:
+                silence = nil
+                lastFromPeripheral = frame
+            case .centralToPeripheral:
+                if var s = silence, s.sn == p.sn, s.nesn == p.nesn {
+                    s.events += 1
+                    (s.lastFrame, s.lastTime) = (frame, time)
+                    silence = s
+                } else {
+                    silence = Silence(firstFrame: frame, firstTime: time, lastFrame: frame, lastTime: time, events: 1, sn: p.sn, nesn: p.nesn)
+                }
+            case .unknown:
+                break
+            }
+        }
+
+        /// The peripheral went silent: the central kept transmitting, unanswered and unacknowledged.
+        var peripheralSilent: Silence? { silence.flatMap { $0.events >= Self.silentEvents ? $0 : nil } }
         var phy: (tx: UInt8, rx: UInt8) = (1, 1)
 
         /// A new connection event opens this long (µs) after the previous packet at most (3 ms, or
@@ -59,12 +116,37 @@ extension AirCaptureAdapter {
         static let eventGap: Int64 = 3_000
         /// How far from the expected anchor (µs) an event's first packet may start and still be the central's.
         static let anchorTolerance: Int64 = 150
+        /// The inter frame space (Core v5.4 Vol 6 Part B 4.1.1): 150 µs between the packets of an event.
+        static let tIFS: Int64 = 150
+        /// The shortest packet on LE 1M (an empty PDU: preamble, access address, header, CRC: 10 bytes, 80 µs).
+        static let shortestPacket: Int64 = 80
+
+        /// A packet's time on air (µs) on LE 1M (8 µs a byte, 1-byte preamble) or LE 2M (4 µs a byte,
+        /// 2-byte preamble) (Vol 6 Part A 3.2, Part B 2.1); nil on Coded PHY or when the header does not say.
+        static func airTime(_ p: LLAirPacket) -> Int64? {
+            let bytes = Int64(4 + 2 + p.payloadLength + 3 + (p.ctePresent ? 1 : 0))
+            switch p.radio.phy ?? 0 {
+            case 0: return (1 + bytes) * 8
+            case 1: return (2 + bytes) * 4
+            default: return nil
+            }
+        }
 
         /// The header's direction, else the timing heuristic (see `AirCaptureAdapter`): the central
         /// opens every connection event (Core v5.4 Vol 6 Part B 4.5.1), the two sides alternate
         /// within it, T_IFS (150 µs) apart.
         mutating func direction(of p: LLAirPacket, at time: Int64) -> LLDirection {
-            let given = p.radio.direction
+            var given = p.radio.direction
+            let airTime = Self.airTime(p)
+            if given != .unknown, given == lastDirection, let previous = lastAirTime, let airTime, time >= lastTime,
+               p.radio.channel == nil || p.radio.channel == lastChannel,
+               time - lastTime < min(previous, airTime) + Self.tIFS + Self.shortestPacket {
+                // The same sender twice, closer than a packet of the other side (T_IFS + the shortest packet +
+                // T_IFS) would allow: the header is wrong (seen in WHAD captures); the sides alternate.
+                correctedDirections += 1
+                given = given == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral
+            }
+            defer { lastAirTime = airTime }
             let interval = Int64(intervalUnits) * 1250
             let gap = interval > 0 ? min(Self.eventGap, interval / 2) : Self.eventGap
             let newEvent = lastDirection == .unknown || time - lastTime > gap || time < lastTime
@@ -128,8 +210,10 @@ extension AirCaptureAdapter {
                              + "\(unansweredEvents) peripheral answers")
             }
             if lostResponses > 0 { parts.append("\(lostResponses) ATT responses not captured") }
-            if encryptedPDUs > 0 { parts.append("\(encryptedPDUs) encrypted PDUs not decodable") }
+            if encryptedPDUs > 0 { parts.append("\(encryptedPDUs) encrypted PDUs not decodable" + (micFailures > 0 ? " (\(micFailures) with a bad MIC)" : "")) }
+            if plainAfterEncryption > 0 { parts.append("\(plainAfterEncryption) PDUs after encryption start decoded as the sniffer gave them (decrypted or not encrypted)") }
             if inferredDirections > 0 { parts.append("direction inferred from timing for \(inferredDirections)") }
+            if correctedDirections > 0 { parts.append("\(correctedDirections) header directions contradicted by timing (corrected)") }
             return parts.joined(separator: ", ")
         }
     }

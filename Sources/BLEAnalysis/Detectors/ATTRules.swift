@@ -277,9 +277,8 @@ final class SlowResponse: Detector {
                           .init(name: "events", defaultValue: 20, unit: "connection events", meaning: "…or slower than this many connection events (and ≥ 250 ms)")],
         actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.attResponse]
-    private struct Slow { var c: Connection; var first: (response: Int, request: Int, time: Int64); var count: Int; var worst: Int64; var worstFrame: Int; var byHost: Bool }
+    private struct Slow { var c: Connection; var count: Int; var worst: Int64; var worstFrame: Int; var byHost: Bool; var finding: Int }
     private var slow: [Int: Slow] = [:]
-    private var order: [Int] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         let c: Connection, request: ATTBearer.Pending, frame: Int, time: Int64
@@ -303,23 +302,25 @@ final class SlowResponse: Detector {
             slow[c.index] = s
         } else {
             guard slow.count < 10_000 else { return }
-            slow[c.index] = Slow(c: c, first: (frame, request.frame, time), count: 1, worst: took, worstFrame: frame, byHost: request.sentByHost)
-            order.append(c.index)
+            // Made now, so the report decodes the frames around it as they go by; told in full at the end.
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame, request.frame],
+                                    message: "a response took \(SessionModel.span(took))", actor: request.sentByHost ? .peripheralFirmware : .app))
+            slow[c.index] = Slow(c: c, count: 1, worst: took, worstFrame: frame, byHost: request.sentByHost, finding: findings.count - 1)
         }
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for n in order {
-            guard let s = slow[n] else { continue }
+        for s in slow.values {
             let server: FindingMessage = s.byHost ? .peer(s.c) : "the host"
-            let events = s.c.intervalUnits > 0 ? " (\(Int(Double(s.worst) / (Double(s.c.intervalUnits) * 1250 * Double(1 + Int(s.c.latency))))) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.latency > 0 ? ", latency \(s.c.latency)" : ""))" : ""
-            let many = s.count > 1 ? "\(s.count) responses from \(server) were slow; the slowest took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
+            let effective = Double(s.c.intervalUnits) * 1250 * Double(1 + Int(s.c.latency))
+            let events = s.c.intervalUnits > 0
+                ? " (\(Int(Double(s.worst) / effective)) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.latency > 0 ? ", latency \(s.c.latency)" : ""))" : ""
+            let many: FindingMessage = s.count > 1 ? "\(s.count) responses from \(server) were slow; the slowest took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
                 : "a response from \(server) took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
             let near = s.worst >= 20_000_000
-            findings.append(Finding(rule: Self.rule.id, severity: near ? .warning : .info, connection: s.c, time: s.first.time,
-                                    frames: [s.first.response, s.first.request] + (s.worstFrame != s.first.response ? [s.worstFrame] : []),
-                                    message: "\(many)\(events)" + (near ? ", close to the 30 s ATT transaction timeout" : ""),
-                                    actor: s.byHost ? .peripheralFirmware : .app))
+            findings[s.finding].message = many + FindingMessage(events + (near ? ", close to the 30 s ATT transaction timeout" : ""))
+            findings[s.finding].severity = near ? .warning : .info
+            if s.worstFrame != findings[s.finding].frames.first { findings[s.finding].frames.append(s.worstFrame) }
         }
     }
 }

@@ -80,10 +80,8 @@ final class Disconnects: Detector {
     static let rule = RuleInfo(
         id: "link.disconnect", severity: .warning, title: "Disconnection",
         explanation: """
-        Why each connection ended. Connection Timeout (0x08, supervision timeout: the peer went out of range or \
-        stopped), Connection Failed to be Established (0x3E: the first packets were never exchanged — interference or \
-        a peer that stopped advertising), LL Response Timeout (0x22) and MIC Failure (0x3D) are warnings; host- or \
-        user-initiated reasons are information.
+        Why each connection ended; the why line is the cause found in the frames (docs/RULES.md "Causes"). Links \
+        lost (0x08, 0x3E, 0x22, 0x3D) and ends a problem caused are warnings; closes someone asked for are information.
         """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.connection]
     static let warnings = LinkLoss.reasons
@@ -93,7 +91,9 @@ final class Disconnects: Detector {
         let severity: Severity = Self.warnings.contains(reason.rawValue) ? .warning : .info
         let who = c.localDisconnectReason != nil ? "the host" : "the peer or the controller"
         let message: FindingMessage = c.lossInferred.map { "Link to \(peer: c) lost (\($0))" }
-            ?? "Disconnected from \(peer: c): \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)"
+            ?? (Self.warnings.contains(reason.rawValue) && c.localDisconnectReason == nil
+                ? "Link to \(peer: c) lost: \(reason.name) (0x\(Format.hex(reason.rawValue)))"
+                : "Disconnected from \(peer: c): \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)")
         findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: c.disconnectTime ?? 0, frames: [frame],
                                 message: message))
     }
@@ -113,7 +113,7 @@ final class DisconnectSummary: Detector {
         guard !closed.isEmpty else { return }
         var counts: [UInt8: Int] = [:]
         for c in closed { counts[c.disconnectReason!.rawValue, default: 0] += 1 }   // safe: filtered non-nil
-        let text = counts.sorted { $0.value > $1.value }.map { "\($0.value)× \(HCIStatus(rawValue: $0.key).name) (0x\(Format.hex($0.key)))" }
+        let text = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value)× \(HCIStatus(rawValue: $0.key).name) (0x\(Format.hex($0.key)))" }
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].disconnectTime ?? 0,
                                 frames: closed.prefix(50).compactMap(\.disconnectFrame),
                                 message: "Disconnect reasons: \(text.joined(separator: ", "))"))

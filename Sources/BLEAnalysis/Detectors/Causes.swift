@@ -138,7 +138,7 @@ enum Causes {
             how.append("IO \(i.ioCapability) (host) / \(p.ioCapability) (peer)")
         }
         if let k = s.keySize { how.append("key size \(k)") }
-        how.append(s.bonding ? "bonding" : "no bonding")
+        if s.response != nil { how.append(s.bonding ? "bonding" : "no bonding") }
         let by: FindingMessage = byHost ? "the host" : .peer(c)
         let meaning: String
         switch reason {
@@ -150,11 +150,22 @@ enum Causes {
         case .authenticationRequirements: meaning = "the two sides' IO capabilities cannot give the protection (MITM / Secure Connections) asked for"
         case .encryptionKeySize: meaning = "the key would be shorter than that side accepts"
         case .repeatedAttempts: meaning = "too many attempts in a short time: that side waits before accepting another"
-        case .unspecifiedReason where byHost: meaning = "the host gave up without a reason: what a phone's stack sends when the user dismisses the pairing prompt, the app cancels the bond, or the stack's own timer fires — the capture holds no prompt to tell which"
+        case .unspecifiedReason where byHost:
+            // When it came says who gave up: at once (the stack refused without asking anyone), after
+            // seconds (a person or the app), or after SMP's 30 s (the stack's timer).
+            let after = s.failedAfterMicros ?? 0
+            let when = SessionModel.span(after) + " after the " + (s.failedAfter?.name ?? "previous step")
+            if after < 200_000 {
+                meaning = "the host's stack refused at once (\(when)): no person was asked — a bond it holds or forbids, or the app removing or cancelling the bond"
+            } else if after >= SMP.timeout - 1_000_000 {
+                meaning = "the host gave up after SMP's 30 s (\(when)): its own timer, no answer came"
+            } else {
+                meaning = "the host gave up \(when): a person dismissing the pairing prompt or the app cancelling the bond (the capture holds no prompt to tell which)"
+            }
         default: meaning = "\(reason)"
         }
         return FindingCause(.pairing, frames: [frame, s.requestFrame], """
-            \(how.joined(separator: ", ")); \(by) ended it after the \(s.failedAfter?.name ?? "Pairing Request") with \(reason): \(meaning)
+            \(how.isEmpty ? "" : how.joined(separator: ", ") + "; ")\(by) ended it after the \(s.failedAfter?.name ?? "Pairing Request") with \(reason): \(meaning)
             """)
     }
 }

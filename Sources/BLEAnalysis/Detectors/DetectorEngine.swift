@@ -61,6 +61,9 @@ public final class DetectorEngine {
         context.captureEnd = captureEnd
         context.lastFrame = lastFrame
         for d in detectors { d.finish(context, &findings) }
+        // Linked and folded on a copy: `findings` keeps growing only (the HTML report's collector
+        // reads what was added since it last looked).
+        var findings = self.findings
         Causes.link(&findings, context.model)
         context.model.resolvePeerNames()
         let connections = context.model.connections

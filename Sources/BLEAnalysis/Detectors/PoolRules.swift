@@ -125,6 +125,8 @@ final class UnresponsivePeer: Detector {
         let request = c.att.allOutstanding.first { $0.sentByHost && $0.time <= lastSent && $0.time >= lastHeard }
         let undelivered = c.packetsCompleted > 0 ? pending.first.flatMap { $0.time <= lastSent - micros("silence", context) ? $0 : nil } : nil
         guard request != nil || undelivered != nil else { return }
+        // Air captures: the sniffer missed packets after the request; its answer may be among them.
+        if let request, undelivered == nil, c.captureLossFrame > request.frame { return }
         let heardFrame = c.lastReceivedFrame ?? c.completeFrame ?? lastSentFrame
         let why = request.map { "its \($0.opcode.name) (frame \($0.frame)) is still unanswered" }
             ?? "the controller delivered none of its last packets"

@@ -76,17 +76,18 @@ extension SessionModel {
         if reason.rawValue == 0x3E {
             let times = establishFailures > 1 ? "; the \(ordinal(establishFailures)) time with this peer in the capture" : ""
             return LinkEnd(cause: .init(.establishment, frames: (c.completeFrame.map { [$0] } ?? []) + [frame], """
-                the link failed to be established: the peer never answered the first packets after the connection request \
-                (interference, or it stopped advertising or connected elsewhere)\(times)
+                never established: the peer did not answer its first packets (interference, or it stopped advertising or \
+                connected elsewhere)\(times)
                 """), severity: .warning, actor: .none)
         }
         if LinkLoss.reasons.contains(reason.rawValue) || [0x23, 0x28, 0x2A].contains(reason.rawValue) {
             return lost(c, reason: reason, code: code, frame: frame, time: time, together: lostTogether)
         }
         if let d = f.localDisconnect {
-            return LinkEnd(cause: .init(.localRequest, frames: [d.frame, frame], """
-                the host sent Disconnect at frame \(d.frame): the app or the OS closed the link\(outstandingNote(c))
-                """), severity: .info, actor: .none)
+            let who = f.localDisconnectOnAir ? "the central sent LL_TERMINATE_IND at frame \(d.frame): its app or OS"
+                : "the host sent Disconnect at frame \(d.frame): the app or the OS"
+            return LinkEnd(cause: .init(.localRequest, frames: [d.frame, frame], "\(who) closed the link\(outstandingNote(c))"),
+                           severity: .info, actor: .none)
         }
         if reason.rawValue == 0x16 {
             return LinkEnd(cause: .init(.localRequest, frames: [frame], """
@@ -107,7 +108,7 @@ extension SessionModel {
     private func lost(_ c: Connection, reason: HCIStatus, code: String, frame: Int, time: Int64, together: [Connection]) -> LinkEnd {
         let f = c.forensics
         let lastHeard = c.lastReceivedTime ?? c.completeTime ?? c.firstDataTime
-        let silence = lastHeard.map { " its last data packet came \(Self.span(time - $0)) before the loss" } ?? ""
+        let silence = lastHeard.map { " its last data packet came \(Self.span(time - $0)) before" } ?? ""
         // The peer advertising connectable after its last packet, while we still held the link.
         if let a = f.peerAdvertisedFirst, a.time <= time, a.time > (lastHeard ?? 0), a.time < (f.localDisconnect?.time ?? .max) {
             var frames = [a.frame]
@@ -186,13 +187,12 @@ extension SessionModel {
                            actor: origin.contains("peer") ? .peripheralFirmware : .hostStack)
         }
         let heard = c.lastReceivedFrame.map { [$0] } ?? []
-        let timeout = c.isLE && timeoutMs > 0 ? " for the supervision timeout (\(timeoutMs) ms)" : ""
+        let timeout = c.isLE && timeoutMs > 0 ? " for its supervision timeout (\(timeoutMs) ms)" : ""
         let pending = c.att.outstanding(from: .host).map { "; the host's \($0.opcode.name) at frame \($0.frame) was waiting for its answer" } ?? ""
         return LinkEnd(cause: .init(.peerSilent, frames: heard + [frame], """
-            the peer fell silent: nothing was heard from it\(timeout), and the capture shows no advertising from it, no \
-            parameter change and no procedure pending before the loss: it went out of range, lost power or hung \
-            (\(silence.isEmpty ? "nothing was received from it on this link" : silence.dropFirst()); the empty packets of an \
-            idle link do not show in HCI)\(pending)
+            the peer fell silent\(timeout), with no advertising, parameter change or pending procedure before: out of \
+            range, powered off or hung (\(silence.isEmpty ? "nothing was received from it on this link" : silence.dropFirst()); \
+            keep-alive packets are not in HCI)\(pending)
             """), severity: .warning, actor: .none)
     }
 

@@ -17,6 +17,8 @@ public struct LinkForensics: Sendable {
     public internal(set) var peerAdvertisedFirst: Mark?
     /// The host's HCI Disconnect command and the reason it gave.
     public internal(set) var localDisconnect: Mark?
+    /// On an air capture the "host's Disconnect" is the central's LL_TERMINATE_IND (Core v5.4 Vol 6 Part B 2.4.2.2).
+    public internal(set) var localDisconnectOnAir = false
     /// The peer's last L2CAP Connection Parameter Update Request (Core v5.4 Vol 3 Part A 4.20) and the
     /// supervision timeout it asked for (10 ms units).
     public internal(set) var peerParameterRequest: Mark?
@@ -62,6 +64,8 @@ public struct PairingStory: Sendable {
     public var lastSentByHost: Bool
     /// The step the pairing had reached when Pairing Failed came (the SMP code before it).
     public var failedAfter: SMPCode?
+    /// How long after that step the Pairing Failed came (µs).
+    public var failedAfterMicros: Int64?
     public var outcome: Outcome = .open
     public var outcomeFrame: Int?
 

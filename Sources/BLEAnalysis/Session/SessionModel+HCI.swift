@@ -49,6 +49,7 @@ extension SessionModel {
             if let c = live[LinkKey(adapter: frame.adapter, handle: handle)] {
                 c.localDisconnectReason = reason
                 c.forensics.localDisconnect = .init(frame: frame.number, time: frame.timestamp)
+                c.forensics.localDisconnectOnAir = frame.kind == .airLE
             }
         case let .pairingAnswer(address, accepted):
             if !accepted, simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address, default: (nil, nil)].rejected = frame.number }

@@ -49,7 +49,10 @@ extension SessionModel {
         }
         guard let i = c.pairings.indices.last, c.pairings[i].outcome == .open else { return }
         if case .securityRequest = cmd { return }
-        if case .pairingFailed = cmd { c.pairings[i].failedAfter = c.pairings[i].lastCode }
+        if case .pairingFailed = cmd {
+            c.pairings[i].failedAfter = c.pairings[i].lastCode
+            c.pairings[i].failedAfterMicros = frame.timestamp - c.pairings[i].last.time
+        }
         c.pairings[i].last = mark
         c.pairings[i].lastCode = cmd.code
         c.pairings[i].lastSentByHost = sent

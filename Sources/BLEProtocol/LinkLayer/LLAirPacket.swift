@@ -12,6 +12,15 @@ public enum LinkLayer {
     public static let linkTypeLE: UInt32 = 251
     public static let linkTypeLEWithPHDR: UInt32 = 256
     public static let linkTypeNordic: UInt32 = 272
+    /// LINKTYPE_USER10: the nRF Sniffer v1 wrote its Nordic header under this private link type
+    /// (Wireshark maps it to nordic_ble through a user DLT, packet-nordic_ble.c).
+    public static let linkTypeNordicV1: UInt32 = 157
+    /// LINKTYPE_PPI: Ubertooth (and crackle's output) wrap LE LL packets in a Per-Packet Information
+    /// header whose pph_dlt is 147 (LINKTYPE_USER0, Ubertooth's) or 251.
+    public static let linkTypePPI: UInt32 = 192
+    public static let linkTypeUser0: UInt32 = 147
+    /// The PPI field Ubertooth writes (ppi_btle_t, libbtbb pcap.c): version, channel in MHz, clock, RSSI.
+    static let ppiFieldBTLE: UInt16 = 30006
     /// Longest PDU payload (Vol 6 Part B 2.4: 255 with the Data Length Extension, 2.3 advertising).
     public static let maxPDUPayload = 255
 
@@ -77,13 +86,16 @@ public struct LLRadioInfo: Sendable {
     public var flags: UInt16?
     public var crc: LLCheck = .unchecked
     public var mic: LLCheck = .unchecked
-    /// The sniffer decrypted the payload (PHDR flag 0x0008).
+    /// The sniffer decrypted the payload (PHDR flag 0x0008; Nordic: encrypted and MIC OK).
     public var decrypted = false
-    /// The payload is encrypted and was not decrypted (Nordic: MIC not checked on an encrypted link).
-    public var encrypted = false
+    /// What the header says of encryption: true the PDU was sent encrypted, false it was not (the
+    /// Nordic header states it for every data PDU: flag 0x04), nil the header does not say (PHDR, 251).
+    public var encrypted: Bool?
     public var direction: LLDirection = .unknown
     /// 0 LE 1M, 1 LE 2M, 2 LE Coded.
     public var phy: UInt8?
+    /// LE Coded only: the Coding Indicator after the access address (0 S=8, 1 S=2).
+    public var codingIndicator: UInt8?
     /// Nordic event counter.
     public var eventCounter: UInt16?
     /// The header says this is a data-channel (connection) PDU, an advertising one, or does not say.
@@ -108,10 +120,15 @@ public struct LLAirPacket: Sendable {
     public var crc: UInt32?
     /// Bytes after the CRC (some sniffers pad).
     public var trailing: Int
+    /// The PDU's Length field.
+    public var pduLength: Int { Int(header1) }
 
     public var isAdvertising: Bool { accessAddress == LinkLayer.advertisingAccessAddress && radio.isData != true }
     /// Header + payload, the CRC's input.
-    public var pduRange: Range<Int> { (packetOffset + 4) ..< (payloadOffset + payloadLength) }
+    public var pduRange: Range<Int> { headerOffset ..< (payloadOffset + pduLength) }
+    /// Offset of the PDU header (after the access address, and the Coding Indicator on LE Coded).
+    public var headerOffset: Int { payloadOffset - 2 - (ctePresentInHeader ? 1 : 0) }
+    private var ctePresentInHeader: Bool { !isAdvertising && header0 & 0x20 != 0 }
 
     // Data channel PDU header (Vol 6 Part B 2.4): LLID, NESN, SN, MD, CP in the first byte, Length in the second.
     public var llid: UInt8 { header0 & 0x03 }
@@ -154,13 +171,68 @@ public struct LLAirPacket: Sendable {
             case 3: radio.isData = true; radio.direction = .peripheralToCentral
             default: break
             }
-        case LinkLayer.linkTypeNordic:
-            radio.headerName = "nRF Sniffer"
-            let board = try r.u8("Board")
-            if board == 0xBE, r.peekU8() == 0xEF {
-                // Legacy (version 0) header: not decoded.
-                throw DecodeError(kind: .invalidValue(0xBEEF), offset: base, field: "nRF Sniffer legacy header")
+        case LinkLayer.linkTypePPI:
+            // PPI header (Per-Packet Information Header Specification; Wireshark packet-ppi.c): version 0,
+            // flags, length (LE, header and fields), the inner link type (LE); then type/length fields.
+            radio.headerName = "Ubertooth PPI"
+            let start = r.position
+            let version = try r.u8("PPI Version")
+            guard version == 0 else { throw DecodeError(kind: .invalidValue(UInt64(version)), offset: base + start, field: "PPI Version") }
+            _ = try r.u8("PPI Flags")
+            let length = Int(try r.u16le("PPI Header Length"))
+            let inner = try r.u32le("PPI Link Type")
+            guard length >= 8 else { throw DecodeError(kind: .invalidValue(UInt64(length)), offset: base + start + 2, field: "PPI Header Length") }
+            var fields = try r.slice(length - 8, "PPI Fields")
+            while fields.remaining >= 4 {
+                let type = try fields.u16le("PPI Field Type")
+                let size = Int(try fields.u16le("PPI Field Length"))
+                var field = try fields.slice(size, "PPI Field")
+                if type == LinkLayer.ppiFieldBTLE, size >= 11 {
+                    _ = try field.u8("BTLE Version")
+                    let mhz = Int(try field.u16le("BTLE Channel"))
+                    if (2402...2480).contains(mhz), mhz % 2 == 0 { radio.channel = UInt8((mhz - 2402) / 2) }   // RF channel, as the PHDR's
+                    try field.skip(5, "BTLE Clock")
+                    _ = try field.u8("RSSI Max"); _ = try field.u8("RSSI Min")
+                    radio.rssi = Int8(bitPattern: try field.u8("RSSI Average"))
+                }
             }
+            guard inner == LinkLayer.linkTypeUser0 || inner == LinkLayer.linkTypeLE else {
+                // Not an LE link layer inside (802.11 PPI captures, for one): say what it is.
+                throw DecodeError(kind: .invalidValue(UInt64(inner)), offset: base + start + 4,
+                                  field: "PPI Link Type (not an LE link layer: 147 or 251 expected)")
+            }
+        case LinkLayer.linkTypeNordic, LinkLayer.linkTypeNordicV1:
+            radio.headerName = "nRF Sniffer"
+            if r.peekU8() == 0xBE, r.peekU8(at: 1) == 0xEF {
+                // Legacy header (nRF Sniffer 0.9.7, version 0; packet-nordic_ble.c): the 0xBEEF marker instead
+                // of a board ID, packet ID, counter, 2 unused bytes, payload length; then a 9-byte event
+                // packet (flags, channel, RSSI, event counter, delta time) with no length byte.
+                try r.skip(2, "Legacy Marker")
+                _ = try r.u8("Packet ID")
+                _ = try r.u16le("Packet Counter")
+                try r.skip(2, "Unused")
+                _ = try r.u8("Payload Length")
+                let flags = try r.u8("Flags")
+                radio.flags = UInt16(flags)
+                radio.channel = try r.u8("Channel")
+                radio.rssi = Int8(truncatingIfNeeded: -Int(try r.u8("RSSI")))
+                radio.eventCounter = try r.u16le("Event Counter")
+                _ = try r.u32le("Delta Time")
+                radio.crc = flags & 1 != 0 ? .valid : .invalid
+                var peek = r
+                let isData = ((try? peek.u32le("Access Address")) ?? 0) != LinkLayer.advertisingAccessAddress
+                radio.isData = isData
+                if isData {
+                    radio.direction = flags & 2 != 0 ? .centralToPeripheral : .peripheralToCentral
+                    radio.encrypted = flags & 4 != 0
+                    if flags & 4 != 0 {
+                        radio.mic = flags & 8 != 0 ? .valid : .invalid
+                        radio.decrypted = flags & 8 != 0
+                    }
+                }
+                break
+            }
+            _ = try r.u8("Board")
             var version: UInt8
             if r.peekU8(at: 2).map({ $0 >= 2 }) ?? false {
                 _ = try r.u16le("Payload Length")
@@ -191,7 +263,10 @@ public struct LLAirPacket: Sendable {
             let isData = radio.isData ?? (aa != LinkLayer.advertisingAccessAddress)
             radio.isData = isData
             if isData {
+                // Flags of EVENT_PACKET_DATA: 0x02 direction (1 Central → Peripheral), 0x04 encrypted,
+                // 0x08 MIC OK, checked only when encrypted (Wireshark packet-nordic_ble.c, dissect_flags).
                 radio.direction = flags & 2 != 0 ? .centralToPeripheral : .peripheralToCentral
+                radio.encrypted = flags & 4 != 0
                 if flags & 4 != 0 {
                     radio.mic = flags & 8 != 0 ? .valid : .invalid
                     radio.decrypted = flags & 8 != 0
@@ -202,7 +277,11 @@ public struct LLAirPacket: Sendable {
         }
         let packetOffset = r.position
         let aa = try r.u32le("Access Address")
-        if radio.phy == 2, linkType == LinkLayer.linkTypeNordic { _ = try r.u8("Coding Indicator") }
+        if radio.phy == 2 {
+            // LE Coded: the Coding Indicator (FEC block 1, Vol 6 Part B 2.2) follows the access address in
+            // both headers (Wireshark packet-btle.c reads it when the PHDR or Nordic PHY says Coded).
+            radio.codingIndicator = try r.u8("Coding Indicator") & 0x03
+        }
         let h0 = try r.u8("PDU Header")
         let length = Int(try r.u8("Length"))
         let isAdvertising = aa == LinkLayer.advertisingAccessAddress && radio.isData != true
@@ -211,8 +290,11 @@ public struct LLAirPacket: Sendable {
         let payload = try r.slice(length, "PDU Payload")
         var crc: UInt32? = nil
         if r.remaining >= 3 { crc = try r.u24le("CRC") }
+        // A PDU the sniffer decrypted carries its plaintext: its Length no longer counts the MIC (as
+        // tshark reads nRF Sniffer records: the payload's L2CAP fragments reassemble without 4 extra bytes).
+        let payloadLength = payload.remaining
         return LLAirPacket(radio: radio, packetOffset: packetOffset, accessAddress: aa, header0: h0, header1: UInt8(length),
-                           payloadOffset: payloadOffset, payloadLength: payload.remaining, crc: crc, trailing: r.remaining)
+                           payloadOffset: payloadOffset, payloadLength: payloadLength, crc: crc, trailing: r.remaining)
     }
 
     /// Checks the CRC against `crcInit` when the capture did not (or could not) say.

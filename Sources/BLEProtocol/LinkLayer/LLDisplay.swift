@@ -61,6 +61,7 @@ public enum LinkLayerDisplay {
         if radio.decrypted { f.append(Field("Decrypted", .text("yes"))) }
         if radio.direction != .unknown { f.append(Field("Direction", .text(radio.direction.name))) }
         if let p = radio.phy { f.append(Field("PHY", .integer(UInt64(p), .named(bytes: 1, phyNames)))) }
+        if let ci = radio.codingIndicator { f.append(Field("Coding Indicator", .text(ci == 0 ? "S=8 (0)" : ci == 1 ? "S=2 (1)" : "reserved (\(ci))"))) }
         if let e = radio.eventCounter { f.append(Field("Event Counter", .integer(UInt64(e), .decimal(bytes: 2)))) }
         return Layer(protocolName: "LE Radio", name: radio.headerName.description, code: "", fields: f)
     }

@@ -136,6 +136,8 @@ public final class EvidenceCollector {
         default:
             break
         }
+        // SMP: a pairing's steps (`security.pairing-timeout` and `security.legacy-pairing` decide at the end).
+        if completed.smp != nil { notableNow = true }
         if decodeNow != nil {
             var copy = pdu
             c.displayLayers(&copy, received: received, into: &upper)

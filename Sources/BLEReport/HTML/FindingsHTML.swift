@@ -73,7 +73,7 @@ struct FindingsHTML {
             let frames = cause.frames.map { n in
                 shown.contains(n) ? "<a href=\"#\(HTML.frameID(n))\">#\(n)</a>" : "<span title=\"not decoded in this report\">#\(n)</span>"
             }.joined(separator: " ")
-            s += "<div class=\"why\"><b>why</b> <code>\(HTML.escape(cause.kind.rawValue))</code> \(HTML.escape(why)) <span class=\"frames\">\(frames)</span></div>"
+            s += "<div class=\"why\"><b>why</b> <code>\(HTML.escape(cause.kind.rawValue))</code> \(HTML.escape(why)) <span class=\"cause-frames\">\(frames)</span></div>"
         }
         s += picture(f)
         s += "</td><td class=\"frames\">"

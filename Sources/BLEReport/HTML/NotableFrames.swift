@@ -12,13 +12,14 @@ import BLEAnalysis
 /// went wrong or ended, which is what end-of-pass rules cite:
 /// - the analysis found it malformed (bad advertising data included: `adv.oversize`);
 /// - an HCI event that opens or ends a link or reports a failure: (LE, Enhanced) Connection
-///   Complete (`pool.concurrent-connections`), Disconnection Complete, Command Status with a
-///   non-zero Status;
+///   Complete (`pool.concurrent-connections`), Disconnection Complete, Command Status or Command
+///   Complete with a non-zero Status (`link.command-refused`);
 /// - a command that starts a connection attempt (`pool.page-timeouts`, `pool.cancelled-attempt`);
 /// - ATT: an Error Response (`gatt.subscription-failed` cites it and its request), an indication
 ///   (`att.indication-unconfirmed`), the first notification of a handle on a link
 ///   (`gatt.unsubscribed-notification`, `mtu.truncated-notification`), a CCCD write and its
-///   Write Response (`gatt.subscription-silent`).
+///   Write Response (`gatt.subscription-silent`); SMP PDUs (`security.pairing-timeout`,
+///   `security.legacy-pairing`).
 /// The first `maxCentres` notable frames (within `maxBytes`) are kept with `2 × around` frames
 /// before (a request a few frames before its answer is cited with its own window) and `around`
 /// after (rules that aggregate cite their first instances); later ones are counted in `dropped`.
@@ -77,6 +78,9 @@ struct NotableFrames {
         case HCIEventCode.disconnectionComplete: return true
         case HCIEventCode.connectionComplete: return true
         case HCIEventCode.commandStatus: return p[2] != 0
+        // Command Complete: Num_HCI_Command_Packets, Command_Opcode, then the Status of most commands
+        // (7.7.14) — a refusal (`link.command-refused` decides at the end).
+        case HCIEventCode.commandComplete: return p.count >= 6 && p[5] != 0
         case HCIEventCode.leMeta: return p[2] == LESubevent.connectionComplete || p[2] == LESubevent.enhancedConnectionComplete
         default: return false
         }

@@ -14,7 +14,11 @@ struct Check: ParsableCommand {
             and whose names do not promise one, are skipped). Files are analyzed in parallel (one per core). \
             --jsonl prints one JSON object per capture as each finishes (schema: docs/check-jsonl-schema.json); an \
             unreadable file gets a line with `error` and the run goes on. \
-            Exit 0: nothing at or above the level; 1: findings; 2: a file could not be read.
+            --peer NAME|ADDR keeps the findings about that device (and those about the capture as a whole); a \
+            file where the device is never seen is an error, not a pass. --baseline FILE accepts the findings it \
+            lists (by rule, peer and attribute handle): only new ones fail. --write-baseline FILE writes FILE from \
+            this run's findings at or above --fail-on (text, one RULE<TAB>PEER<TAB>ATTRIBUTE a line). \
+            Exit 0: nothing at or above the level; 1: findings; 2: a file could not be read (or --peer not in it).
             """)
 
     @Argument(help: "Captures to check, or directories holding them.") var files: [String]
@@ -25,24 +29,55 @@ struct Check: ParsableCommand {
     var jsonl = false
     @Flag(name: .long, help: "Skip named files that are neither captures by their bytes nor by their name, as in directories.")
     var onlyCaptures = false
+    @Option(name: .long, help: ArgumentHelp("Only findings about this device: its name or address (and those about the capture as a whole).", valueName: "NAME|ADDR"))
+    var peer: String?
+    @Option(name: .long, help: ArgumentHelp("Accepted findings (rule, peer, attribute): only findings not listed fail.", valueName: "FILE"))
+    var baseline: String?
+    @Option(name: .long, help: ArgumentHelp("Write the findings at or above --fail-on to FILE as a baseline (accept them).", valueName: "FILE"))
+    var writeBaseline: String?
     @OptionGroup var ruleOptions: RuleOptions
 
     func validate() throws {
         guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on takes error, warning or info, not \(failOn)") }
         guard !(json && jsonl) else { throw ValidationError("--json and --jsonl: choose one") }
         guard !(jsonl && junit != nil) else { throw ValidationError("--junit and --jsonl: choose one") }
+        guard !(jsonl && writeBaseline != nil) else { throw ValidationError("--write-baseline and --jsonl: choose one") }
+        if let peer, peer.isEmpty { throw ValidationError("--peer takes a name or an address") }
+    }
+
+    /// Scopes and weighs one run's findings: those about `--peer`, and of those the ones at or above the
+    /// level that the baseline does not accept.
+    static func judge(_ run: DetectionRun, scope: PeerScope?, baseline: Baseline?, level: Severity) -> CheckedFile {
+        let model = run.analyzer.session
+        let findings = scope.map { s in run.findings.filter { s.matches($0, model) } } ?? run.findings
+        var file = CheckedFile(findings: findings, frames: run.summary.frames)
+        if let reason = run.file.info.notDecodedReason {
+            file.notRead = reason
+        } else if run.summary.frames > 0, run.analyzer.air.unreadablePackets == run.summary.frames {
+            file.notRead = "none of its \(run.summary.frames) frames could be decoded (\(run.file.info.datalinkName)): nothing was checked"
+        } else if let scope, !scope.seen(in: model) {
+            file.peerMissing = true
+        }
+        for (i, f) in findings.enumerated() where f.severity >= level {
+            let key = Baseline.key(f, model)
+            file.keys.insert(key)
+            if baseline?.accepted.contains(key) ?? false { file.accepted.insert(i) } else { file.failing.append(i) }
+        }
+        return file
     }
 
     func run() throws {
         let level = Severity(rawValue: failOn) ?? .error
         let configuration = try ruleOptions.configuration()
+        let scope = peer.map(PeerScope.init)
+        let baseline = try baseline.map { path throws(ValidationError) in try Baseline(path: path) }
         let walk = CaptureWalk(self.files, filterFiles: onlyCaptures)
         if !walk.skipped.isEmpty {
             let shown = walk.skipped.prefix(3).joined(separator: ", ") + (walk.skipped.count > 3 ? ", …" : "")
             Diagnostics.warn("skipped \(walk.skipped.count) files that are not captures (\(shown))")
         }
         if jsonl {
-            let outcome = CheckLines.run(walk, configuration: configuration, failOn: level)
+            let outcome = CheckLines.run(walk, configuration: configuration, failOn: level, scope: scope, baseline: baseline)
             if outcome.unreadable { throw ExitCode(ExitCodes.badInput) }
             if outcome.failed { throw ExitCode(ExitCodes.findings) }
             return
@@ -53,7 +88,7 @@ struct Check: ParsableCommand {
         DispatchQueue.concurrentPerform(iterations: files.count) { i in
             do throws(CaptureError) {
                 let run = try DetectionRun(path: files[i], configuration: configuration, progress: progress, slot: i)
-                results.set(i, .success(CheckedFile(findings: run.findings, frames: run.summary.frames)))
+                results.set(i, .success(Self.judge(run, scope: scope, baseline: baseline, level: level)))
             } catch {
                 results.set(i, .failure(error))
                 progress?.complete(slot: i)
@@ -63,22 +98,37 @@ struct Check: ParsableCommand {
         var out = Output()
         var failed = false, unreadable = false
         var suites: [JUnit.Suite] = []
+        var keys: Set<Baseline.Key> = []
         var w = JSONWriter()
         w.beginObject()
         w.string("failOn", level.rawValue)
         w.beginArray("files")
         for (i, path) in files.enumerated() {
             switch results.get(i) {
+            case let .success(run) where run.peerMissing || run.notRead != nil:
+                let reason = run.notRead ?? "\(peer ?? "") is not in this capture (no connection to it, no advertising from it): nothing was checked"
+                unreadable = true
+                Diagnostics.warn("\(path): \(reason)")
+                if !json { out.line("ERROR \(path): \(reason)") }
+                w.beginObject(); w.string("file", path); w.string("error", reason); w.endObject()
+                suites.append(JUnit.unreadable(file: path, error: reason))
             case let .success(run):
-                let over = run.findings.filter { $0.severity >= level }
+                let over = run.failing.map { run.findings[$0] }
                 failed = failed || !over.isEmpty
+                keys.formUnion(run.keys)
                 if !json {
-                    out.line("\(over.isEmpty ? "PASS" : "FAIL")  \(path): \(Self.counts(run.findings))")
+                    let accepted = run.accepted.isEmpty ? "" : " (\(run.accepted.count) accepted by the baseline)"
+                    out.line("\(over.isEmpty ? "PASS" : "FAIL")  \(path): \(Self.counts(run.findings))\(accepted)")
                     for f in over { out.line("      \(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)") }
                 }
                 w.beginObject(); w.string("file", path); w.bool("passed", over.isEmpty)
-                w.beginArray("findings"); for f in run.findings { ReportJSON.finding(f, &w) }; w.endArray(); w.endObject()
-                suites.append(JUnit.suite(file: path, findings: run.findings, failOn: level, frames: run.frames))
+                w.beginArray("findings"); for f in run.findings { ReportJSON.finding(f, &w) }; w.endArray()
+                if baseline != nil {
+                    // Indexes into `findings` of those the baseline accepts.
+                    w.beginArray("acceptedByBaseline"); for i in run.accepted.sorted() { w.int(nil, i) }; w.endArray()
+                }
+                w.endObject()
+                suites.append(JUnit.suite(file: path, findings: over + run.findings.filter { $0.severity < level }, failOn: level, frames: run.frames))
             case let .failure(error):
                 unreadable = true
                 Diagnostics.warn(error.description)
@@ -107,6 +157,19 @@ struct Check: ParsableCommand {
                 throw ExitCode(ExitCodes.badInput)
             }
         }
+        if let writeBaseline {
+            let command = (["bleanalyze"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+            do { try Baseline.render(keys, command: command).write(to: writeBaseline) } catch {
+                Diagnostics.warn("cannot write \(writeBaseline): \(error)")
+                throw ExitCode(ExitCodes.badInput)
+            }
+            Diagnostics.message("baseline: \(keys.count) accepted findings written to \(writeBaseline)")
+            if unreadable { throw ExitCode(ExitCodes.badInput) }
+            return
+        }
+        if failed {
+            Diagnostics.message("to accept these findings: the same command with --write-baseline FILE, then --baseline FILE")
+        }
         if unreadable { throw ExitCode(ExitCodes.badInput) }
         if failed { throw ExitCode(ExitCodes.findings) }
     }
@@ -118,8 +181,18 @@ struct Check: ParsableCommand {
 
 /// What the summary needs of one analysed file (the session model is let go as soon as it is done).
 struct CheckedFile {
+    /// The findings (about `--peer`, when given).
     var findings: [Finding]
     var frames: Int
+    /// Indexes in `findings` at or above the level: not in the baseline, and accepted by it.
+    var failing: [Int] = []
+    var accepted: Set<Int> = []
+    /// The baseline keys of the findings at or above the level (for `--write-baseline`).
+    var keys: Set<Baseline.Key> = []
+    /// `--peer` names a device this capture never shows.
+    var peerMissing = false
+    /// The file opened but was not decoded (a link type we do not read, or no frame decodable): not a pass.
+    var notRead: String?
 }
 
 /// Results written from several threads, each index once.

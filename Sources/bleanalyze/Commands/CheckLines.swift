@@ -14,7 +14,8 @@ import Darwin
 enum CheckLines {
     struct Outcome { var failed = false; var unreadable = false }
 
-    static func run(_ walk: CaptureWalk, configuration: RuleConfiguration, failOn level: Severity) -> Outcome {
+    static func run(_ walk: CaptureWalk, configuration: RuleConfiguration, failOn level: Severity,
+                    scope: PeerScope? = nil, baseline: Baseline? = nil) -> Outcome {
         let files = walk.files
         let writer = LineWriter()
         for (path, reason) in walk.unreadableDirectories {
@@ -25,9 +26,16 @@ enum CheckLines {
             let sha256 = FileDigest.sha256(path: path)
             do throws(CaptureError) {
                 let run = try DetectionRun(path: path, configuration: configuration)
+                let judged = Check.judge(run, scope: scope, baseline: baseline, level: level)
+                if judged.peerMissing || judged.notRead != nil {
+                    let reason = judged.notRead ?? "\(scope?.text ?? "") is not in this capture (no connection to it, no advertising from it): nothing was checked"
+                    writer.write(CaptureLineJSON.unreadable(file: path, sha256: sha256, error: reason), failed: false, unreadable: true)
+                    return
+                }
                 let line = CaptureLineJSON.render(run.facts, model: run.analyzer.session, hostNotes: run.analyzer.hostNotes,
-                                                  findings: run.findings, sha256: sha256)
-                writer.write(line, failed: run.findings.contains { $0.severity >= level }, unreadable: false)
+                                                  findings: judged.findings, sha256: sha256,
+                                                  accepted: baseline == nil ? nil : judged.accepted)
+                writer.write(line, failed: !judged.failing.isEmpty, unreadable: false)
             } catch {
                 Diagnostics.warn(error.description)
                 writer.write(CaptureLineJSON.unreadable(file: path, sha256: sha256, error: error.description), failed: false, unreadable: true)

@@ -88,6 +88,8 @@ struct Report: ParsableCommand {
     @Option(name: .long, help: "Frames decoded on each side of an evidence frame in the HTML report.") var around: Int = 3
     @Flag(name: .long, help: "Text report: every instance of every finding and every attempt (default: the first few, counted).")
     var all = false
+    @Option(name: .long, help: ArgumentHelp("Only findings about this device: its name or address (and those about the capture as a whole).", valueName: "NAME|ADDR"))
+    var peer: String?
 
     enum Format { case text, json, html }
 
@@ -115,22 +117,32 @@ struct Report: ParsableCommand {
         let progress = run.progress
         defer { progress?.finish() }
         let model = run.analyzer.session
+        var findings = run.findings
+        if let peer {
+            let scope = PeerScope(peer)
+            if !scope.seen(in: model) {
+                progress?.finish()
+                Diagnostics.warn("\(name): \(peer) is not in this capture (no connection to it, no advertising from it)")
+                throw ExitCode(ExitCodes.badInput)
+            }
+            findings = findings.filter { scope.matches($0, model) }
+        }
         if let extras = run.extras {
             // The page from the one pass: the capture is not read again.
-            let page = HTMLReport.render(run.facts, model: model, findings: run.findings, extras: extras)
+            let page = HTMLReport.render(run.facts, model: model, findings: findings, extras: extras)
             for path in Set(htmlPaths).sorted() { try write(page, to: path) }
         }
         progress?.finish()
         if format == .json, output == nil {
             // Bytes straight to stdout: no String made of the whole document.
             var out = Output()
-            ReportJSON.write(run.facts, model: model, findings: run.findings) { out.write($0) }
+            ReportJSON.write(run.facts, model: model, findings: findings) { out.write($0) }
             out.write("\n")
             out.flush()
         } else if format != .html {
             let text: String
             switch format {
-            case .json: text = ReportJSON.render(run.facts, model: model, findings: run.findings) + "\n"
+            case .json: text = ReportJSON.render(run.facts, model: model, findings: findings) + "\n"
             default:
                 let style: TerminalStyle
                 switch color {
@@ -138,7 +150,7 @@ struct Report: ParsableCommand {
                 case "never": style = TerminalStyle(colour: false, width: output == nil ? TerminalStyle.detect().width : TerminalStyle.defaultWidth)
                 default: style = output == nil ? TerminalStyle.detect() : .plain
                 }
-                text = ReportText.render(run.facts, model: model, findings: run.findings, style: style, all: all)
+                text = ReportText.render(run.facts, model: model, findings: findings, style: style, all: all)
             }
             if let output { try write(text, to: output) } else {
                 var out = Output()

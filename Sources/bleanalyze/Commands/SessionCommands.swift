@@ -27,6 +27,8 @@ struct Timeline: ParsableCommand {
     @Flag(name: .long, help: "JSON instead of text.") var json = false
     @Option(name: .long, help: "Only this connection: its number in the report (3), a handle (0x0040, h64) or a peer address.")
     var conn: String?
+    @Option(name: .long, help: ArgumentHelp("Only connections to this device: its name or address.", valueName: "NAME|ADDR"))
+    var peer: String?
 
     func run() throws {
         var selector = PacketFilterOptions()
@@ -45,6 +47,15 @@ struct Timeline: ParsableCommand {
             }
             guard !picked.isEmpty else {
                 Diagnostics.warn("\(capture.name): no connection \(conn ?? "") (the capture has \(model.connections.count))")
+                throw ExitCode(ExitCodes.badInput)
+            }
+            only = Set(picked.map(\.index))
+        }
+        if let peer {
+            let scope = PeerScope(peer)
+            let picked = model.connections.filter { scope.matches($0) && (only?.contains($0.index) ?? true) }
+            guard !picked.isEmpty else {
+                Diagnostics.warn("\(capture.name): no connection to \(peer) (the capture has \(model.connections.count))")
                 throw ExitCode(ExitCodes.badInput)
             }
             only = Set(picked.map(\.index))
@@ -76,11 +87,15 @@ struct Adv: ParsableCommand {
         abstract: "Advertisers: address, names, services, company, RSSI, count and interval.")
     @OptionGroup var capture: CaptureArgument
     @Flag(name: .long, help: "JSON instead of text.") var json = false
+    @Option(name: .long, help: ArgumentHelp("Only this device: its name (any it advertised) or address.", valueName: "NAME|ADDR"))
+    var peer: String?
 
     func run() throws {
         let run = try AnalysisRun(capture)
         var out = Output()
-        out.write(json ? SessionJSON.advertisers(run.analyzer.session) + "\n" : SessionText.advertisers(run.analyzer.session))
+        let scope = peer.map(PeerScope.init)
+        let only = scope.map { s in { (a: Advertisers.Advertiser) in s.matches(a) } }
+        out.write(json ? SessionJSON.advertisers(run.analyzer.session, only: only) + "\n" : SessionText.advertisers(run.analyzer.session, only: only))
         out.flush()
     }
 }
