@@ -270,7 +270,7 @@ final class UnsubscribedNotification: Detector {
                     : hostServes ? "the host's own GATT server sent it unasked" : "the peer may be bonded"
                 findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.frame],
                                         message: "\(kind) of \(what) from \(sender) whose CCCD was never written on this connection (\(may))",
-                                        actor: .none))
+                                        actor: Actor.none))
             }
         }
         pending.removeAll { $0.c === c }
