@@ -389,6 +389,22 @@ import Testing
         let (ka, _) = try Self.analyze(k)
         #expect(ka.session.connections.first?.role == .unknown)
     }
+
+    // MARK: item 8 — an advertiser that does not exist
+
+    @Test func aCorruptAdvertisingReportMakesNoAdvertiser() throws {
+        // Two legacy reports: a good one, and one whose Address_Type (0x41) is reserved: bytes of
+        // something else read as a report (its "address" is not a device).
+        var b = Builder()
+        let good: [UInt8] = [0x02, 0x01, 0x00, 0x00] + PrecisionRuleTests.peer + [0x03, 0x02, 0x01, 0x06, 0xC4]
+        b.add(1000, .received, .event, [0x3E, UInt8(good.count)] + good)
+        let corrupt: [UInt8] = [0x02, 0x01, 0x00, 0x41, 0x4C, 0x45, 0x44, 0x42, 0x4C, 0x45, 0x03, 0x02, 0x01, 0x06, 0xC4]
+        b.add(1000, .received, .event, [0x3E, UInt8(corrupt.count)] + corrupt)
+        let (a, findings) = try Self.analyze(b)
+        #expect(a.session.advertisers.all.count == 1)
+        #expect(a.session.advertisers.corruptReports == 1)
+        #expect(!findings.contains { $0.rule.hasPrefix("adv.") }, "\(Self.describe(findings))")
+    }
 }
 
 /// The connection handle of every built capture here.

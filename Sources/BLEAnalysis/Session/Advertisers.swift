@@ -98,6 +98,9 @@ public struct Advertisers: Sendable {
     @discardableResult
     mutating func add(_ report: AdvertisingReport, frame: Frame) -> (text: String, offset: Int)? {
         totalReports += 1
+        // A report whose Address_Type is reserved is corrupt: its "address" is bytes of something else,
+        // not an advertiser. Counted, never listed.
+        guard Self.plausible(report) else { corruptReports += 1; return nil }
         let key = Key(address: report.address, type: report.addressType.rawValue)
         let i: Int
         if key == lastKey {
@@ -116,6 +119,17 @@ public struct Advertisers: Sendable {
         lastKey = key
         lastIndex = i
         return Self.update(&list[i], report, frame: frame)
+    }
+
+    /// Reports that named no real advertiser (a reserved Address_Type).
+    public private(set) var corruptReports = 0
+
+    /// Address_Type within its defined values: 0x00–0x03 in legacy reports (Core v5.4 Vol 4 Part E
+    /// 7.7.65.2), and 0xFF (anonymous) too in extended reports (7.7.65.13). The Event_Type is not
+    /// judged: Apple's controllers set its reserved high bits in extended reports.
+    static func plausible(_ r: AdvertisingReport) -> Bool {
+        let type = r.addressType.rawValue
+        return type <= 3 || (r.extended && type == 0xFF)
     }
 
     private static func update(_ a: inout Advertiser, _ report: AdvertisingReport, frame: Frame) -> (text: String, offset: Int)? {
