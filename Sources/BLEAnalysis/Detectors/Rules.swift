@@ -45,6 +45,9 @@ public enum Rules {
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
         entry(DisconnectSummary.self) { DisconnectSummary() },
+        entry(WriteWithResponse.self) { WriteWithResponse() },
+        entry(SmallMTU.self) { SmallMTU() },
+        entry(SmallDataLength.self) { SmallDataLength() },
     ]
 
     public static var infos: [RuleInfo] { all.map(\.rule) }

@@ -65,8 +65,8 @@ public struct TransferDirection: Sendable {
     public internal(set) var bufferMicros: Double = 0
     /// Sum over the PDUs of the largest of the three: the time the link needed at best.
     public internal(set) var minimumMicros: Double = 0
-    /// The last PDU's share of `minimumMicros` (the span runs from the first PDU to the last one's start).
-    var lastMinimumMicros: Double = 0
+    /// Gaps between consecutive PDUs longer than `LinkBudget.idleGap` (the application paused), µs.
+    public internal(set) var idleMicros: Int64 = 0
     /// Write Requests / Prepare Writes / indications of this side that got their answer, and the
     /// time they waited for it.
     public internal(set) var answered = 0
@@ -91,13 +91,12 @@ public struct TransferDirection: Sendable {
         return Double(bytes) / s
     }
 
-    /// The fastest the link carried the same PDUs, from the first one to the start of the last
-    /// (the span `seconds` measures): nil below two PDUs, or when a PDU went by with the interval unknown.
+    /// The fastest the link carries the same PDUs: `bytes` over the minimum time they need. Nil below
+    /// two PDUs, or when a PDU went by with the interval unknown. (`bytesPerSecond` spans first to last
+    /// PDU, n − 1 of n PDU times: on n PDUs sent at the ceiling it reads n / (n − 1) of it.)
     public var ceilingBytesPerSecond: Double? {
-        guard pdus >= 2, unknownLinkPDUs == 0 else { return nil }
-        let micros = minimumMicros - lastMinimumMicros
-        guard micros > 0 else { return nil }
-        return Double(bytes) * 1e6 / micros
+        guard pdus >= 2, unknownLinkPDUs == 0, minimumMicros > 0 else { return nil }
+        return Double(bytes) * 1e6 / minimumMicros
     }
 
     /// Mean time a Write Request or indication of this side waited for its answer, µs.
@@ -134,8 +133,14 @@ public struct TransferDirection: Sendable {
         if mtuKnown, mtu < LinkBudget.oneLLPacketMTU, fullPDUs * 2 >= pdus {
             limits.insert(.attMTU, at: min(1, limits.count))
         }
-        // Measured well below the ceiling: what spaced the PDUs.
-        if rate < ceiling / 2 {
+        // The application paused for most of the span: it sent less than the link allowed.
+        if Double(idleMicros) >= span * 1e6 / 2, rate < ceiling / 2 {
+            limits.insert(.application, at: 0)
+            return limits
+        }
+        // While busy, well below the ceiling: the answers may have spaced the PDUs.
+        let busy = span - Double(idleMicros) / 1e6
+        if busy > 0, Double(bytes) / busy < ceiling / 2 {
             let interval = Double(intervalUnits) * 1250
             if let wait = averageAnswerMicros, Double(answerWaitMicros) >= span * 1e6 / 2, Double(wait) > 1.5 * interval {
                 // The answers paced the transfer and took longer than one round trip per interval.
@@ -143,8 +148,6 @@ public struct TransferDirection: Sendable {
                     ? .peripheralLatency : sentByHost ? .peerResponse : .hostStall
                 limits.removeAll { $0 == cause }
                 limits.insert(cause, at: min(1, limits.count))
-            } else {
-                limits.insert(.application, at: 0)
             }
         }
         return limits
@@ -153,7 +156,13 @@ public struct TransferDirection: Sendable {
     /// Counts one PDU: `value` bytes of application data in an ATT PDU of `attLength` bytes.
     @inline(__always)
     mutating func record(_ kind: LinkBudget.Kind, value: Int, attLength: Int, full: Bool, time: Int64, frame: Int, link: LinkBudget) {
-        if pdus == 0 { firstTime = time; firstFrame = frame }
+        if pdus == 0 {
+            firstTime = time
+            firstFrame = frame
+        } else {
+            let gap = time - lastTime
+            if gap > link.idleGap { idleMicros &+= gap }   // safe: bounded by the capture's span
+        }
         pdus &+= 1   // safe: a count of PDUs in one capture
         bytes &+= value   // safe: bounded by the capture's size
         lastTime = time
@@ -193,9 +202,7 @@ public struct TransferDirection: Sendable {
         airMicros += air
         roundTripMicros += roundTrip
         bufferMicros += buffers
-        let minimum = max(air, roundTrip, buffers)
-        minimumMicros += minimum
-        lastMinimumMicros = minimum
+        minimumMicros += max(air, roundTrip, buffers)
     }
 
     mutating func answered(after micros: Int64) {
@@ -229,6 +236,9 @@ struct LinkBudget {
 
     var intervalUnits: UInt16
     var latency: UInt16
+    /// A gap between two PDUs of one side longer than this is the application pausing, µs: more than
+    /// 4 connection events a peripheral may skip and answer in (latency + 2 intervals, twice), at least 100 ms.
+    var idleGap: Int64 { max(100_000, 2 * Int64(latency + 2) * Int64(intervalUnits) * 1250) }
     /// LL payload octets per data PDU: the data length's octets, bounded by what its time allows on the PHY.
     var payload: Int
     var phy: UInt8
