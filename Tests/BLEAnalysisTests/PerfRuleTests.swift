@@ -67,16 +67,16 @@ import Testing
         #expect(Self.perf(f2).isEmpty, "\(Self.perf(f2).map(\.message.description))")
     }
 
-    /// 20-byte Write Commands back to back at ATT_MTU 23 (no exchange): `att-mtu`, `perf.small-mtu`.
+    /// 250 20-byte Write Commands 5 ms apart (1.2 s) at ATT_MTU 23 (no exchange): `att-mtu`, `perf.small-mtu`.
     /// Each L2CAP PDU of 27 octets is one LL data PDU on LE 1M: (10 + 27) × 8 µs, T_IFS, an empty PDU
     /// (10 × 8 µs), T_IFS = 676 µs.
     @Test func smallMTU() throws {
         var b = B()
         b.leConnected(1000, handle: Self.handle)
-        for _ in 0 ..< 200 { b.acl(5_000, .sent, handle: Self.handle, [0x52, 0x15, 0x00] + [UInt8](repeating: 0x33, count: 20)) }
+        for _ in 0 ..< 250 { b.acl(5_000, .sent, handle: Self.handle, [0x52, 0x15, 0x00] + [UInt8](repeating: 0x33, count: 20)) }
         let (a, findings) = try PrecisionRuleTests.analyze(b)
         let d = try #require(a.session.connections.first).transfer.sent
-        #expect(d.fullPDUs == 200 && d.fragmentedPDUs == 0)
+        #expect(d.fullPDUs == 250 && d.fragmentedPDUs == 0)
         #expect(abs((d.ceilingBytesPerSecond ?? 0) - 20 / 676e-6) < 0.1)
         #expect(d.limitedBy == [.phy, .attMTU], "\(d.limitedBy)")
         #expect(Self.perf(findings).map(\.rule) == ["perf.small-mtu"], "\(Self.perf(findings).map(\.message.description))")
