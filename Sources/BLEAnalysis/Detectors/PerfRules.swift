@@ -17,6 +17,9 @@ private func millis(_ micros: Double) -> String {
 /// The `duration` threshold every `perf.*` rule has: a transfer over sooner is not slow in a way anyone notices.
 private let duration = RuleInfo.Threshold(name: "duration", defaultValue: 1, unit: "s", meaning: "first to last value PDU of the side, at least")
 
+/// A `--rule …count=` threshold as a count: a value out of range (1e300, nan) cannot trap.
+private func whole(_ v: Double) -> Int { v.isFinite ? Int(min(max(v, 0), 1e15)) : Int.max }
+
 private func seconds(_ s: Double) -> String { s >= 10 ? String(Int(s.rounded())) : String(Double(Int((s * 10).rounded())) / 10) }
 
 /// `perf.write-with-response`: a side's transfer was paced by Write Requests, each waiting for its
@@ -41,7 +44,7 @@ final class WriteWithResponse: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let count = Int(threshold("count", context)), minimum = threshold("duration", context)
+        let count = whole(threshold("count", context)), minimum = threshold("duration", context)
         for c in context.model.connections {
             for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= minimum {
                 guard d.writeRequests >= count, d.writeRequests * 2 >= d.pdus, d.limitedBy.first == .writeWithResponse,
@@ -91,7 +94,7 @@ final class SmallMTU: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let count = Int(threshold("count", context)), minimum = threshold("duration", context)
+        let count = whole(threshold("count", context)), minimum = threshold("duration", context)
         for c in context.model.connections {
             for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= minimum {
                 let limits = d.limitedBy
@@ -138,7 +141,7 @@ final class SmallDataLength: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let count = Int(threshold("count", context)), minimum = threshold("duration", context)
+        let count = whole(threshold("count", context)), minimum = threshold("duration", context)
         for c in context.model.connections {
             for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= minimum {
                 let limits = d.limitedBy

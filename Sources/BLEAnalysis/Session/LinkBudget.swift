@@ -67,6 +67,10 @@ public struct TransferDirection: Sendable {
     public internal(set) var minimumMicros: Double = 0
     /// Gaps between consecutive PDUs longer than `LinkBudget.idleGap` (the application paused), µs.
     public internal(set) var idleMicros: Int64 = 0
+    public internal(set) var idleGaps = 0
+    /// Gaps under 1 ms: PDUs handed over together (a host refilling the buffers a connection event
+    /// freed, a controller delivering what one event carried).
+    public internal(set) var burstGaps = 0
     /// Write Requests / Prepare Writes / indications of this side that got their answer, and the
     /// time they waited for it.
     public internal(set) var answered = 0
@@ -84,7 +88,7 @@ public struct TransferDirection: Sendable {
     init(sentByHost: Bool) { self.sentByHost = sentByHost }
 
     /// First to last PDU, seconds; nil below two PDUs.
-    public var seconds: Double? { pdus >= 2 ? Double(lastTime - firstTime) / 1e6 : nil }
+    public var seconds: Double? { pdus >= 2 ? Double(lastTime &- firstTime) / 1e6 : nil }   // safe: see `record`
 
     public var bytesPerSecond: Double? {
         guard let s = seconds, s > 0 else { return nil }
@@ -138,9 +142,9 @@ public struct TransferDirection: Sendable {
             limits.insert(.application, at: 0)
             return limits
         }
-        // While busy, well below the ceiling: the answers may have spaced the PDUs.
-        let busy = span - Double(idleMicros) / 1e6
-        if busy > 0, Double(bytes) / busy < ceiling / 2 {
+        // While busy, well below the ceiling: what spaced the PDUs.
+        let busy = span - Double(idleMicros) / 1e6, busyGaps = pdus - 1 - idleGaps
+        if busy > 0, busyGaps > 0, Double(bytes) / busy < ceiling / 2 {
             let interval = Double(intervalUnits) * 1250
             if let wait = averageAnswerMicros, Double(answerWaitMicros) >= span * 1e6 / 2, Double(wait) > 1.5 * interval {
                 // The answers paced the transfer and took longer than one round trip per interval.
@@ -148,6 +152,14 @@ public struct TransferDirection: Sendable {
                     ? .peripheralLatency : sentByHost ? .peerResponse : .hostStall
                 limits.removeAll { $0 == cause }
                 limits.insert(cause, at: min(1, limits.count))
+            } else if burstGaps * 4 >= busyGaps, busy * 1e6 / Double(busyGaps) <= 1.5 * interval * Double(Int(latency) + 1) {
+                // In bursts, a burst per connection event or more, yet below the ceiling (which takes the whole
+                // event as usable): the controllers moved a few LL packets per event; more events carry more.
+                limits.removeAll { $0 == .connectionInterval }
+                limits.insert(.connectionInterval, at: 0)
+            } else {
+                // Evenly paced, or fewer PDUs than connection events, no long pauses: the application's own pace.
+                limits.insert(.application, at: 0)
             }
         }
         return limits
@@ -160,8 +172,9 @@ public struct TransferDirection: Sendable {
             firstTime = time
             firstFrame = frame
         } else {
-            let gap = time - lastTime
-            if gap > link.idleGap { idleMicros &+= gap }   // safe: bounded by the capture's span
+            // safe: wrapping only on hostile timestamps, where it skews a statistic and traps nothing.
+            let gap = time &- lastTime
+            if gap > link.idleGap { idleMicros &+= gap; idleGaps &+= 1 } else if gap < 1000 { burstGaps &+= 1 }
         }
         pdus &+= 1   // safe: a count of PDUs in one capture
         bytes &+= value   // safe: bounded by the capture's size
@@ -238,7 +251,7 @@ struct LinkBudget {
     var latency: UInt16
     /// A gap between two PDUs of one side longer than this is the application pausing, µs: more than
     /// 4 connection events a peripheral may skip and answer in (latency + 2 intervals, twice), at least 100 ms.
-    var idleGap: Int64 { max(100_000, 2 * Int64(latency + 2) * Int64(intervalUnits) * 1250) }
+    var idleGap: Int64 { max(100_000, 2 * (Int64(latency) + 2) * Int64(intervalUnits) * 1250) }
     /// LL payload octets per data PDU: the data length's octets, bounded by what its time allows on the PHY.
     var payload: Int
     var phy: UInt8

@@ -34,6 +34,7 @@ extension SessionModel {
     @inline(__always)
     func transferAnswered(_ c: Connection, _ p: ATTBearer.Pending?, requestSentByHost: Bool, at time: Int64) {
         guard let p, p.opcode == .writeRequest || p.opcode == .prepareWriteRequest || p.opcode == .handleValueIndication else { return }
-        if requestSentByHost { c.transfer.sent.answered(after: time - p.time) } else { c.transfer.received.answered(after: time - p.time) }
+        let wait = time &- p.time   // safe: wrapping only on hostile timestamps (a statistic, clamped at 0)
+        if requestSentByHost { c.transfer.sent.answered(after: wait) } else { c.transfer.received.answered(after: wait) }
     }
 }
