@@ -53,18 +53,31 @@ public struct TransferDirection: Sendable {
     public internal(set) var fullPDUs = 0
     /// PDUs longer than one LL data PDU at the data length in force (L2CAP header included).
     public internal(set) var fragmentedPDUs = 0
-    /// PDUs sent on the LE 1M or LE Coded PHY.
-    public internal(set) var slowPHYPDUs = 0
+    /// PDUs sent on the LE 1M or LE Coded PHY (counted per stretch of unchanged link: `flushed`).
+    public var slowPHYPDUs: Int { flushedSlowPHY + (phy != 2 ? stretchPDUs : 0) }
     /// PDUs sent while the connection interval was not known (capture began mid-connection, BR/EDR).
-    public internal(set) var unknownLinkPDUs = 0
-    /// Minimum time the link needed, µs, summed over the PDUs: one connection interval per Write
-    /// Request / indication round trip; the air time of the LL data PDUs (data length, PHY); the
-    /// controller's buffers refilled once per connection event.
-    public internal(set) var roundTripMicros: Double = 0
-    public internal(set) var airMicros: Double = 0
-    public internal(set) var bufferMicros: Double = 0
-    /// Sum over the PDUs of the largest of the three: the time the link needed at best.
-    public internal(set) var minimumMicros: Double = 0
+    public var unknownLinkPDUs: Int { flushedUnknown + (intervalUnits == 0 ? stretchPDUs : 0) }
+    /// Minimum time the link needed, µs, for the PDUs' three constraints: one connection interval per
+    /// Write Request / indication round trip; the air time of their LL data PDUs (data length, PHY);
+    /// the controller's buffers refilled once per connection event.
+    public var roundTripMicros: Double { flushedRoundTrip + Double(stretchRoundTrips) * cacheInterval }
+    public var airMicros: Double { flushedAir + Double(stretchPackets) * cacheExchange0 + Double(stretchOctets) * cachePerOctet }
+    public var bufferMicros: Double { flushedBuffers + Double(stretchBufferPackets) * cacheBufferMicros }
+    /// The largest of the three: the constraints hold at once, so the link needed at least the longest.
+    public var minimumMicros: Double { max(roundTripMicros, airMicros, bufferMicros) }
+
+    /// Per PDU the model adds integers for the current stretch of unchanged link parameters; a change
+    /// (or the end) turns them into times with that stretch's arithmetic.
+    var stretchPDUs = 0
+    var stretchPackets = 0
+    var stretchOctets = 0
+    var stretchBufferPackets = 0
+    var stretchRoundTrips = 0
+    var flushedAir = 0.0
+    var flushedRoundTrip = 0.0
+    var flushedBuffers = 0.0
+    var flushedSlowPHY = 0
+    var flushedUnknown = 0
     /// Gaps between consecutive PDUs longer than `LinkBudget.idleGap` (the application paused), µs.
     public internal(set) var idleMicros: Int64 = 0
     public internal(set) var idleGaps = 0
@@ -165,57 +178,99 @@ public struct TransferDirection: Sendable {
         return limits
     }
 
-    /// Counts one PDU: `value` bytes of application data in an ATT PDU of `attLength` bytes.
+    /// The link inputs of the last PDU and what they gave: the PDUs of a connection share them, so the
+    /// link's arithmetic runs when a parameter changes, not per PDU; per PDU, one multiply-add (and a
+    /// division when the PDU needs several LL packets).
+    var cacheKey = LinkInputs.Key(a: .max, b: .max)
+    var cachePayload = LinkBudget.defaultOctets
+    /// An LL data PDU exchange is `cacheExchange0 + octets × cachePerOctet` µs.
+    var cacheExchange0 = 0.0
+    var cachePerOctet = 0.0
+    var cacheBufferLength = 0
+    /// The interval's share of one ACL packet: interval ÷ the host's buffers, µs.
+    var cacheBufferMicros = 0.0
+    var cacheInterval = 0.0
+    var cacheIdleGap: Int64 = 100_000
+
+    /// Counts one PDU: `value` bytes of application data in an ATT PDU of `attLength` bytes. Integers only.
     @inline(__always)
-    mutating func record(_ kind: LinkBudget.Kind, value: Int, attLength: Int, full: Bool, time: Int64, frame: Int, link: LinkBudget) {
+    mutating func record(_ kind: LinkBudget.Kind, value: Int, attLength: Int, full: Bool, time: Int64, frame: Int, link: LinkInputs,
+                         mtu: Int, mtuKnown: Bool) {
+        let key = link.key
+        if key != cacheKey { recompute(link, key: key) }
         if pdus == 0 {
             firstTime = time
             firstFrame = frame
         } else {
             // safe: wrapping only on hostile timestamps, where it skews a statistic and traps nothing.
             let gap = time &- lastTime
-            if gap > link.idleGap { idleMicros &+= gap; idleGaps &+= 1 } else if gap < 1000 { burstGaps &+= 1 }
+            if gap > cacheIdleGap { idleMicros &+= gap; idleGaps &+= 1 } else if gap < 1000 { burstGaps &+= 1 }
         }
-        pdus &+= 1   // safe: a count of PDUs in one capture
-        bytes &+= value   // safe: bounded by the capture's size
+        // safe (every &+ below): counts and byte sums of one capture, far from Int.max.
+        pdus &+= 1
+        stretchPDUs &+= 1
+        bytes &+= value
         lastTime = time
         lastFrame = frame
+        self.mtu = mtu
+        self.mtuKnown = mtuKnown
         switch kind {
-        case .writeRequest: writeRequests &+= 1
+        case .writeRequest: writeRequests &+= 1; stretchRoundTrips &+= 1
         case .writeCommand: writeCommands &+= 1
         case .notification: notifications &+= 1
-        case .indication: indications &+= 1
+        case .indication: indications &+= 1; stretchRoundTrips &+= 1
         }
         if full { fullPDUs &+= 1 }
+        // Air: the L2CAP PDU (4-byte basic header, Core v5.4 Vol 3 Part A 3.1) in LL data PDUs of
+        // `cachePayload` octets; each costs a fixed exchange plus its octets (`airMicros`).
+        let sdu = attLength &+ 4   // safe: attLength is bounded by the L2CAP PDU (65,535)
+        stretchOctets &+= sdu
+        if sdu <= cachePayload {
+            stretchPackets &+= 1
+        } else {
+            fragmentedPDUs &+= 1
+            stretchPackets &+= (sdu &+ cachePayload &- 1) / cachePayload   // cachePayload ≥ 1
+        }
+        if cacheBufferLength > 0 {   // the host's ACL packets in the controller
+            stretchBufferPackets &+= sdu <= cacheBufferLength ? 1 : (sdu &+ cacheBufferLength &- 1) / cacheBufferLength
+        }
+    }
+
+    /// Turns the current stretch's integers into times with its arithmetic.
+    mutating func flush() {
+        flushedAir = airMicros
+        flushedRoundTrip = roundTripMicros
+        flushedBuffers = bufferMicros
+        flushedSlowPHY = slowPHYPDUs
+        flushedUnknown = unknownLinkPDUs
+        (stretchPDUs, stretchPackets, stretchOctets, stretchBufferPackets, stretchRoundTrips) = (0, 0, 0, 0, 0)
+    }
+
+    /// The link's arithmetic under `inputs` (Core v5.4 Vol 6 Part B 2.1, 4.5.10).
+    @inline(never)
+    mutating func recompute(_ inputs: LinkInputs, key: LinkInputs.Key) {
+        flush()
+        let link = LinkBudget(inputs)
+        cacheKey = key
         intervalUnits = link.intervalUnits
         latency = link.latency
         llPayload = link.payload
         phy = link.phy
-        // Air: the L2CAP PDU (4-byte basic header, Core v5.4 Vol 3 Part A 3.1) in LL data PDUs of
-        // `payload` octets, each answered by the peer's empty PDU, T_IFS apart (Vol 6 Part B 4.1.1).
-        let sdu = attLength + 4
-        let fullPackets = sdu / link.payload, rest = sdu % link.payload
-        if fullPackets + (rest > 0 ? 1 : 0) > 1 { fragmentedPDUs &+= 1 }
-        if link.phy != 2 { slowPHYPDUs &+= 1 }
-        let air = Double(fullPackets) * link.exchangeMicros(link.payload) + (rest > 0 ? link.exchangeMicros(rest) : 0)
-        var roundTrip = 0.0, buffers = 0.0
-        if link.intervalUnits == 0 {
-            unknownLinkPDUs &+= 1
+        cachePayload = link.payload
+        cacheIdleGap = link.idleGap
+        cacheExchange0 = link.exchangeMicros(0)
+        cachePerOctet = link.exchangeMicros(1) - cacheExchange0
+        // One request or indication per round trip: sent in one connection event, answered in the next at
+        // the earliest (the answer is not queued when the event that carries the request runs).
+        cacheInterval = Double(link.intervalUnits) * 1250
+        // The host's ACL packets in the controller: at most `bufferCount` per connection event.
+        if sentByHost, link.intervalUnits > 0, link.bufferCount > 0, link.bufferLength > 0 {
+            cacheBufferLength = link.bufferLength
+            cacheBufferMicros = cacheInterval / Double(link.bufferCount)
         } else {
-            let interval = Double(link.intervalUnits) * 1250
-            // One request or indication per round trip: sent in one connection event, answered in the
-            // next at the earliest (the answer is not queued when the event that carries the request runs).
-            if kind == .writeRequest || kind == .indication { roundTrip = interval }
-            // The host's ACL packets in the controller: at most `bufferCount` per connection event.
-            if sentByHost, link.bufferCount > 0, link.bufferLength > 0 {
-                let packets = (sdu + link.bufferLength - 1) / link.bufferLength
-                buffers = Double(packets) / Double(link.bufferCount) * interval
-            }
+            cacheBufferLength = 0
+            cacheBufferMicros = 0
         }
-        airMicros += air
-        roundTripMicros += roundTrip
-        bufferMicros += buffers
-        minimumMicros += max(air, roundTrip, buffers)
     }
 
     mutating func answered(after micros: Int64) {
@@ -231,6 +286,26 @@ public struct Transfer: Sendable {
     /// LE Data Length Change's maximum TX / RX time, µs (Core v5.4 Vol 4 Part E 7.7.65.7); 328 until then.
     public internal(set) var dataLengthTime: (tx: UInt16, rx: UInt16)?
     public init() {}
+}
+
+/// What `Connection` holds of the link when a PDU goes by, as read per PDU (no arithmetic).
+struct LinkInputs {
+    var intervalUnits: UInt16
+    var latency: UInt16
+    var octets: UInt16
+    var time: UInt16
+    var phy: UInt8
+    var encrypted: Bool
+    var bufferCount: UInt16
+    var bufferLength: UInt16
+
+    struct Key: Equatable { var a: UInt64; var b: UInt64 }
+    /// All of it in two words: a PDU under the same link compares equal in two instructions.
+    @inline(__always)
+    var key: Key {
+        Key(a: UInt64(intervalUnits) | UInt64(latency) << 16 | UInt64(octets) << 32 | UInt64(time) << 48,
+            b: UInt64(phy) | (encrypted ? 0x100 : 0) | UInt64(bufferCount) << 16 | UInt64(bufferLength) << 32)
+    }
 }
 
 /// The link parameters a PDU goes by with, and the air-time arithmetic (Core v5.4 Vol 6 Part B 2.1
@@ -259,6 +334,11 @@ struct LinkBudget {
     var mic: Int
     var bufferCount: Int
     var bufferLength: Int
+
+    init(_ i: LinkInputs) {
+        self.init(intervalUnits: i.intervalUnits, latency: i.latency, octets: Int(i.octets), time: Int(i.time), phy: i.phy,
+                  encrypted: i.encrypted, bufferCount: Int(i.bufferCount), bufferLength: Int(i.bufferLength))
+    }
 
     init(intervalUnits: UInt16, latency: UInt16, octets: Int, time: Int, phy: UInt8, encrypted: Bool, bufferCount: Int, bufferLength: Int) {
         self.intervalUnits = intervalUnits

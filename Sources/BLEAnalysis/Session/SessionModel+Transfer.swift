@@ -9,23 +9,20 @@ extension SessionModel {
     @inline(__always)
     func transferPDU(_ c: Connection, _ kind: LinkBudget.Kind, value: Int, attLength: Int, overhead: Int, time: Int64, frame: Int, sent: Bool) {
         let full = c.att.mtuKnown && value == c.att.mtu - overhead
-        let phy = c.phy.map { sent ? $0.tx : $0.rx } ?? 1
-        let octets = c.dataLength.map { Int(sent ? $0.tx : $0.rx) } ?? LinkBudget.defaultOctets
-        let llTime = c.transfer.dataLengthTime.map { Int(sent ? $0.tx : $0.rx) } ?? LinkBudget.defaultTime
-        var count = 0, length = 0
+        var link = LinkInputs(intervalUnits: c.isLE ? c.intervalUnits : 0, latency: c.latency, octets: UInt16(LinkBudget.defaultOctets),
+                              time: UInt16(LinkBudget.defaultTime), phy: 1, encrypted: c.encrypted, bufferCount: 0, bufferLength: 0)
+        if let p = c.phy { link.phy = sent ? p.tx : p.rx }
+        if let d = c.dataLength { link.octets = sent ? d.tx : d.rx }
+        if let t = c.transfer.dataLengthTime { link.time = sent ? t.tx : t.rx }
         if sent, let buffers = c.isLE && (flow.leBuffers?.aclPackets ?? 0) > 0 ? flow.leBuffers : flow.aclBuffers {
-            (count, length) = (Int(buffers.aclPackets), Int(buffers.aclLength))
+            (link.bufferCount, link.bufferLength) = (buffers.aclPackets, buffers.aclLength)
         }
-        let link = LinkBudget(intervalUnits: c.isLE ? c.intervalUnits : 0, latency: c.latency, octets: octets, time: llTime, phy: phy,
-                              encrypted: c.encrypted, bufferCount: count, bufferLength: length)
         if sent {
-            c.transfer.sent.mtu = c.att.mtu
-            c.transfer.sent.mtuKnown = c.att.mtuKnown
-            c.transfer.sent.record(kind, value: value, attLength: attLength, full: full, time: time, frame: frame, link: link)
+            c.transfer.sent.record(kind, value: value, attLength: attLength, full: full, time: time, frame: frame, link: link,
+                                   mtu: c.att.mtu, mtuKnown: c.att.mtuKnown)
         } else {
-            c.transfer.received.mtu = c.att.mtu
-            c.transfer.received.mtuKnown = c.att.mtuKnown
-            c.transfer.received.record(kind, value: value, attLength: attLength, full: full, time: time, frame: frame, link: link)
+            c.transfer.received.record(kind, value: value, attLength: attLength, full: full, time: time, frame: frame, link: link,
+                                       mtu: c.att.mtu, mtuKnown: c.att.mtuKnown)
         }
     }
 
