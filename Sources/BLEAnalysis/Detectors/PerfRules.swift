@@ -51,7 +51,8 @@ final class WriteWithResponse: Detector {
                       let span = d.seconds, let measured = d.bytesPerSecond, let ceiling = d.ceilingBytesPerSecond,
                       let wait = d.averageAnswerMicros, Double(d.answerWaitMicros) >= span * 1e6 / 2 else { continue }
                 let interval = Double(d.intervalUnits) * 1250
-                var m: FindingMessage = "\(sender(d, c)) sent \(d.writeRequests) Write Requests"
+                var m: FindingMessage = d.sentByHost ? "The host" : .peer(c)
+                m = m + " sent \(d.writeRequests) Write Requests"
                 m = m + " (\(d.bytes / max(1, d.pdus)) bytes on average) in \(seconds(span)) s: \(rate(measured)) bytes/s."
                 m = m + " Each waited for its response, \(millis(Double(wait))) ms on average"
                 if interval > 0 {
@@ -60,14 +61,19 @@ final class WriteWithResponse: Detector {
                 }
                 m = m + "; one write per round trip allows \(rate(ceiling)) bytes/s here."
                 // The same PDUs without the round trip: air time and controller buffers only.
+                // The one change that helps most: Write Command with flow control (the same PDUs without the
+                // round trip: air time and controller buffers only), then the link's parameters.
                 let streaming = max(d.airMicros, d.bufferMicros)
-                if streaming > 0 {
-                    m = m + " As Write Commands with flow control the link carries up to \(rate(Double(d.bytes) * 1e6 / streaming)) bytes/s"
-                    m = m + (d.latency > 0 ? " (and latency 0 while streaming shortens each wait)." : ".")
-                }
+                m = m + " Use Write Command with flow control"
+                if streaming > 0 { m = m + ", up to \(rate(Double(d.bytes) * 1e6 / streaming)) bytes/s on this link" }
                 m = m + (d.sentByHost
-                    ? " iOS: .withoutResponse paced by canSendWriteWithoutResponse / peripheralIsReady(toSendWriteWithoutResponse:); Android: WRITE_TYPE_NO_RESPONSE, the next write after onCharacteristicWrite."
-                    : " The peer's client would use Write Command with flow control.")
+                    ? ": iOS .withoutResponse, paced by canSendWriteWithoutResponse / peripheralIsReady(toSendWriteWithoutResponse:); Android WRITE_TYPE_NO_RESPONSE, the next write after onCharacteristicWrite."
+                    : " (the peer's client).")
+                if d.latency > 0 { m = m + " Latency 0 while streaming shortens each wait." }
+                if interval > 15_000 {
+                    m = m + " Where writes with response must stay, a shorter interval shortens each round trip"
+                    m = m + " (iOS accepts 15 ms at the shortest; Android: requestConnectionPriority(CONNECTION_PRIORITY_HIGH))."
+                }
                 findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
                                         message: m, actor: d.sentByHost ? .app : .peripheralFirmware))
             }
