@@ -17,6 +17,9 @@ extension SessionModel {
         if sent, let buffers = c.isLE && (flow.leBuffers?.aclPackets ?? 0) > 0 ? flow.leBuffers : flow.aclBuffers {
             (link.bufferCount, link.bufferLength) = (buffers.aclPackets, buffers.aclLength)
         }
+        if recordsActivity {   // the HTML report's throughput chart
+            c.activity.record(time) { if sent { $0.valueBytesSent &+= value } else { $0.valueBytesReceived &+= value } }
+        }
         if sent {
             c.transfer.sent.record(kind, value: value, attLength: attLength, full: full, time: time, frame: frame, link: link,
                                    mtu: c.att.mtu, mtuKnown: c.att.mtuKnown)
