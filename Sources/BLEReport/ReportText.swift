@@ -103,6 +103,10 @@ public enum ReportText {
                 let text = wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width)
                 s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
             }
+            for line in TransferText.lines(c) {   // the application data per direction (TransferText.swift)
+                let head = "    transfer  "
+                s += style.paint(head, .grey) + wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width).dropFirst(head.count)
+            }
             if c.droppedTimelineEvents > 0 { s += "    … \(c.droppedTimelineEvents) more events not kept\n" }
             if shown.count < events.count {
                 let more = events.count - shown.count

@@ -55,6 +55,7 @@ public enum SessionJSON {
         w.int("attRequests", c.att.requests)
         w.int("attResponses", c.att.responses)
         if let avg = c.att.averageLatency { w.int("attLatencyAverageMicros", avg); w.int("attLatencyMaxMicros", c.att.latencyMax) }
+        TransferJSON.write(c, &w)
         w.beginArray("events")
         for e in SessionText.mergedEvents(c) {
             w.beginObject()

@@ -51,6 +51,9 @@ public enum Rules {
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
         entry(CommandRefused.self) { CommandRefused() },
         entry(DisconnectSummary.self) { DisconnectSummary() },
+        entry(WriteWithResponse.self) { WriteWithResponse() },
+        entry(SmallMTU.self) { SmallMTU() },
+        entry(SmallDataLength.self) { SmallDataLength() },
     ]
 
     public static var infos: [RuleInfo] { all.map(\.rule) }

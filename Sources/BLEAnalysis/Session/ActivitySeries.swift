@@ -13,11 +13,15 @@ public struct ActivitySeries: Sendable {
         public var writes = 0
         /// Most controller ACL buffers in use at any time in the bucket.
         public var maxBuffersInUse = 0
+        /// Application data (attribute values, `Connection.transfer`) sent and received, bytes.
+        public var valueBytesSent = 0
+        public var valueBytesReceived = 0
 
         mutating func merge(_ o: Bucket) {
             aclSent += o.aclSent; aclReceived += o.aclReceived
             bytesSent += o.bytesSent; bytesReceived += o.bytesReceived
             values += o.values; writes += o.writes
+            valueBytesSent += o.valueBytesSent; valueBytesReceived += o.valueBytesReceived
             maxBuffersInUse = max(maxBuffersInUse, o.maxBuffersInUse)
         }
     }

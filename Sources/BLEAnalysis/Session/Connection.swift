@@ -81,6 +81,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     @exclusivity(unchecked) public internal(set) var lastSentTime: Int64?
 
     @exclusivity(unchecked) public internal(set) var att = ATTBearer()
+    /// Application data per direction with what the link allowed (`LinkBudget.swift`).
+    @exclusivity(unchecked) public internal(set) var transfer = Transfer()
     /// ATT bearers on L2CAP channels (Core v5.4 Vol 3 Part F 3.2.11): ATT over BR/EDR (PSM 0x001F, basic
     /// mode) and Enhanced ATT (SPSM 0x0027, credit-based), by the CID the host receives on. Each bearer
     /// has its own transactions: a request on one does not block another.

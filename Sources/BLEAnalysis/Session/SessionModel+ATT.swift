@@ -39,12 +39,18 @@ extension SessionModel {
             request(c, me, .init(opcode: pdu.opcode, handle: handle, offset: offset, frame: frame.number, time: frame.timestamp))
         case let .writeRequest(handle, value), let .prepareWriteRequest(handle, _, value):
             request(c, me, .init(opcode: pdu.opcode, handle: handle, valueLength: value.count, frame: frame.number, time: frame.timestamp))
+            let overhead = pdu.opcode == .prepareWriteRequest ? 5 : 3   // opcode, handle (, offset)
+            transferPDU(c, .writeRequest, value: value.count, attLength: value.count + overhead, overhead: overhead,
+                        time: frame.timestamp, frame: frame.number, sent: sent)
             if case .writeRequest = pdu {
                 emit(.attWrite, .attWrite(c, handle: handle, length: value.count, command: false, frame: frame.number, time: frame.timestamp, sent: sent))
             }
             if case .writeRequest = pdu { cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: true, server: server) }
         case let .writeCommand(handle, value), let .signedWriteCommand(handle, value, _):
             writeStream(c, handle, value.count, frame: frame, server: server)
+            let overhead = pdu.opcode == .signedWriteCommand ? 15 : 3   // opcode, handle (, 12-byte signature)
+            transferPDU(c, .writeCommand, value: value.count, attLength: value.count + overhead, overhead: overhead,
+                        time: frame.timestamp, frame: frame.number, sent: sent)
             emit(.attWrite, .attWrite(c, handle: handle, length: value.count, command: true, frame: frame.number, time: frame.timestamp, sent: sent))
             cccdWrite(c, handle: handle, value: value, frame: frame, sent: sent, pending: false, server: server)
 
@@ -62,6 +68,7 @@ extension SessionModel {
                    "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)", .init(mtu: effective))
         case let .errorResponse(requestOpcode, handle, error):
             let p = response(c, peer, frame: frame, pdu: pdu, sent: sent)
+            transferAnswered(c, p, requestSentByHost: !sent, at: frame.timestamp)
             c.att.errors += 1
             emit(.attResponse, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
@@ -122,7 +129,9 @@ extension SessionModel {
             if p.opcode == .readRequest, c.att.discoveryRequests > 0 { reportDiscovery(c, frame: frame, serverIsHost: server) }
             longRead(c, p, h, value.count, frame: frame, server: server)
         case .writeResponse:
-            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
+            let answered = response(c, peer, frame: frame, pdu: pdu, sent: sent)
+            transferAnswered(c, answered, requestSentByHost: !sent, at: frame.timestamp)
+            guard let p = answered, let h = p.handle else { return }
             if var s = c.subscriptions[h], s.outcome == .pending {
                 s.outcome = .accepted
                 c.subscriptions[h] = s
@@ -132,7 +141,9 @@ extension SessionModel {
                 c.note(frame.timestamp, frame.number, .subscribe, "\(who) \(what) \(describeCCCDOwner(c, h, server))", cccdFields(c, h, server))
             }
         case .prepareWriteResponse:
-            guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent), let h = p.handle else { return }
+            let answered = response(c, peer, frame: frame, pdu: pdu, sent: sent)
+            transferAnswered(c, answered, requestSentByHost: !sent, at: frame.timestamp)
+            guard let p = answered, let h = p.handle else { return }
             var w = c.att.preparedWrite ?? (h, 0, 0, p.frame)
             w.bytes += p.valueLength
             w.requests += 1
@@ -151,7 +162,13 @@ extension SessionModel {
         case let .handleValueNotification(handle, value):
             notification(c, handle, value.count, frame: frame, sent: sent)
             stream(c, handle, value.count, frame: frame, sent: sent, indication: false, server: server)
+            transferPDU(c, .notification, value: value.count, attLength: value.count + 3, overhead: 3,
+                        time: frame.timestamp, frame: frame.number, sent: sent)
         case let .multipleHandleValueNotification(m):
+            var values = 0, length = 1   // opcode, then handle, length and value per pair (Vol 3 Part F 3.4.7.4)
+            for v in m.values { values += v.value.count; length += 4 + v.value.count }
+            transferPDU(c, .notification, value: values, attLength: length, overhead: -1,
+                        time: frame.timestamp, frame: frame.number, sent: sent)
             for v in m.values {
                 notification(c, v.handle, v.value.count, frame: frame, sent: sent)
                 stream(c, v.handle, v.value.count, frame: frame, sent: sent, indication: false, server: server)
@@ -162,10 +179,14 @@ extension SessionModel {
             emit(.attIndication, .attValue(c, handle: handle, length: value.count, indication: true, frame: frame.number, time: frame.timestamp,
                                  sent: sent, unconfirmed: c.att.unconfirmedIndication(from: me), first: c.valueStreams[handle] == nil))
             stream(c, handle, value.count, frame: frame, sent: sent, indication: true, server: server)
+            transferPDU(c, .indication, value: value.count, attLength: value.count + 3, overhead: 3,
+                        time: frame.timestamp, frame: frame.number, sent: sent)
             c.att.indicate(.init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp), from: me)
         case .handleValueConfirmation:
             emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication(from: peer), frame: frame.number, time: frame.timestamp))
-            if let ind = c.att.confirm(indicationFrom: peer), let h = ind.handle {
+            let confirmed = c.att.confirm(indicationFrom: peer)
+            transferAnswered(c, confirmed, requestSentByHost: !sent, at: frame.timestamp)
+            if let ind = confirmed, let h = ind.handle {
                 c.valueStreams[h]?.confirmations += 1
             }
         case .unknown:

@@ -218,9 +218,10 @@ extension SessionModel {
             c.parameterUpdates += 1
             c.note(frame.timestamp, frame.number, .parameters,
                    "parameters: interval \(Self.ms(interval)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
-        case let .dataLengthChange(handle, tx, _, rx, _):
+        case let .dataLengthChange(handle, tx, txTime, rx, rxTime):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.dataLength = (tx, rx)
+            c.transfer.dataLengthTime = (txTime, rxTime)
             c.note(frame.timestamp, frame.number, .dataLength, "data length: TX \(tx) bytes, RX \(rx) bytes")
         case let .phyUpdateComplete(status, handle, tx, rx):
             guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }

@@ -15,7 +15,8 @@ struct ConnectionChartSVG {
     static let panelHeight = 70.0
     static let buffersTop = 24.0
     static let ratesTop = 24.0 + panelHeight + 22
-    static let height = ratesTop + panelHeight + 26
+    static let transferTop = ratesTop + panelHeight + 22
+    static let height = transferTop + panelHeight + 26
 
     var begin: Int64 { connection.barStart ?? 0 }
     var finish: Int64 { max(connection.disconnectTime ?? captureEnd, begin + 1) }
@@ -30,9 +31,11 @@ struct ConnectionChartSVG {
         s += panelFrame(top: Self.buffersTop, title: "ACL buffers in use",
                         sub: extras.buffers[connection.index]?.capacity.map { "controller has \($0)" } ?? "controller size unknown")
         s += panelFrame(top: Self.ratesTop, title: "Per second", sub: "packets · values · writes")
+        s += panelFrame(top: Self.transferTop, title: "Application data", sub: "bytes/s · the link's ceiling")
         s += bands()
         s += buffers()
         s += rates()
+        s += TransferChart(chart: self).render()
         s += axis()
         return s + "</svg>\n"
     }
@@ -53,7 +56,7 @@ struct ConnectionChartSVG {
             let x0 = x(t0) - 2, x1 = max(x(t1) + 2, x(t0) + 3)
             let sev = f.severity.rawValue
             s += "<a href=\"#finding-\(n)\"><rect x=\"\(HTML.num(x0))\" y=\"\(HTML.num(Self.buffersTop))\" width=\"\(HTML.num(x1 - x0))\" "
-            s += "height=\"\(HTML.num(Self.ratesTop + Self.panelHeight - Self.buffersTop))\" class=\"band band-\(sev)\">"
+            s += "height=\"\(HTML.num(Self.transferTop + Self.panelHeight - Self.buffersTop))\" class=\"band band-\(sev)\">"
             s += "<title>\(HTML.escape(f.text))</title></rect>"
             let label = (titles[f.rule] ?? f.rule) + (t1 > t0 ? " (" + TimeFormat.duration(t1 - t0) + ")" : "")
             let w = LabelFont.flag.width(label)
@@ -129,7 +132,7 @@ struct ConnectionChartSVG {
         let step = TimeAxis.niceStep(Double(span) * 110 / Self.plotWidth)
         var s = ""
         var t: Int64 = 0
-        let y = Self.ratesTop + Self.panelHeight
+        let y = Self.transferTop + Self.panelHeight
         while t <= span {
             let px = x(begin + t)
             let text = HTML.offset(t, step: step)

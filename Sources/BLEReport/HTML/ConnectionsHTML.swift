@@ -31,7 +31,8 @@ struct ConnectionsHTML {
             s += ConnectionChartSVG(connection: c, findings: mine, extras: extras, captureEnd: captureEnd).render()
             s += "<p class=\"legend\"><i class=\"sw credits\"></i>buffers this link holds <i class=\"sw full\"></i>all buffers in use "
             s += "<i class=\"sw cap\"></i>controller buffers <i class=\"sw tx\"></i>ACL sent/s <i class=\"sw rx\"></i>ACL received/s "
-            s += "<i class=\"sw values\"></i>notifications+indications/s <i class=\"sw writes\"></i>writes/s</p>\n"
+            s += "<i class=\"sw values\"></i>notifications+indications/s <i class=\"sw writes\"></i>writes/s "
+            s += "<i class=\"sw tx\"></i>/<i class=\"sw rx\"></i>values sent/received, bytes/s <i class=\"sw ceil\"></i>the link's ceiling</p>\n"
             s += story(c)
             s += "</section>\n"
         }

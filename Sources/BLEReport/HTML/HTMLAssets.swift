@@ -107,12 +107,14 @@ enum HTMLAssets {
     .panel{fill:#fbfcfd;stroke:#e1e6eb}.capacity{stroke:var(--err);stroke-dasharray:5 3}.caplabel{font-size:10px;fill:var(--mute)}
     .credits-area{fill:#f0a04b;fill-opacity:.85}.pool-line{fill:none;stroke:#6e7781;stroke-dasharray:2 2}
     .rate-tx,.rate-rx,.rate-values,.rate-writes{fill:none;stroke-width:1.5}.rate-tx{stroke:#0969da}.rate-rx{stroke:#1b9aaa}.rate-values{stroke:#2da44e}.rate-writes{stroke:#bc4c00}
+    .app-tx,.app-rx{fill:none;stroke-width:1.5}.app-tx{stroke:#0969da}.app-rx{stroke:#1b9aaa}.ceiling{stroke-width:1;stroke-dasharray:6 3}
+    .ceiling-tx{stroke:#0969da}.ceiling-rx{stroke:#1b9aaa}.linkmark{stroke:#8c959f;stroke-dasharray:1 2}.linklabel{font-size:10px;fill:#57606a}
     .legend{font-size:12px;color:var(--mute);margin:4px 0 0}.legend i{display:inline-block;width:14px;height:10px;margin:0 4px 0 10px;vertical-align:-1px;border-radius:2px}
     .legend i.dot{width:10px;border-radius:5px}
     .sw.bar{background:#d3e4f5;border:1px solid #7da7d0}.sw.traffic{background:#2f6db0}.sw.credits{background:#f0a04b}.sw.full{background:var(--err)}
     .sw.connecting{background:repeating-linear-gradient(45deg,#eef2f6 0 3px,#9aa7b4 3px 5px)}.sw.scanning{background:#bfe0ef}.sw.advertising{background:#d9c8f0}
     .sw.failed{background:#f6c4c4;border:1px solid var(--err)}.sw.cap{height:0!important;border-top:2px dashed var(--err)}
-    .sw.tx{background:#0969da}.sw.rx{background:#1b9aaa}.sw.values{background:#2da44e}.sw.writes{background:#bc4c00}
+    .sw.tx{background:#0969da}.sw.rx{background:#1b9aaa}.sw.values{background:#2da44e}.sw.writes{background:#bc4c00}.sw.ceil{height:0!important;border-top:2px dashed #0969da}
     .sw.band-error{background:rgba(207,34,46,.2);border:1px solid var(--err)}.sw.band-warning{background:rgba(224,138,0,.2);border:1px solid #d08000}
     i.dot.m-mtu{background:#8250df}i.dot.m-discovery{background:#0969da}i.dot.m-ok{background:var(--ok)}i.dot.m-bad{background:var(--err)}i.dot.m-end{background:#57606a}
     table{border-collapse:collapse;width:100%;margin:4px 0}th,td{text-align:left;vertical-align:top;padding:4px 8px;border-bottom:1px solid #eaeef2}
