@@ -36,7 +36,7 @@ extension FindingCause {
         case .localRequest: return "the host asked for it" + key
         case .peerRequest: return "the peer asked for it"
         case .phoneSide: return "several links lost at once: the phone's side"
-        case .establishment: return "the peer never answered its first packets"
+        case .establishment: return "the peer never answered"
         case .linkLoss: return "lost with the link" + key
         case .pairing: return "pairing outcome" + key
         case .controllerRefused: return "refused by the controller" + key

@@ -103,7 +103,7 @@ public enum ReportText {
                 let text = wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width)
                 s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
             }
-            for line in TransferText.lines(c) {   // the application data per direction (TransferText.swift)
+            for line in TransferText.lines(c, all: all) {   // the application data per direction (TransferText.swift)
                 let head = "    transfer  "
                 s += style.paint(head, .grey) + wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width).dropFirst(head.count)
             }

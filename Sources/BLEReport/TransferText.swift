@@ -5,11 +5,16 @@ import BLEAnalysis
 /// "Transfer and its limits"). "sent 469 PDUs, 5159 bytes in 51 s, 100 bytes/s (link: 367); limited by
 /// write-with-response, peripheral-latency, connection-interval".
 enum TransferText {
-    static func lines(_ c: Connection) -> [String] {
+    /// - Parameter all: every direction that carried a value; otherwise only a transfer worth
+    ///   explaining: `busy` PDUs or more (the perf rules' own minimum) that the link, not the
+    ///   application, held back — a few writes an hour apart, or an app sending less than the link
+    ///   allowed, have a rate nobody asks about, and a long log would drown in such lines.
+    static func lines(_ c: Connection, all: Bool = true) -> [String] {
         [("sent", c.transfer.sent), ("received", c.transfer.received)].compactMap { name, d in
-            d.pdus > 0 ? line(name, d) : nil
+            all || (d.pdus >= busy && d.limitedBy.first != .application) ? (d.pdus > 0 ? line(name, d) : nil) : nil
         }
     }
+    static let busy = 50
 
     static func line(_ name: String, _ d: TransferDirection) -> String {
         let line = TextBuffer(capacity: 160)
