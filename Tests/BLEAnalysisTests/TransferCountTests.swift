@@ -64,9 +64,12 @@ struct TransferCountTests {
                 let opcodes = f[6].split(separator: ",").compactMap { Int($0.dropFirst(2), radix: 16) }
                 let lengths = f[7].split(separator: ",").compactMap { Int($0) }
                 let pairLengths = f[8].split(separator: ",").compactMap { Int($0) }
-                // The connection of this handle open at this frame: the last one set up at or before it.
+                // The connection of this handle open at this frame: the last one that began at or before it
+                // (its set-up, or for a link with no set-up its first event: a handle reused by a new
+                // session of an ACL-only export is a new connection, issue 24).
                 guard let c = connections.last(where: {
-                    Int($0.adapter) == adapter && Int($0.handle) == handle && ($0.completeFrame ?? 0) <= frame && ($0.disconnectFrame ?? Int.max) >= frame
+                    Int($0.adapter) == adapter && Int($0.handle) == handle && ($0.completeFrame ?? $0.timeline.first?.frame ?? 0) <= frame
+                        && ($0.disconnectFrame ?? Int.max) >= frame
                 }) else { continue }
                 // L2CAP lengths and ATT opcodes pair up in order when one frame holds several PDUs.
                 for (i, op) in opcodes.enumerated() {
