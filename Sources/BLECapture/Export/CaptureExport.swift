@@ -21,10 +21,10 @@ public enum CaptureExport {
         public var firstRenumbered: (input: Int, output: Int)?
     }
 
-    /// - Throws: `CaptureError` when the input cannot be read or holds no HCI packets to convert
-    ///   (over-the-air or unknown link types), or the output cannot be written.
-    @discardableResult
-    public static func toPcap(input: String, output: String) throws(CaptureError) -> Summary {
+    /// The input opened for export, and whether it is H4 (btsnoop 1002, pcap 187/201: a record with an
+    /// unknown packet indicator is written with it, so every record of the source is exported).
+    /// - Throws: `CaptureError` for a file with no HCI packets to convert (over-the-air or unknown link types).
+    static func hciInput(_ input: String) throws(CaptureError) -> (CaptureFile, h4Source: Bool) {
         let file = try CaptureFile(path: input)
         let info = file.info
         if let reason = info.notDecodedReason {
@@ -35,6 +35,14 @@ public enum CaptureExport {
         }
         let h4Source = (info.format == .btsnoop && info.datalink == Datalink.btsnoopH4)
             || ((info.format == .pcap || info.format == .pcapng) && (info.datalink == Datalink.pcapH4 || info.datalink == Datalink.pcapH4WithPHDR))
+        return (file, h4Source)
+    }
+
+    /// - Throws: `CaptureError` when the input cannot be read or holds no HCI packets to convert
+    ///   (over-the-air or unknown link types), or the output cannot be written.
+    @discardableResult
+    public static func toPcap(input: String, output: String) throws(CaptureError) -> Summary {
+        let (file, h4Source) = try hciInput(input)
         let exporter = try PcapExporter(path: output, keepUnknownH4: h4Source)
         var skipped: [FrameKind: Int] = [:]
         var firstRenumbered: (input: Int, output: Int)? = nil
@@ -46,7 +54,7 @@ public enum CaptureExport {
             }
         }
         try exporter.finish()
-        return Summary(format: info.format, frames: summary.frames, written: exporter.written, skipped: skipped, issues: summary.issues,
+        return Summary(format: file.info.format, frames: summary.frames, written: exporter.written, skipped: skipped, issues: summary.issues,
                        firstRenumbered: firstRenumbered)
     }
 
@@ -56,14 +64,7 @@ public enum CaptureExport {
     /// stays bounded by one packet and its comments.
     @discardableResult
     public static func toPcapng(input: String, output: String, comments: [Int: [String]]) throws(CaptureError) -> Summary {
-        let file = try CaptureFile(path: input)
-        let info = file.info
-        if let reason = info.notDecodedReason {
-            throw CaptureError(path: input, reason: "\(reason); export writes HCI packets only")
-        }
-        if Datalink.isAirCapture(info.datalink), info.format == .pcap || info.format == .pcapng {
-            throw CaptureError(path: input, reason: "link type \(info.datalink) (over-the-air capture): export writes HCI packets only")
-        }
+        let (file, h4Source) = try hciInput(input)
         guard let out = fopen(output, "wb") else { throw CaptureError(path: output, reason: "cannot create the output") }
         var failed = false
         func flush(_ w: inout PcapngWriter) {
@@ -71,8 +72,6 @@ public enum CaptureExport {
             if !bytes.isEmpty, bytes.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, out) }) != bytes.count { failed = true }
         }
         var w = PcapngWriter(linkType: UInt16(Datalink.pcapH4WithPHDR), snapLength: UInt32(PcapExporter.snapLength))
-        let h4Source = (info.format == .btsnoop && info.datalink == Datalink.btsnoopH4)
-            || ((info.format == .pcap || info.format == .pcapng) && (info.datalink == Datalink.pcapH4 || info.datalink == Datalink.pcapH4WithPHDR))
         var written = 0
         var skipped: [FrameKind: Int] = [:]
         var firstRenumbered: (input: Int, output: Int)? = nil
@@ -90,7 +89,7 @@ public enum CaptureExport {
         }
         flush(&w)
         if fclose(out) != 0 || failed { throw CaptureError(path: output, reason: "cannot write the output") }
-        return Summary(format: info.format, frames: summary.frames, written: written, skipped: skipped, issues: summary.issues,
+        return Summary(format: file.info.format, frames: summary.frames, written: written, skipped: skipped, issues: summary.issues,
                        firstRenumbered: firstRenumbered)
     }
 }
