@@ -28,14 +28,26 @@ extension SessionModel {
     /// pass ends.
     func explainEnds(captureEnd: Int64) {
         for c in connections { closeStalledPairings(c, end: c.disconnectTime ?? captureEnd) }
+        // Links lost, in time order: the others lost within a second of one are found by bisection (a
+        // capture may hold thousands of connections; comparing each with each was quadratic).
         let lost = connections.filter { c in c.disconnectReason.map { LinkLoss.reasons.contains($0.rawValue) } ?? false }
+            .sorted { ($0.disconnectTime ?? 0) < ($1.disconnectTime ?? 0) }
+        let lostTimes = lost.map { $0.disconnectTime ?? 0 }
         var failedToEstablish: [BDAddr: Int] = [:]
         for c in connections {
             guard let reason = c.disconnectReason, let frame = c.disconnectFrame, let time = c.disconnectTime else { continue }
             var n = 0
             if reason.rawValue == 0x3E, let a = c.peerAddress { failedToEstablish[a, default: 0] += 1; n = failedToEstablish[a]! }   // safe: just set
-            let others = lost.filter { o in
-                o !== c && o.adapter == c.adapter && o.peerAddress != c.peerAddress && abs((o.disconnectTime ?? 0) - time) <= 1_000_000
+            var others: [Connection] = []
+            if LinkLoss.reasons.contains(reason.rawValue) {
+                var lo = 0, hi = lostTimes.count
+                while lo < hi { let mid = (lo + hi) / 2; if lostTimes[mid] < time - 1_000_000 { lo = mid + 1 } else { hi = mid } }
+                var i = lo
+                while i < lost.count, lostTimes[i] <= time + 1_000_000 {
+                    let o = lost[i]
+                    if o !== c, o.adapter == c.adapter, o.peerAddress != c.peerAddress { others.append(o) }
+                    i += 1
+                }
             }
             c.endCause = explain(c, reason: reason, frame: frame, time: time, lostTogether: others, establishFailures: n)
         }
