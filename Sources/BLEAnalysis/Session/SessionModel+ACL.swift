@@ -14,9 +14,10 @@ extension SessionModel {
         // Connection handles are 0x0000–0x0EFF (Core v5.4 Vol 4 Part E 5.4.2); controllers put debug
         // logs on reserved ones (Qualcomm 0x2EDC, QCA_DEBUG_HANDLE in Linux's hci_qca.c): not a link.
         guard header.handle <= 0x0EFF, header.handle != Self.qualcommDebugHandle else { return }
-        guard var c = connection(for: frame, handle: header.handle) else { return }
+        guard let found = connection(for: frame, handle: header.handle) else { return }
         let sent = frame.direction != .received
-        if c.inferred, header.isStart { c = newSessionIfReused(c, r, frame: frame, handle: header.handle, sent: sent) }
+        // A `let`: the reassembler's closure below captures it, and a captured `var` is boxed per packet.
+        let c = found.inferred && header.isStart ? newSessionIfReused(found, r, frame: frame, handle: header.handle, sent: sent) : found
         if sent {
             c.aclSent += 1
             c.bytesSent += Int(dlen)
@@ -84,7 +85,12 @@ extension SessionModel {
             // Less: an ATT PDU in progress (fragmented, or a length that lies the other way).
             let att = data.remaining >= 5 && data.bytes[data.position + 2] == 0x04 && data.bytes[data.position + 3] == 0
             let partial = att && data.remaining < expected ? (data.bytes[data.position + 4], frame.number) : nil
-            if sent { c.att.partialSent = partial } else { c.att.partialReceived = partial }
+            // Written only when it changes (most start fragments hold a whole PDU).
+            if sent {
+                if partial != nil || c.att.partialSent != nil { c.att.partialSent = partial }
+            } else if partial != nil || c.att.partialReceived != nil {
+                c.att.partialReceived = partial
+            }
         }
         defer { malformedATT = false }
         let problem = reassembler.push(linkKey, isStart: header.isStart, data: data, frame: frame.number) { pdu, origin in
