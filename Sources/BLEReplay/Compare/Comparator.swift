@@ -80,6 +80,11 @@ struct Comparator: Sendable {
             Difference(field: f.path, expected: expected ?? ValueText.describe(f.value), actual: ValueText.describe(g.value), rule: rule)
         }
         if f.id == .l2capLength { return nil }   // implied by the payload
+        // A twin standing for a recorded public address with a random static one (`addressTypes`).
+        if f.path.hasSuffix("Peer Address Type"), case let .integer(live, _) = g.value,
+           let t = e.fields.lazy.compactMap({ field -> UInt8? in if case let .address(a, _) = field.value { return maps.addressTypes[a] } else { return nil } }).first {
+            return UInt64(t) == live ? nil : diff(nil, expected: "\(t)")
+        }
         if f.id == .numCommandPackets { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.flowControl) }
         if f.id == .rssi { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.rssi) }
         if let rule = rule(for: f, in: e) { return ValueText.same(f.value, g.value) ? nil : diff(rule) }

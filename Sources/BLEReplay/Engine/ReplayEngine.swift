@@ -45,6 +45,16 @@ public final class ReplayEngine {
     private var pacer: Pacer
     private var divergences: [Divergence] = []
     private var replayed = 0, total = 0, notCompared = 0
+    /// The recorded connection each unit belongs to (index into `connections`), from its
+    /// connection complete (success) to its disconnection complete: its ACL, events with its
+    /// handle, commands naming its handle and their Command Status/Complete.
+    private let connectionOf: [Int?]
+    private var connections: [ConnectionOutcome]
+    /// Recorded connections that did not come up live: their units are skipped at once.
+    private var down: Set<Int> = []
+    private var skippedFrames: [Int: [Int]] = [:]
+    private var skippedUnits: Set<Int> = []
+    private var connectionTimes: [Int: (first: Double, last: Double)] = [:]
 
     public init(script: Script, transport: HCITransport, options: ReplayOptions, capture: LiveCapture? = nil) {
         self.script = script
@@ -56,6 +66,7 @@ public final class ReplayEngine {
         self.state = Array(repeating: .waiting, count: script.units.count)
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
         self.stepOf = script.steps
+        (self.connectionOf, self.connections) = Self.connections(views)
         maps.addresses = options.addressMap
         maps.addressTypes = options.addressTypes
     }
@@ -68,6 +79,10 @@ public final class ReplayEngine {
         do throws(TransportError) {
             for i in script.units.indices {
                 cursor = i
+                if let k = connectionOf[i] {
+                    if down.contains(k) { skip(i, connection: k); continue }
+                    touch(k)
+                }
                 if script.units[i].fromHost {
                     try settle()
                     try send(i)
@@ -82,9 +97,12 @@ public final class ReplayEngine {
         }
         var notes = script.notes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
+        reportSkipped()
         var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
                                     total: total, notCompared: notCompared, error: failure, notes: notes, seconds: Clock.now() - start)
         outcome.lastStep = step
+        outcome.connections = connectionOutcomes()
+        outcome.strictEnvironment = !options.rules.isRelaxed(ReplayRules.environment)
         return outcome
     }
 
@@ -109,6 +127,12 @@ public final class ReplayEngine {
             return
         }
         if view.category == .advertising, scanStopped { inFlightReports.insert(i) }
+        // Under `--peer` the twin stops advertising once connected, and its reports are the
+        // twin controller's timing: matched if they come, never waited for.
+        if view.category == .advertising, options.advertisers != nil { inFlightReports.insert(i) }
+        // The recorded controller's power-on events (before the host's first packet): another
+        // controller has its own, or none.
+        if stepOf[i] == 0 { inFlightReports.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
@@ -161,6 +185,7 @@ public final class ReplayEngine {
     private func missing(_ i: Int) {
         state[i] = .missing
         let view = views[i]
+        if view.isConnectionComplete, let k = connectionOf[i] { goDown(k) }
         // The command's answer is already reported missing; do not also stall the next command on
         // the credit it would have returned.
         if view.opcode != nil { flow.commandCredits = max(flow.commandCredits, 1) }
@@ -169,8 +194,8 @@ public final class ReplayEngine {
             message = "advertising report not received within \(Self.seconds(options.timeout)): "
                 + sightings.map(\.summary).sorted().joined(separator: "; ")
         }
-        divergences.append(Divergence(kind: .missing, frame: view.unit.frame, step: stepOf[i], fromHost: false,
-                                      message: message, differences: [], expected: view.unit, actual: nil))
+        add(Divergence(kind: .missing, frame: view.unit.frame, step: stepOf[i], fromHost: false,
+                       message: message, differences: [], expected: view.unit, actual: nil), unit: i)
     }
 
     // MARK: live units
@@ -221,15 +246,30 @@ public final class ReplayEngine {
     private func matched(_ i: Int, _ v: UnitView) {
         arrived(i)
         let e = views[i]
+        if let k = connectionOf[i] { touch(k) }
         if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer("Status") == 0, v.integer("Status") == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
+            if let k = connectionOf[i] { connections[k].replayed = true; connections[k].liveHandle = liveHandle }
+        } else if e.isConnectionComplete, let k = connectionOf[i] {
+            goDown(k)   // recorded success, live failure
+        }
+        // A connection attempt the live controller refused: the connection complete it would
+        // have ended with will not come.
+        if e.eventCode == HCIEventCode.commandStatus, let op = e.opcode, Self.connectOpcodes.contains(op),
+           e.integer("Status") == 0, let status = v.integer("Status"), status != 0,
+           let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete && connectionOf[$0] != nil }),
+           state[j] == .waiting, let k = connectionOf[j] {
+            goDown(k)
         }
         let differences = comparator.differences(expected: e, actual: v, maps: maps)
         guard !differences.isEmpty else { return }
-        divergences.append(Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
-                                      message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit))
+        add(Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
+                       message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit), unit: i)
     }
+
+    static let connectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
+                                              HCIOpcode.leExtendedCreateConnectionV2.rawValue, HCIOpcode.createConnection.rawValue]
 
     /// Advertising reports under the `advertising` rule: each pending report unit is satisfied
     /// once every (advertiser, type, data) it recorded has been seen.
@@ -247,6 +287,10 @@ public final class ReplayEngine {
 
     private func send(_ i: Int) throws(TransportError) {
         let unit = script.units[i]
+        if views[i].category == .vendor, options.rules.isRelaxed(ReplayRules.vendor) {
+            notCompared += unit.packets.count   // the recorded phone's vendor diagnostics (ACL 0x0EDC)
+            return
+        }
         total += unit.packets.count
         try pump(until: pacer.due(unit.timestamp))
         switch unit.content {
@@ -270,6 +314,7 @@ public final class ReplayEngine {
             }
         }
         replayed += unit.packets.count
+        state[i] = .matched
         pacer.sent(unit.timestamp)
     }
 
@@ -302,9 +347,9 @@ public final class ReplayEngine {
         while !ready(self) {
             let remaining = deadline - Clock.now()
             if remaining <= 0 {
-                divergences.append(Divergence(kind: .missing, frame: script.units[i].frame, step: stepOf[i], fromHost: true,
-                                              message: "\(views[i].title): the controller gave no \(what) within \(Self.seconds(options.timeout)); sent anyway",
-                                              differences: [], expected: nil, actual: nil))
+                add(Divergence(kind: .missing, frame: script.units[i].frame, step: stepOf[i], fromHost: true,
+                               message: "\(views[i].title): the controller gave no \(what) within \(Self.seconds(options.timeout)); sent anyway",
+                               differences: [], expected: nil, actual: nil), unit: i)
                 flow.commandCredits = max(flow.commandCredits, 1)
                 flow.forgetInFlight()
                 return
@@ -315,5 +360,113 @@ public final class ReplayEngine {
 
     static func seconds(_ s: Double) -> String {
         s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
+    }
+}
+
+// MARK: connections
+
+extension ReplayEngine {
+    /// Assigns units to the recorded connections (see `connectionOf`).
+    static func connections(_ views: [UnitView]) -> ([Int?], [ConnectionOutcome]) {
+        var of = [Int?](repeating: nil, count: views.count)
+        var list: [ConnectionOutcome] = []
+        var open: [UInt16: Int] = [:]
+        var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
+        for (i, v) in views.enumerated() {
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
+                let peer = v.fields.first { f in if case .address = f.value { return f.topLevel } else { return false } }.map { ValueText.describe($0.value) }
+                open[h] = list.count
+                of[i] = list.count
+                list.append(ConnectionOutcome(index: list.count + 1, recordedHandle: h, liveHandle: nil, frame: v.unit.frame, peer: peer,
+                                              replayed: false, steps: 0, stepsReplayed: 0, skipped: 0, divergences: 0, behaviourDivergences: 0, seconds: 0))
+                continue
+            }
+            var handle = v.handle
+            if case .command = v.unit.content {
+                handle = v.fields.first { $0.id == .connectionHandle && $0.topLevel }.flatMap { if case let .integer(x, _) = $0.value { UInt16(truncatingIfNeeded: x) } else { nil } }
+                if let h = handle, let k = open[h], let op = v.opcode { commandConnection[op] = k }
+            }
+            if handle == nil, let op = v.opcode, v.eventCode == HCIEventCode.commandStatus || v.eventCode == HCIEventCode.commandComplete {
+                of[i] = commandConnection.removeValue(forKey: op)
+                continue
+            }
+            guard let h = handle, let k = open[h] else { continue }
+            of[i] = k
+            if v.isDisconnectionComplete { open[h] = nil }
+        }
+        return (of, list)
+    }
+
+    private func touch(_ k: Int) {
+        let now = Clock.now()
+        connectionTimes[k] = (connectionTimes[k]?.first ?? now, now)
+    }
+
+    /// Connection `k` did not come up live: what is still pending on it is skipped, and the rest
+    /// of it will be as its turn comes.
+    private func goDown(_ k: Int) {
+        guard !down.contains(k) else { return }
+        down.insert(k)
+        for i in pending where state[i] == .pending && connectionOf[i] == k {
+            state[i] = .skipped
+            skippedFrames[k, default: []].append(script.units[i].frame)
+            skippedUnits.insert(i)
+            connections[k].skipped += views[i].unit.packets.count
+        }
+        pending.removeAll { state[$0] != .pending }
+    }
+
+    /// A unit of a connection that is down: neither sent nor waited for, counted as not replayed.
+    private func skip(_ i: Int, connection k: Int) {
+        state[i] = .skipped
+        let n = script.units[i].packets.count
+        if !script.units[i].fromHost, let rule = views[i].category.rule, options.rules.isRelaxed(rule) {
+            notCompared += n
+            return
+        }
+        total += n
+        connections[k].skipped += n
+        skippedFrames[k, default: []].append(script.units[i].frame)
+        skippedUnits.insert(i)
+        if script.units[i].fromHost { step += 1 }
+    }
+
+    /// One `skipped` divergence per connection that did not come up.
+    private func reportSkipped() {
+        for k in down.sorted() {
+            guard let frames = skippedFrames[k]?.sorted(), let first = frames.first, let last = frames.last else { continue }
+            let c = connections[k]
+            let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
+            add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
+                           message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), connection complete #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
+                           differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
+        }
+    }
+
+    private func add(_ d: Divergence, unit i: Int?, connection: Int? = nil) {
+        var d = d
+        if let k = connection ?? i.flatMap({ connectionOf[$0] }) { d.connection = k + 1 }
+        divergences.append(d)
+    }
+
+    private func connectionOutcomes() -> [ConnectionOutcome] {
+        var out = connections
+        for i in script.units.indices {
+            guard let k = connectionOf[i] else { continue }
+            let n = script.units[i].packets.count
+            switch state[i] {
+            case .matched: out[k].steps += n; out[k].stepsReplayed += n
+            case .missing, .pending: out[k].steps += n
+            case .skipped where skippedUnits.contains(i): out[k].steps += n
+            default: break
+            }
+        }
+        for d in divergences {
+            guard let k = d.connection.map({ $0 - 1 }), out.indices.contains(k) else { continue }
+            out[k].divergences += 1
+            if d.divergenceClass == .behaviour { out[k].behaviourDivergences += 1 }
+        }
+        for k in out.indices { if let t = connectionTimes[k] { out[k].seconds = t.last - t.first } }
+        return out
     }
 }
