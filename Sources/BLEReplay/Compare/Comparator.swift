@@ -80,6 +80,9 @@ struct Comparator: Sendable {
             Difference(field: f.path, expected: expected ?? ValueText.describe(f.value), actual: ValueText.describe(g.value), rule: rule)
         }
         if f.id == .l2capLength { return nil }   // implied by the payload
+        // A connection attempt that failed on both sides: only its Status says anything (the
+        // other fields of a failed connection complete are not defined, Core v5.4 Vol 4 Part E 7.7.65.1).
+        if e.isConnectionComplete, a.isConnectionComplete, f.id != .status, let s = e.integer("Status"), s != 0, let t = a.integer("Status"), t != 0 { return nil }
         // A twin standing for a recorded public address with a random static one (`addressTypes`).
         if f.path.hasSuffix("Peer Address Type"), case let .integer(live, _) = g.value,
            let t = e.fields.lazy.compactMap({ field -> UInt8? in if case let .address(a, _) = field.value { return maps.addressTypes[a] } else { return nil } }).first {
@@ -88,6 +91,8 @@ struct Comparator: Sendable {
         if f.id == .numCommandPackets { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.flowControl) }
         if f.id == .rssi { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.rssi) }
         if let rule = rule(for: f, in: e) { return ValueText.same(f.value, g.value) ? nil : diff(rule) }
+        if f.id == .subevent, e.isConnectionComplete, a.isConnectionComplete { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.eventVariant) }
+
         switch (f.value, g.value) {
         case let (.integer(recorded, format), .integer(live, _)) where f.id == .connectionHandle:
             if e.isConnectionComplete { return nil }   // where the mapping is learned
@@ -127,6 +132,9 @@ struct Comparator: Sendable {
             return ReplayRules.smpRandom
         }
         if f.layer == "ATT", f.id == .attValue || f.id == .rest { return ReplayRules.attValue }
+        // The recorded link was lost (Connection Timeout 0x08, LL Response Timeout 0x22): a live
+        // peer (a twin) cannot lose the radio, it ends the link itself.
+        if e.isDisconnectionComplete, f.id == .reason, case let .integer(r, _) = f.value, r == 0x08 || r == 0x22 { return ReplayRules.linkLoss }
         return nil
     }
 

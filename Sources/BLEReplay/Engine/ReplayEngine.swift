@@ -55,6 +55,22 @@ public final class ReplayEngine {
     private var skippedFrames: [Int: [Int]] = [:]
     private var skippedUnits: Set<Int> = []
     private var connectionTimes: [Int: (first: Double, last: Double)] = [:]
+    /// Under `--peer`: recorded connections to other devices than the twin's (not on its radio):
+    /// not played, their packets not compared.
+    private var absent: Set<Int> = []
+    /// The live controller has a random address (the recording set one, or the run did).
+    private var randomAddressSet = false
+    /// A command the run sent itself (not recorded) whose answer is awaited and swallowed.
+    private var ownCommand: UInt16?
+    private var ownNotes: [String] = []
+    private let connectionPeers: [BDAddr?]
+    /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
+    private var recordedAcceptList = false
+    private var acceptListed: Set<BDAddr> = []
+    /// Called before the host's connection attempt that, in the recording, made the n-th (1-based)
+    /// connection to a device that is there (`--peer`: the twin advertises again only then, so
+    /// the attempts that failed in the recording fail live too).
+    public var beforeConnecting: (Int) -> Void = { _ in }
 
     public init(script: Script, transport: HCITransport, options: ReplayOptions, capture: LiveCapture? = nil) {
         self.script = script
@@ -66,7 +82,13 @@ public final class ReplayEngine {
         self.state = Array(repeating: .waiting, count: script.units.count)
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
         self.stepOf = script.steps
-        (self.connectionOf, self.connections) = Self.connections(views)
+        let peers: [BDAddr?]
+        (self.connectionOf, self.connections, peers) = Self.connections(views)
+        connectionPeers = peers
+        recordedAcceptList = views.contains { $0.unit.fromHost && $0.opcode == 0x2011 }
+        if let only = options.advertisers {
+            for (k, peer) in peers.enumerated() where peer.map({ !only.contains($0) }) ?? false { absent.insert(k); down.insert(k) }
+        }
         maps.addresses = options.addressMap
         maps.addressTypes = options.addressTypes
     }
@@ -95,7 +117,7 @@ public final class ReplayEngine {
         } catch {
             failure = error
         }
-        var notes = script.notes
+        var notes = script.notes + ownNotes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
         reportSkipped()
         var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
@@ -133,6 +155,14 @@ public final class ReplayEngine {
         // The recorded controller's power-on events (before the host's first packet): another
         // controller has its own, or none.
         if stepOf[i] == 0 { inFlightReports.insert(i) }
+        // Under `--peer`, events about another device than the twin's (a connection request, a
+        // name, a link key of a phone's other peers) cannot come: that device is not there.
+        if let only = options.advertisers, view.eventCode != nil, view.eventCode != HCIEventCode.commandComplete,
+           view.eventCode != HCIEventCode.commandStatus, view.category != .advertising,
+           let peer = view.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
+           peer != BDAddr(0), !only.contains(peer) {
+            inFlightReports.insert(i)
+        }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
@@ -206,6 +236,11 @@ public final class ReplayEngine {
         for unit in live.push(packet, fromHost: false, frame: liveCount, timestamp: Clock.wallMicros()) {
             let view = UnitView(unit)
             flow.observe(view)
+            if let own = ownCommand, view.opcode == own,
+               view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
+                ownCommand = nil
+                continue
+            }
             if view.isDisconnectionComplete, let h = view.handle { live.disconnected(handle: h) }
             match(view)
         }
@@ -296,6 +331,9 @@ public final class ReplayEngine {
         switch unit.content {
         case let .command(bytes):
             noteScanEnable(bytes)
+            try prepareRandomAddress(i)
+            try prepareAcceptList(i)
+            announceConnecting(i)
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = HostRewriter.command(bytes, maps: maps)
@@ -367,14 +405,17 @@ public final class ReplayEngine {
 
 extension ReplayEngine {
     /// Assigns units to the recorded connections (see `connectionOf`).
-    static func connections(_ views: [UnitView]) -> ([Int?], [ConnectionOutcome]) {
+    static func connections(_ views: [UnitView]) -> ([Int?], [ConnectionOutcome], [BDAddr?]) {
         var of = [Int?](repeating: nil, count: views.count)
         var list: [ConnectionOutcome] = []
+        var peers: [BDAddr?] = []
         var open: [UInt16: Int] = [:]
         var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
         for (i, v) in views.enumerated() {
             if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
-                let peer = v.fields.first { f in if case .address = f.value { return f.topLevel } else { return false } }.map { ValueText.describe($0.value) }
+                let address = v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+                let peer = address?.description
+                peers.append(address)
                 open[h] = list.count
                 of[i] = list.count
                 list.append(ConnectionOutcome(index: list.count + 1, recordedHandle: h, liveHandle: nil, frame: v.unit.frame, peer: peer,
@@ -394,7 +435,7 @@ extension ReplayEngine {
             of[i] = k
             if v.isDisconnectionComplete { open[h] = nil }
         }
-        return (of, list)
+        return (of, list, peers)
     }
 
     private func touch(_ k: Int) {
@@ -420,8 +461,10 @@ extension ReplayEngine {
     private func skip(_ i: Int, connection k: Int) {
         state[i] = .skipped
         let n = script.units[i].packets.count
-        if !script.units[i].fromHost, let rule = views[i].category.rule, options.rules.isRelaxed(rule) {
+        if absent.contains(k) || (!script.units[i].fromHost && views[i].category.rule.map { options.rules.isRelaxed($0) } ?? false) {
             notCompared += n
+            if script.units[i].fromHost { step += 1 }
+            if absent.contains(k) { connections[k].skipped += n; skippedFrames[k, default: []].append(script.units[i].frame) }
             return
         }
         total += n
@@ -437,6 +480,10 @@ extension ReplayEngine {
             guard let frames = skippedFrames[k]?.sorted(), let first = frames.first, let last = frames.last else { continue }
             let c = connections[k]
             let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
+            if absent.contains(k) {
+                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets, \(range), not compared)")
+                continue
+            }
             add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
                            message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), connection complete #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
                            differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
@@ -468,5 +515,70 @@ extension ReplayEngine {
         }
         for k in out.indices { if let t = connectionTimes[k] { out[k].seconds = t.last - t.first } }
         return out
+    }
+}
+
+// MARK: what a recording that starts mid-session leaves out
+
+extension ReplayEngine {
+    static let ownAddressTypeOpcodes: Set<UInt16> = [
+        0x2006, 0x200B, HCIOpcode.leCreateConnection.rawValue, 0x2041, HCIOpcode.leExtendedCreateConnection.rawValue,
+    ]
+    /// The random static address the run gives a controller the recording never gave one.
+    static let runRandomAddress = BDAddr(0xC0DE_5EED_0001)
+
+    /// A command that uses the controller's random address (Own Address Type random or
+    /// resolvable-or-random, Core v5.4 Vol 4 Part E 7.8.5/7.8.10/7.8.12) when the recording never
+    /// set one (it started mid-session, after the host's LE Set Random Address): a live
+    /// controller refuses it (7.8.10: Invalid HCI Command Parameters), so the run sets a random
+    /// static address first, once, and says so.
+    /// LE (Extended) Create Connection with the filter accept list (Initiator Filter Policy 1,
+    /// Core v5.4 Vol 4 Part E 7.8.12) when the recording never added a device to the list (it was
+    /// filled before the log starts): the run adds the (live) peer of the connection that follows,
+    /// once per address, and says so.
+    fileprivate func prepareAcceptList(_ i: Int) throws(TransportError) {
+        guard let op = views[i].opcode else { return }
+        guard !recordedAcceptList, op == HCIOpcode.leCreateConnection.rawValue || op == HCIOpcode.leExtendedCreateConnection.rawValue,
+              let policy = views[i].fields.first(where: { $0.path.hasSuffix("Filter Policy") }), case let .integer(p, _) = policy.value, p == 1,
+              let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
+              let k = connectionOf[j], !absent.contains(k), let recorded = connectionPeers[k] else { return }
+        let address = maps.live(recorded)
+        guard !acceptListed.contains(address) else { return }
+        acceptListed.insert(address)
+        let recordedType = views[j].fields.first { $0.path.hasSuffix("Peer Address Type") }.flatMap { f -> UInt8? in
+            if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
+        let type = maps.addressTypes[recorded] ?? recordedType
+        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), ["Address Type": .int(UInt64(type)), "Address": .address(address)]) else { return }
+        ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = 0x2011
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own LE Add Device To Filter Accept List", step: i) { $0.ownCommand == nil }
+    }
+
+    /// LE (Extended) Create Connection whose connection complete (the next one recorded) was a
+    /// success with a device that is there: `beforeConnecting` with that connection's number.
+    fileprivate func announceConnecting(_ i: Int) {
+        guard let op = views[i].opcode, Self.connectOpcodes.contains(op),
+              let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
+              let k = connectionOf[j], !absent.contains(k) else { return }
+        beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+    }
+
+    fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {
+        guard let op = views[i].opcode else { return }
+        if op == HCIOpcode.leSetRandomAddress.rawValue { randomAddressSet = true; return }
+        guard !randomAddressSet, Self.ownAddressTypeOpcodes.contains(op),
+              let type = views[i].fields.first(where: { $0.path.hasSuffix("Own Address Type") }),
+              case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
+        randomAddressSet = true
+        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, ["Address": .address(Self.runRandomAddress)]) else { return }
+        ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = HCIOpcode.leSetRandomAddress.rawValue
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own LE Set Random Address", step: i) { $0.ownCommand == nil }
     }
 }

@@ -17,6 +17,13 @@ public final class PeerEngine {
     public var announce: (String) -> Void = { _ in }
     /// Polled between packets (an in-process twin is stopped by its replay).
     public var shouldStop: () -> Bool = { false }
+    /// How many connections the twin may accept by now (polled after a disconnection, before it
+    /// advertises again): beside a replay, the connections whose recorded attempt the replayed
+    /// host has made, so the attempts that failed in the recording (the device was away) fail
+    /// live too. Nil (`peer` alone, a central of its own): the twin ends when the central
+    /// disconnects.
+    public var connectionsAllowed: (() -> Int)?
+    private var readvertisePending = false
 
     var notes: [String] = []
     var aclMaxLength = 27
@@ -54,6 +61,12 @@ public final class PeerEngine {
     /// Why the twin could not pair with the live central, for the divergence of its refusal.
     var pairingRefusal: String?
     private var timedOut = false
+    /// Live connections accepted so far (the story's recorded connections are played in turn).
+    private var connectionsAccepted = 0
+    /// When the twin ends the current link as the recorded device did (seconds on `Clock`), once
+    /// the story of that connection is played.
+    private var endDue: Double?
+    private var endSent = false
 
     public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
         self.twin = twin
@@ -62,6 +75,43 @@ public final class PeerEngine {
         self.capture = capture
         self.limit = limit
         self.matched = Array(repeating: false, count: twin.story.steps.count)
+    }
+
+    var connectionsAcceptedCount: Int { connectionsAccepted }
+
+    /// The device ended the recorded connection (not the central): once the central did what it
+    /// did on it and the device's answers are out, the twin disconnects (Remote User Terminated,
+    /// Core v5.4 Vol 4 Part E 7.1.6), after the recorded pause (at most 0.5 s under `fast`).
+    private func endLinkIfRecorded(now: Double) throws(TransportError) {
+        guard let handle = liveHandle, !endSent, outbox.isEmpty, connectionsAccepted > 0 else { return }
+        let k = connectionsAccepted - 1
+        guard k < twin.deviceEnds.count, let pause = twin.deviceEnds[k] else { return }
+        let starts = twin.story.connectionStarts
+        let end = k + 1 < starts.count ? starts[k + 1] : twin.story.steps.count
+        guard next >= end else { return }
+        let seconds = Double(pause) / 1e6
+        let due = endDue ?? now + (options.timing == .original ? seconds / max(options.speed, 0.001) : min(seconds, 0.5))
+        endDue = due
+        guard now >= due else { return }
+        endSent = true
+        notes.append("connection \(connectionsAccepted): the device ended it in the recording; the twin disconnects (Remote User Terminated)")
+        try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.disconnect, ["Handle": .int(UInt64(handle)), "Reason": .int(0x13)])) ?? []))
+    }
+
+    /// Per-link state back to a fresh connection's.
+    func resetLink() {
+        liveMTU = ATT.defaultLEMTU
+        assembler = ACLAssembler()
+        outbox.removeAll()
+        inFlight = 0
+        encrypted = false
+        held.removeAll()
+        prepared.removeAll()
+        pairing = nil
+        secure = nil
+        pairingRefusal = nil
+        endDue = nil
+        endSent = false
     }
 
     /// The address the twin advertises with (after `run` set the controller up).
@@ -81,6 +131,11 @@ public final class PeerEngine {
                 let now = Clock.now()
                 if now >= end { timedOut = true; break }
                 try flush(now: now)
+                try endLinkIfRecorded(now: now)
+                if readvertisePending, (connectionsAllowed?() ?? 0) > connectionsAccepted {
+                    readvertisePending = false
+                    try readvertise()
+                }
                 let nextDue = outbox.first.map { $0.due - now } ?? 0.1
                 let wait = max(0.001, min(0.1, nextDue, end - now))
                 if let packet = try transport.receive(timeout: wait) { try handle(packet) }
@@ -158,7 +213,13 @@ public final class PeerEngine {
             guard liveHandle == nil else { return }
             liveHandle = handle
             centralAddress = (central, type)
-            schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
+            // The k-th live connection plays the k-th recorded one: the story moves to its start
+            // (what the central did not do on the previous one is reported as not done again).
+            let k = min(connectionsAccepted, twin.story.openings.count - 1)
+            connectionsAccepted += 1
+            next = max(next, twin.story.connectionStarts[k])
+            let opening = twin.story.openings[k]
+            schedule(opening, reference: opening.first?.timestamp ?? 0)
         case let .longTermKeyRequest(handle, random, ediv):
             try longTermKeyRequest(handle: handle, random: (0 ..< 8).map { UInt8(truncatingIfNeeded: random >> UInt64(8 * $0)) }, ediv: ediv)
         case .encrypted:
@@ -168,7 +229,12 @@ public final class PeerEngine {
             held.removeAll()
             schedule(release, reference: release.first?.timestamp ?? 0)
         case let .disconnected(handle):
-            if handle == liveHandle { disconnected = true }
+            guard handle == liveHandle else { return }
+            if connectionsAccepted < twin.connectionCount, connectionsAllowed != nil {
+                liveHandle = nil
+                resetLink()
+                readvertisePending = true
+            } else { disconnected = true }
         case let .completed(n):
             inFlight = max(0, inFlight - n)
         }
@@ -294,6 +360,19 @@ public final class PeerEngine {
                                           message: "\(count) recorded central PDU\(count == 1 ? "" : "s") (\(range)) not done again by the live central; first: \(steps[k].unit.title)",
                                           differences: [], expected: steps[k].unit, actual: nil))
             k = end + 1
+        }
+    }
+}
+
+extension PeerEngine {
+    /// The connection ended and the recording has more connections to the device: the twin
+    /// forgets the link's state and advertises again, as the recorded device did.
+    func readvertise() throws(TransportError) {
+        notes.append("connection \(connectionsAcceptedCount) of \(twin.connectionCount) ended: advertising again")
+        if extendedAdvertising {
+            try command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])])
+        } else {
+            try command(.leSetAdvertisingEnable, ["Advertising": .int(1)])
         }
     }
 }

@@ -129,7 +129,7 @@ extension PeerEngine {
             }
             try check(command(.leSetAdvertisingEnable, ["Advertising": .int(1)]), "LE Set Advertising Enable")
         }
-        extendedAdvertising = adv.extended
+        extendedAdvertising = adv.extended || adv.data.count > 31 || (adv.scanResponse?.count ?? 0) > 31
         return (address, type)
     }
 

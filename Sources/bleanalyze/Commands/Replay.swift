@@ -60,7 +60,9 @@ struct Replay: ParsableCommand {
             Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
         }
         let capture = session.play.write.map { _ in LiveCapture(weAreHost: true) }
-        var outcome = ReplayEngine(script: script, transport: transport, options: options, capture: capture).run()
+        let engine = ReplayEngine(script: script, transport: transport, options: options, capture: capture)
+        if let twin { engine.beforeConnecting = { twin.thread.allowConnection($0) } }
+        var outcome = engine.run()
         outcome.recording = file
         if let twin { outcome.notes += twin.thread.finish(grace: 3).map(TwinNotes.lines) ?? ["twin: did not end"] }
         ReplayOutput.finish(outcome, capture: capture, run: session.play, verb: "replayed")
