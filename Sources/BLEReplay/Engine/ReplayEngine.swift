@@ -67,6 +67,8 @@ public final class ReplayEngine {
     /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
     private var recordedAcceptList = false
     private var acceptListed: Set<BDAddr> = []
+    /// Connection commands (opcodes) whose last one sent named another device than the twin's.
+    private var absentTargets: Set<UInt16> = []
     /// Called before the host's connection attempt that, in the recording, made the n-th (1-based)
     /// connection to a device that is there (`--peer`: the twin advertises again only then, so
     /// the attempts that failed in the recording fail live too).
@@ -293,14 +295,21 @@ public final class ReplayEngine {
         // have ended with will not come.
         if e.eventCode == HCIEventCode.commandStatus, let op = e.opcode, Self.connectOpcodes.contains(op),
            e.integer("Status") == 0, let status = v.integer("Status"), status != 0,
-           let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete && connectionOf[$0] != nil }),
-           state[j] == .waiting, let k = connectionOf[j] {
-            goDown(k)
+           let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }), state[j] == .waiting {
+            if let k = connectionOf[j] { goDown(k) } else {
+                state[j] = .skipped   // an attempt that failed in the recording too: its failure will not come
+                notCompared += views[j].unit.packets.count
+            }
         }
         let differences = comparator.differences(expected: e, actual: v, maps: maps)
         guard !differences.isEmpty else { return }
-        add(Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
-                       message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit), unit: i)
+        var d = Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
+                           message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit)
+        // Under `--peer`, the answer to a connection attempt to another device than the twin's:
+        // that device is not there.
+        if let op = e.opcode, e.eventCode == HCIEventCode.commandStatus || e.eventCode == HCIEventCode.commandComplete,
+           absentTargets.contains(op) { d.classOverride = .environment }
+        add(d, unit: i)
     }
 
     static let connectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
@@ -334,6 +343,7 @@ public final class ReplayEngine {
             try prepareRandomAddress(i)
             try prepareAcceptList(i)
             announceConnecting(i)
+            noteTarget(i)
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = HostRewriter.command(bytes, maps: maps)
@@ -564,6 +574,14 @@ extension ReplayEngine {
               let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
               let k = connectionOf[j], !absent.contains(k) else { return }
         beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+    }
+
+    /// Remembers whether the connection command `i` names a device that is not there (`--peer`).
+    fileprivate func noteTarget(_ i: Int) {
+        guard let only = options.advertisers, let op = views[i].opcode, Self.connectOpcodes.contains(op) || op == HCIOpcode.createConnectionCancel.rawValue
+                || op == HCIOpcode.leCreateConnectionCancel.rawValue else { return }
+        let target = views[i].fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+        if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
     }
 
     fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {

@@ -124,6 +124,9 @@ public final class PeerEngine {
         do throws(TransportError) {
             let (a, t) = try setUp()
             (address, addressType) = (a, t)
+            // Beside a replay, advertising starts when the replayed host makes the attempt that
+            // connected in the recording (earlier ones failed there: the device was away).
+            readvertisePending = connectionsAllowed != nil
             announce("advertising as \(a)" + (t == .randomDevice ? " (random)" : " (public)"))
             let end = start + limit
             while !disconnected {
@@ -368,7 +371,7 @@ extension PeerEngine {
     /// The connection ended and the recording has more connections to the device: the twin
     /// forgets the link's state and advertises again, as the recorded device did.
     func readvertise() throws(TransportError) {
-        notes.append("connection \(connectionsAcceptedCount) of \(twin.connectionCount) ended: advertising again")
+        if connectionsAccepted > 0 { notes.append("connection \(connectionsAcceptedCount) of \(twin.connectionCount) ended: advertising again") }
         if extendedAdvertising {
             try command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])])
         } else {

@@ -11,7 +11,7 @@ final class TwinThread: @unchecked Sendable {   // safe: the engine is touched b
     private var advertised: String?
     private var stopRequested = false
     private var result: ReplayOutcome?
-    private var allowed = 1
+    private var allowed = 0
 
     init(_ engine: PeerEngine) { self.engine = engine }
 
