@@ -15,6 +15,8 @@ enum RealReplayCaptures {
         "android_horizon_treadmill_notify.btsnoop",
         "android_bj_led_ll_timeout_conn_cancel.btsnoop",
         "android_ledble_supervision_timeout_reconnect_loop.btsnoop",
+        "android_accuchek_glucose_smp_confirm_failed_rebond.btsnoop",
+        "android_blockbluelight_repeated_conn_failures.btsnoop",
     ]
 
     static let available: Bool = {

@@ -254,7 +254,17 @@ public final class ReplayEngine {
             return
         }
         let key = MatchKey(v, handle: { $0 })
-        let candidate: (UnitView) -> Bool = { [maps] e in e.category == v.category && MatchKey(e, handle: maps.live) == key }
+        let livePeer = Self.peer(v)
+        let candidate: (UnitView) -> Bool = { [maps] e in
+            guard e.category == v.category && MatchKey(e, handle: maps.live) == key else { return false }
+            // A connection complete is another connection's when it is BR/EDR against LE, or
+            // both succeeded with different (mapped) peers.
+            if e.isConnectionComplete {
+                if (e.eventCode == HCIEventCode.leMeta) != (v.eventCode == HCIEventCode.leMeta) { return false }
+                if e.integer("Status") == 0, v.integer("Status") == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
+            }
+            return true
+        }
         if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && candidate(views[$0]) }) {
             matched(i, v)
         } else if firstMatched, let i = lookahead(candidate) {
@@ -263,8 +273,14 @@ public final class ReplayEngine {
         } else if v.category == .advertising, scanStopped {
             return   // in flight when scanning stopped: timing, not a divergence
         } else if firstMatched, !options.rules.isRelaxed(ReplayRules.unexpected) {
-            divergences.append(Divergence(kind: .unexpected, frame: nil, step: step, fromHost: false,
-                                          message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit))
+            var d = Divergence(kind: .unexpected, frame: nil, step: step, fromHost: false,
+                               message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit)
+            // Under `--peer`, an event about another device than the twin's (the outcome of an
+            // attempt to reach a device that is not there) is the environment's.
+            if let only = options.advertisers,
+               let peer = v.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
+               peer != BDAddr(0), !only.contains(maps.recordedAddress(peer)) { d.classOverride = .environment }
+            divergences.append(d)
         }
     }
 
@@ -310,6 +326,11 @@ public final class ReplayEngine {
         if let op = e.opcode, e.eventCode == HCIEventCode.commandStatus || e.eventCode == HCIEventCode.commandComplete,
            absentTargets.contains(op) { d.classOverride = .environment }
         add(d, unit: i)
+    }
+
+    /// The first top-level address of an event (the peer of a connection complete), if any.
+    static func peer(_ v: UnitView) -> BDAddr? {
+        v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
     }
 
     static let connectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,

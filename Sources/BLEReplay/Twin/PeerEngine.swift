@@ -24,6 +24,8 @@ public final class PeerEngine {
     /// disconnects.
     public var connectionsAllowed: (() -> Int)?
     private var readvertisePending = false
+    /// The live central replays the recorded LE legacy pairing: the recorded answers are sent.
+    var legacyReplay = false
 
     var notes: [String] = []
     var aclMaxLength = 27
@@ -112,6 +114,7 @@ public final class PeerEngine {
         pairingRefusal = nil
         endDue = nil
         endSent = false
+        legacyReplay = false
     }
 
     /// The address the twin advertises with (after `run` set the controller up).
@@ -266,6 +269,19 @@ public final class PeerEngine {
             if let done = k ?? twin.story.steps[min(next, twin.story.steps.count)...].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
                 matched[done] = true; next = done + 1; position = done
             }
+            // A replayed LE legacy pairing (the central sent the recorded Pairing Request): its
+            // confirm and random values are the recorded ones, computed with the recorded TK
+            // (Just Works, or the passkey typed then), so the device's recorded answers fit them
+            // whatever the method; the STK is the one the recording's central encrypted with.
+            if let k, payload.first == 0x01, payload.count >= 4, let response = twin.story.pairingResponse, response.count >= 4,
+               payload[3] & response[3] & 0x08 == 0 {
+                if !legacyReplay { notes.append("pairing: the central sent the recorded Pairing Request (LE legacy): the device's recorded answers are sent") }
+                legacyReplay = true
+            }
+            if legacyReplay, let k {
+                schedule(twin.story.steps[k].answer, reference: twin.story.steps[k].unit.timestamp)
+                return
+            }
             if let k, var state = secure, state.replayed || (payload.first == 0x0C && state.own == nil) {
                 if !state.replayed { notes.append("pairing: the central sent the recorded Pairing Public Key: the device's recorded answers are sent") }
                 state.replayed = true
@@ -298,7 +314,13 @@ public final class PeerEngine {
     /// Queues the device's PDUs: at once (`fast`), or at the recorded offsets from `reference`.
     func schedule(_ pdus: [(pdu: [UInt8], timestamp: Int64)], reference: Int64) {
         let now = Clock.now()
-        for p in pdus {
+        for var p in pdus {
+            // SMP Identity Address Information (Core v5.4 Vol 3 Part H 3.6.5): the twin's own
+            // identity when it could not take the recorded one (a random static address).
+            if p.pdu.count == 4 + 8, p.pdu[2] == 6, p.pdu[3] == 0, p.pdu[4] == 0x09, let address, let addressType, address != twin.device {
+                p.pdu[5] = addressType.rawValue & 1
+                for b in 0 ..< 6 { p.pdu[6 + b] = UInt8(truncatingIfNeeded: address.value >> (8 * UInt64(b))) }
+            }
             if !encrypted, p.pdu.count > 4, p.pdu[2] == 6, p.pdu[3] == 0, (0x06 ... 0x0A).contains(p.pdu[4]) { held.append(p); continue }
             let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
             outbox.append((due, p.pdu))
