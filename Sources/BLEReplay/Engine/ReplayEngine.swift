@@ -265,7 +265,7 @@ public final class ReplayEngine {
             }
             return true
         }
-        if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && candidate(views[$0]) }) {
+        if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && !isAbsent($0) && candidate(views[$0]) }) {
             matched(i, v)
         } else if firstMatched, let i = lookahead(candidate) {
             total += views[i].unit.packets.count
@@ -280,6 +280,8 @@ public final class ReplayEngine {
             if let only = options.advertisers,
                let peer = v.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
                peer != BDAddr(0), !only.contains(maps.recordedAddress(peer)) { d.classOverride = .environment }
+            // The failure of an attempt to reach an absent device (its address zeroed).
+            if options.advertisers != nil, v.isConnectionComplete, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
             divergences.append(d)
         }
     }
@@ -288,7 +290,7 @@ public final class ReplayEngine {
     private func lookahead(_ candidate: (UnitView) -> Bool) -> Int? {
         let end = min(script.units.count, cursor + 1 + options.lookahead)
         guard cursor + 1 < end else { return nil }
-        for i in (cursor + 1) ..< end where state[i] == .waiting && !script.units[i].fromHost {
+        for i in (cursor + 1) ..< end where state[i] == .waiting && !script.units[i].fromHost && !isAbsent(i) {
             let e = views[i]
             if let rule = e.category.rule, options.rules.isRelaxed(rule) { continue }
             if candidate(e) { return i }
@@ -327,6 +329,9 @@ public final class ReplayEngine {
            absentTargets.contains(op) { d.classOverride = .environment }
         add(d, unit: i)
     }
+
+    /// A unit of a connection to a device that is not there (`--peer`).
+    func isAbsent(_ i: Int) -> Bool { connectionOf[i].map { absent.contains($0) } ?? false }
 
     /// The first top-level address of an event (the peer of a connection complete), if any.
     static func peer(_ v: UnitView) -> BDAddr? {
@@ -601,7 +606,12 @@ extension ReplayEngine {
     fileprivate func noteTarget(_ i: Int) {
         guard let only = options.advertisers, let op = views[i].opcode, Self.connectOpcodes.contains(op) || op == HCIOpcode.createConnectionCancel.rawValue
                 || op == HCIOpcode.leCreateConnectionCancel.rawValue else { return }
-        let target = views[i].fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+        var target = views[i].fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+        // Through the accept list (no address, or none given): the device of the connection
+        // complete that followed in the recording.
+        if target == nil || target == BDAddr(0), let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }) {
+            target = Self.peer(views[j])
+        }
         if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
     }
 
