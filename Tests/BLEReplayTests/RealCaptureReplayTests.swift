@@ -17,6 +17,7 @@ enum RealReplayCaptures {
         "android_ledble_supervision_timeout_reconnect_loop.btsnoop",
         "android_accuchek_glucose_smp_confirm_failed_rebond.btsnoop",
         "android_blockbluelight_repeated_conn_failures.btsnoop",
+        "android_xenopixel_saber_mtu517_enc_change_v2.btsnoop",
     ]
 
     static let available: Bool = {

@@ -119,9 +119,9 @@ public final class ReplayEngine {
         } catch {
             failure = error
         }
+        reportSkipped()
         var notes = script.notes + ownNotes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
-        reportSkipped()
         var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
                                     total: total, notCompared: notCompared, error: failure, notes: notes, seconds: Clock.now() - start)
         outcome.lastStep = step
@@ -287,12 +287,16 @@ public final class ReplayEngine {
     }
 
     /// An expected unit not reached yet that `candidate` accepts (a packet that came early).
+    /// Units the rules relax (advertising reports, flow control, the phone's vendor ACL) are not
+    /// counted in the look-ahead: a field log has thousands between two notifications.
     private func lookahead(_ candidate: (UnitView) -> Bool) -> Int? {
-        let end = min(script.units.count, cursor + 1 + options.lookahead)
-        guard cursor + 1 < end else { return nil }
-        for i in (cursor + 1) ..< end where state[i] == .waiting && !script.units[i].fromHost && !isAbsent(i) {
+        var counted = 0, i = cursor + 1
+        while i < script.units.count, counted < options.lookahead {
+            defer { i += 1 }
             let e = views[i]
             if let rule = e.category.rule, options.rules.isRelaxed(rule) { continue }
+            counted += 1
+            guard state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
             if candidate(e) { return i }
         }
         return nil
@@ -513,13 +517,15 @@ extension ReplayEngine {
     /// One `skipped` divergence per connection that did not come up.
     private func reportSkipped() {
         for k in down.sorted() {
-            guard let frames = skippedFrames[k]?.sorted(), let first = frames.first, let last = frames.last else { continue }
             let c = connections[k]
-            let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
+            let frames = skippedFrames[k]?.sorted() ?? []
             if absent.contains(k) {
-                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets, \(range), not compared)")
+                let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
+                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
                 continue
             }
+            guard let first = frames.first, let last = frames.last else { continue }
+            let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
             add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
                            message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), connection complete #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
                            differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
