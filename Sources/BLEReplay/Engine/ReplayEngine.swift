@@ -255,13 +255,15 @@ public final class ReplayEngine {
         }
         let key = MatchKey(v, handle: { $0 })
         let livePeer = Self.peer(v)
-        let candidate: (UnitView) -> Bool = { [maps] e in
+        let candidate: (UnitView) -> Bool = { [maps, absentTargets] e in
             guard e.category == v.category && MatchKey(e, handle: maps.live) == key else { return false }
             // A connection complete is another connection's when it is BR/EDR against LE, or
             // both succeeded with different (mapped) peers.
             if e.isConnectionComplete {
                 if (e.eventCode == HCIEventCode.leMeta) != (v.eventCode == HCIEventCode.leMeta) { return false }
                 if e.integer("Status") == 0, v.integer("Status") == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
+                // The failure of an attempt to reach an absent device is not a recorded success.
+                if e.integer("Status") == 0, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { return false }
             }
             return true
         }
