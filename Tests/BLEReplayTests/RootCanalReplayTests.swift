@@ -15,7 +15,7 @@ struct RootCanalReplayTests {
         #expect(result.status == 0, "\(result.stdout.prefix(3000))")
         #expect(try result.divergences().isEmpty)
 
-        let strict = try await CLIRun.run(["replay", setup.path, "--hci", rootCanal.uri, "--timeout", "3", "--json", "--strict", "controller-info"])
+        let strict = try await CLIRun.run(["replay", setup.path, "--hci", rootCanal.uri, "--timeout", "3", "--json", "--strict", "controller-info", "--strict", "environment"])
         #expect(strict.status == 1)
         let divergences = try strict.divergences()
         let summaries = divergences.map { ($0["expected"] as? [String: Any])?["summary"] as? String ?? "" }
@@ -23,5 +23,6 @@ struct RootCanalReplayTests {
         #expect(divergences.allSatisfy { $0["kind"] as? String == "mismatch" })
         let rules = divergences.flatMap { ($0["differences"] as? [[String: Any]] ?? []).map { $0["rule"] as? String } }
         #expect(rules.allSatisfy { $0 == "controller-info" }, "\(rules)")
+        #expect(divergences.allSatisfy { $0["class"] as? String == "environment" })
     }
 }

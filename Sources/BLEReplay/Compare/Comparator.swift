@@ -43,7 +43,7 @@ struct Comparator: Sendable {
         // A different message (Command Status for Command Complete, Error Response for Read
         // Response) is one difference; its fields are not comparable.
         for (le, la) in zip(e.layers, a.layers) where le.name != la.name || le.protocolName.description != la.protocolName.description {
-            let variant = e.isConnectionComplete && a.isConnectionComplete
+            let variant = (e.isConnectionComplete && a.isConnectionComplete) || Self.encryptionVariants(e, a)
             out.append(Difference(field: "\(le.protocolName)", expected: Self.title(le), actual: Self.title(la) + Self.keyFields(la),
                                   rule: variant ? ReplayRules.eventVariant : nil))
             if !variant { return out }
@@ -57,7 +57,7 @@ struct Comparator: Sendable {
         var actual: [String: ArraySlice<FlatField>] = [:]
         for f in a.fields { actual[f.path, default: []].append(f) }
         // Connection Complete variants have different fields; only the common ones are compared.
-        let variant = e.isConnectionComplete && a.isConnectionComplete && e.subevent != a.subevent
+        let variant = (e.isConnectionComplete && a.isConnectionComplete && e.subevent != a.subevent) || Self.encryptionVariants(e, a)
         for f in e.fields {
             guard let g = actual[f.path]?.popFirst() else {
                 if !variant { out.append(Difference(field: f.path, expected: ValueText.describe(f.value), actual: "(absent)", rule: nil)) }
@@ -80,9 +80,19 @@ struct Comparator: Sendable {
             Difference(field: f.path, expected: expected ?? ValueText.describe(f.value), actual: ValueText.describe(g.value), rule: rule)
         }
         if f.id == .l2capLength { return nil }   // implied by the payload
+        // A connection attempt that failed on both sides: only its Status says anything (the
+        // other fields of a failed connection complete are not defined, Core v5.4 Vol 4 Part E 7.7.65.1).
+        if e.isConnectionComplete, a.isConnectionComplete, f.id != .status, let s = e.integer("Status"), s != 0, let t = a.integer("Status"), t != 0 { return nil }
+        // A twin standing for a recorded public address with a random static one (`addressTypes`).
+        if f.path.hasSuffix("Peer Address Type") || (f.layer == "SMP" && f.path.hasSuffix("Address Type")), case let .integer(live, _) = g.value,
+           let t = e.fields.lazy.compactMap({ field -> UInt8? in if case let .address(a, _) = field.value { return maps.addressTypes[a] } else { return nil } }).first {
+            return UInt64(t) == live ? nil : diff(nil, expected: "\(t)")
+        }
         if f.id == .numCommandPackets { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.flowControl) }
         if f.id == .rssi { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.rssi) }
         if let rule = rule(for: f, in: e) { return ValueText.same(f.value, g.value) ? nil : diff(rule) }
+        if f.id == .subevent, e.isConnectionComplete, a.isConnectionComplete { return ValueText.same(f.value, g.value) ? nil : diff(ReplayRules.eventVariant) }
+
         switch (f.value, g.value) {
         case let (.integer(recorded, format), .integer(live, _)) where f.id == .connectionHandle:
             if e.isConnectionComplete { return nil }   // where the mapping is learned
@@ -122,7 +132,16 @@ struct Comparator: Sendable {
             return ReplayRules.smpRandom
         }
         if f.layer == "ATT", f.id == .attValue || f.id == .rest { return ReplayRules.attValue }
+        // The recorded link was lost (Connection Timeout 0x08, LL Response Timeout 0x22): a live
+        // peer (a twin) cannot lose the radio, it ends the link itself.
+        if e.isDisconnectionComplete, f.id == .reason, case let .integer(r, _) = f.value, r == 0x08 || r == 0x22 { return ReplayRules.linkLoss }
         return nil
+    }
+
+    /// Encryption Change and Encryption Change v2 (which adds the key size): one event.
+    static func encryptionVariants(_ e: UnitView, _ a: UnitView) -> Bool {
+        let codes: Set<UInt8?> = [HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2]
+        return e.eventCode != a.eventCode && codes.contains(e.eventCode) && codes.contains(a.eventCode)
     }
 
     static func title(_ layer: Layer) -> String {

@@ -26,6 +26,8 @@ struct LinkMaps: Sendable {
     mutating func learn(recorded: UInt16, live: UInt16) { handles[recorded] = live }
 
     func live(_ address: BDAddr) -> BDAddr { addresses[address] ?? address }
+    /// The recorded address a live one stands for.
+    func recordedAddress(_ live: BDAddr) -> BDAddr { addresses.first { $0.value == live }?.key ?? live }
 
     /// Parses `OLD=NEW` (`C0:5E:1A:00:00:02=D0:11:22:33:44:55`).
     static func parseAddressMapping(_ text: String) -> (BDAddr, BDAddr)? {
@@ -69,6 +71,8 @@ enum MatchKey: Hashable, Sendable {
         case .event:
             if let opcode = view.opcode { self = .commandResponse(opcode); return }
             if view.isConnectionComplete { self = .connectionComplete; return }
+            // Encryption Change v1 and v2 (Core v5.4 Vol 4 Part E 7.7.8, 7.7.8.1): one event (rule `event-variant`).
+            if view.eventCode == HCIEventCode.encryptionChangeV2 { self = .event(code: HCIEventCode.encryptionChange, subevent: nil, handle: h); return }
             self = .event(code: view.eventCode ?? 0, subevent: view.subevent, handle: h)
         case let .l2cap(_, pdu):
             let handle = h ?? 0

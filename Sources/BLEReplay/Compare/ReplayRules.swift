@@ -22,10 +22,12 @@ public enum ReplayRules {
     public static let smpRandom = "smp-random"
     public static let unexpected = "unexpected"
     public static let attValue = "att-value"
+    public static let environment = "environment"
+    public static let linkLoss = "link-loss"
 
     public static let all: [ReplayRule] = [
         ReplayRule(id: rssi, summary: "RSSI values are not compared", relaxedByDefault: true),
-        ReplayRule(id: vendor, summary: "vendor-specific events (0xFF) are neither expected nor unexpected", relaxedByDefault: true),
+        ReplayRule(id: vendor, summary: "vendor-specific events (0xFF) and Android's vendor ACL handle 0x0EDC are neither sent, expected nor unexpected", relaxedByDefault: true),
         ReplayRule(id: advertising, summary: "advertising reports are compared as a set of (advertiser, event type, data): order, count and other advertisers are ignored", relaxedByDefault: true),
         ReplayRule(id: localAddress, summary: "the controller's own addresses (Read BD_ADDR, local resolvable private addresses, LE Set Random Address) are not compared", relaxedByDefault: true),
         ReplayRule(id: connectionInterval, summary: "a connection interval anywhere in the range the host requested is accepted", relaxedByDefault: true),
@@ -36,6 +38,8 @@ public enum ReplayRules {
         ReplayRule(id: smpRandom, summary: "SMP random values and keys (confirm, random, public key, DHKey check, distributed keys, LTK/EDIV/Rand in HCI) are not compared", relaxedByDefault: true),
         ReplayRule(id: unexpected, summary: "packets the recording does not have are not divergences", relaxedByDefault: false),
         ReplayRule(id: attValue, summary: "ATT attribute values are not compared (opcodes, handles and error codes still are)", relaxedByDefault: false),
+        ReplayRule(id: linkLoss, summary: "a recorded link loss (Disconnection Complete with Connection Timeout 0x08 or LL Response Timeout 0x22) accepts any live reason: a live peer, a twin, ends the link itself", relaxedByDefault: true),
+        ReplayRule(id: environment, summary: "divergences in the controller's own traffic (vendor commands, version, features, codecs, buffer sizes, power-on events, configuration answers, advertising) are listed once and do not fail the run", relaxedByDefault: true),
     ]
 }
 

@@ -8,7 +8,7 @@ enum UnitCategory: Sendable, Equatable {
     case advertising
     /// Number Of Completed Packets, Command Complete for NOP (opcode 0): rule `flow-control`.
     case flowControl
-    /// Vendor-specific event 0xFF: rule `vendor`.
+    /// Vendor-specific event 0xFF, and ACL on Android's vendor handle 0x0EDC: rule `vendor`.
     case vendor
     /// Controller-initiated link-layer events: rule `ll-events`.
     case linkLayer
@@ -80,8 +80,12 @@ struct UnitView: Sendable {
         (self.layers, self.fields) = (layers, fields)
         (self.eventCode, self.subevent, self.opcode, self.handle, self.channel, self.attOpcode) = (eventCode, subevent, opcode, handle, channel, att)
         smpCode = smp
-        category = Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
+        category = handle == Self.androidVendorHandle && eventCode == nil ? .vendor : Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
     }
+
+    /// Android's Bluetooth stack logs the controller's vendor diagnostics (Broadcom/Qualcomm) as ACL
+    /// data on handle 0x0EDC, a handle no connection has: the phone's, not the session's.
+    static let androidVendorHandle: UInt16 = 0x0EDC
 
     static func decode(_ type: HCIPacketType, _ bytes: [UInt8]) -> Layer {
         bytes.withUnsafeBytes { raw in

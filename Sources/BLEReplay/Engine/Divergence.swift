@@ -11,6 +11,9 @@ public struct Divergence: Sendable {
         case unexpected
         /// The peer (emulate: the host) went away with recorded packets still to come.
         case endedEarly = "ended-early"
+        /// Recorded packets that could not come because an earlier step failed (their connection
+        /// never came up): not sent, not waited for.
+        case skipped
     }
 
     public var kind: Kind
@@ -25,6 +28,31 @@ public struct Divergence: Sendable {
     /// The recorded unit and the live one, when there are.
     public var expected: LinkUnit?
     public var actual: LinkUnit?
+    /// Set where the class is not the packet's (`DivergenceClass.of`).
+    public var classOverride: DivergenceClass? = nil
+    /// The recorded connection it belongs to (1-based, `ConnectionOutcome.index`), if any.
+    public var connection: Int? = nil
+}
+
+/// One recorded connection of a replay: did it come up live, how much of it was replayed.
+public struct ConnectionOutcome: Sendable {
+    /// 1-based, in the recording's order of successful connection complete events.
+    public var index: Int
+    public var recordedHandle: UInt16
+    public var liveHandle: UInt16?
+    public var frame: Int
+    public var peer: String?
+    /// The connection came up live (its connection complete matched, with success).
+    public var replayed: Bool
+    /// Recorded packets on it (its connection complete, its ACL, its events) the run acts on, and
+    /// how many were sent or received.
+    public var steps: Int
+    public var stepsReplayed: Int
+    public var skipped: Int
+    public var divergences: Int
+    public var behaviourDivergences: Int
+    /// Wall time from its connection complete's turn to its last packet.
+    public var seconds: Double
 }
 
 /// One recorded host packet (a command, a host L2CAP PDU): the JUnit test cases of a run.
@@ -56,6 +84,10 @@ public struct ReplayOutcome: Sendable {
     public var seconds: Double
     /// The step the run was at when it ended (where a transport failure happened).
     public var lastStep = 0
+    /// The recorded connections (replay).
+    public var connections: [ConnectionOutcome] = []
+    /// `--strict environment`: environment divergences fail the run too.
+    public var strictEnvironment = false
 
     public init(recording: String, peer: String, steps: [ReplayStep], divergences: [Divergence], replayed: Int, total: Int,
                 notCompared: Int, error: TransportError?, notes: [String], seconds: Double) {
@@ -63,8 +95,12 @@ public struct ReplayOutcome: Sendable {
         (self.replayed, self.total, self.notCompared, self.error, self.notes, self.seconds) = (replayed, total, notCompared, error, notes, seconds)
     }
 
-    /// 0 no divergence, 1 divergences, 2 transport failure.
-    public var exitCode: Int32 { error != nil ? 2 : divergences.isEmpty ? 0 : 1 }
+    /// 0 no behaviour divergence, 1 behaviour divergences (or any, with `strictEnvironment`), 2
+    /// transport failure.
+    public var exitCode: Int32 {
+        if error != nil { return 2 }
+        return divergences.contains { strictEnvironment || $0.divergenceClass == .behaviour } ? 1 : 0
+    }
 }
 
 extension LinkUnit {

@@ -45,6 +45,34 @@ public final class ReplayEngine {
     private var pacer: Pacer
     private var divergences: [Divergence] = []
     private var replayed = 0, total = 0, notCompared = 0
+    /// The recorded connection each unit belongs to (index into `connections`), from its
+    /// connection complete (success) to its disconnection complete: its ACL, events with its
+    /// handle, commands naming its handle and their Command Status/Complete.
+    private let connectionOf: [Int?]
+    private var connections: [ConnectionOutcome]
+    /// Recorded connections that did not come up live: their units are skipped at once.
+    private var down: Set<Int> = []
+    private var skippedFrames: [Int: [Int]] = [:]
+    private var skippedUnits: Set<Int> = []
+    private var connectionTimes: [Int: (first: Double, last: Double)] = [:]
+    /// Under `--peer`: recorded connections to other devices than the twin's (not on its radio):
+    /// not played, their packets not compared.
+    private var absent: Set<Int> = []
+    /// The live controller has a random address (the recording set one, or the run did).
+    private var randomAddressSet = false
+    /// A command the run sent itself (not recorded) whose answer is awaited and swallowed.
+    private var ownCommand: UInt16?
+    private var ownNotes: [String] = []
+    private let connectionPeers: [BDAddr?]
+    /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
+    private var recordedAcceptList = false
+    private var acceptListed: Set<BDAddr> = []
+    /// Connection commands (opcodes) whose last one sent named another device than the twin's.
+    private var absentTargets: Set<UInt16> = []
+    /// Called before the host's connection attempt that, in the recording, made the n-th (1-based)
+    /// connection to a device that is there (`--peer`: the twin advertises again only then, so
+    /// the attempts that failed in the recording fail live too).
+    public var beforeConnecting: (Int) -> Void = { _ in }
 
     public init(script: Script, transport: HCITransport, options: ReplayOptions, capture: LiveCapture? = nil) {
         self.script = script
@@ -56,6 +84,13 @@ public final class ReplayEngine {
         self.state = Array(repeating: .waiting, count: script.units.count)
         self.pacer = Pacer(options, origin: script.units.first?.timestamp)
         self.stepOf = script.steps
+        let peers: [BDAddr?]
+        (self.connectionOf, self.connections, peers) = Self.connections(views)
+        connectionPeers = peers
+        recordedAcceptList = views.contains { $0.unit.fromHost && $0.opcode == 0x2011 }
+        if let only = options.advertisers {
+            for (k, peer) in peers.enumerated() where peer.map({ !only.contains($0) }) ?? false { absent.insert(k); down.insert(k) }
+        }
         maps.addresses = options.addressMap
         maps.addressTypes = options.addressTypes
     }
@@ -68,6 +103,10 @@ public final class ReplayEngine {
         do throws(TransportError) {
             for i in script.units.indices {
                 cursor = i
+                if let k = connectionOf[i] {
+                    if down.contains(k) { skip(i, connection: k); continue }
+                    touch(k)
+                }
                 if script.units[i].fromHost {
                     try settle()
                     try send(i)
@@ -80,11 +119,14 @@ public final class ReplayEngine {
         } catch {
             failure = error
         }
-        var notes = script.notes
+        reportSkipped()
+        var notes = script.notes + ownNotes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
         var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
                                     total: total, notCompared: notCompared, error: failure, notes: notes, seconds: Clock.now() - start)
         outcome.lastStep = step
+        outcome.connections = connectionOutcomes()
+        outcome.strictEnvironment = !options.rules.isRelaxed(ReplayRules.environment)
         return outcome
     }
 
@@ -109,6 +151,20 @@ public final class ReplayEngine {
             return
         }
         if view.category == .advertising, scanStopped { inFlightReports.insert(i) }
+        // Under `--peer` the twin stops advertising once connected, and its reports are the
+        // twin controller's timing: matched if they come, never waited for.
+        if view.category == .advertising, options.advertisers != nil { inFlightReports.insert(i) }
+        // The recorded controller's power-on events (before the host's first packet): another
+        // controller has its own, or none.
+        if stepOf[i] == 0 { inFlightReports.insert(i) }
+        // Under `--peer`, events about another device than the twin's (a connection request, a
+        // name, a link key of a phone's other peers) cannot come: that device is not there.
+        if let only = options.advertisers, view.eventCode != nil, view.eventCode != HCIEventCode.commandComplete,
+           view.eventCode != HCIEventCode.commandStatus, view.category != .advertising,
+           let peer = view.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
+           peer != BDAddr(0), !only.contains(peer) {
+            inFlightReports.insert(i)
+        }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
@@ -161,6 +217,7 @@ public final class ReplayEngine {
     private func missing(_ i: Int) {
         state[i] = .missing
         let view = views[i]
+        if view.isConnectionComplete, let k = connectionOf[i] { goDown(k) }
         // The command's answer is already reported missing; do not also stall the next command on
         // the credit it would have returned.
         if view.opcode != nil { flow.commandCredits = max(flow.commandCredits, 1) }
@@ -169,8 +226,8 @@ public final class ReplayEngine {
             message = "advertising report not received within \(Self.seconds(options.timeout)): "
                 + sightings.map(\.summary).sorted().joined(separator: "; ")
         }
-        divergences.append(Divergence(kind: .missing, frame: view.unit.frame, step: stepOf[i], fromHost: false,
-                                      message: message, differences: [], expected: view.unit, actual: nil))
+        add(Divergence(kind: .missing, frame: view.unit.frame, step: stepOf[i], fromHost: false,
+                       message: message, differences: [], expected: view.unit, actual: nil), unit: i)
     }
 
     // MARK: live units
@@ -181,6 +238,11 @@ public final class ReplayEngine {
         for unit in live.push(packet, fromHost: false, frame: liveCount, timestamp: Clock.wallMicros()) {
             let view = UnitView(unit)
             flow.observe(view)
+            if let own = ownCommand, view.opcode == own,
+               view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
+                ownCommand = nil
+                continue
+            }
             if view.isDisconnectionComplete, let h = view.handle { live.disconnected(handle: h) }
             match(view)
         }
@@ -192,8 +254,20 @@ public final class ReplayEngine {
             return
         }
         let key = MatchKey(v, handle: { $0 })
-        let candidate: (UnitView) -> Bool = { [maps] e in e.category == v.category && MatchKey(e, handle: maps.live) == key }
-        if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && candidate(views[$0]) }) {
+        let livePeer = Self.peer(v)
+        let candidate: (UnitView) -> Bool = { [maps, absentTargets] e in
+            guard e.category == v.category && MatchKey(e, handle: maps.live) == key else { return false }
+            // A connection complete is another connection's when it is BR/EDR against LE, or
+            // both succeeded with different (mapped) peers.
+            if e.isConnectionComplete {
+                if (e.eventCode == HCIEventCode.leMeta) != (v.eventCode == HCIEventCode.leMeta) { return false }
+                if e.integer("Status") == 0, v.integer("Status") == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
+                // The failure of an attempt to reach an absent device is not a recorded success.
+                if e.integer("Status") == 0, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { return false }
+            }
+            return true
+        }
+        if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && !isAbsent($0) && candidate(views[$0]) }) {
             matched(i, v)
         } else if firstMatched, let i = lookahead(candidate) {
             total += views[i].unit.packets.count
@@ -201,18 +275,30 @@ public final class ReplayEngine {
         } else if v.category == .advertising, scanStopped {
             return   // in flight when scanning stopped: timing, not a divergence
         } else if firstMatched, !options.rules.isRelaxed(ReplayRules.unexpected) {
-            divergences.append(Divergence(kind: .unexpected, frame: nil, step: step, fromHost: false,
-                                          message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit))
+            var d = Divergence(kind: .unexpected, frame: nil, step: step, fromHost: false,
+                               message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit)
+            // Under `--peer`, an event about another device than the twin's (the outcome of an
+            // attempt to reach a device that is not there) is the environment's.
+            if let only = options.advertisers,
+               let peer = v.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
+               peer != BDAddr(0), !only.contains(maps.recordedAddress(peer)) { d.classOverride = .environment }
+            // The failure of an attempt to reach an absent device (its address zeroed).
+            if options.advertisers != nil, v.isConnectionComplete, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
+            divergences.append(d)
         }
     }
 
     /// An expected unit not reached yet that `candidate` accepts (a packet that came early).
+    /// Units the rules relax (advertising reports, flow control, the phone's vendor ACL) are not
+    /// counted in the look-ahead: a field log has thousands between two notifications.
     private func lookahead(_ candidate: (UnitView) -> Bool) -> Int? {
-        let end = min(script.units.count, cursor + 1 + options.lookahead)
-        guard cursor + 1 < end else { return nil }
-        for i in (cursor + 1) ..< end where state[i] == .waiting && !script.units[i].fromHost {
+        var counted = 0, i = cursor + 1
+        while i < script.units.count, counted < options.lookahead {
+            defer { i += 1 }
             let e = views[i]
             if let rule = e.category.rule, options.rules.isRelaxed(rule) { continue }
+            counted += 1
+            guard state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
             if candidate(e) { return i }
         }
         return nil
@@ -221,15 +307,45 @@ public final class ReplayEngine {
     private func matched(_ i: Int, _ v: UnitView) {
         arrived(i)
         let e = views[i]
+        if let k = connectionOf[i] { touch(k) }
         if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer("Status") == 0, v.integer("Status") == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
+            if let k = connectionOf[i] { connections[k].replayed = true; connections[k].liveHandle = liveHandle }
+        } else if e.isConnectionComplete, let k = connectionOf[i] {
+            goDown(k)   // recorded success, live failure
+        }
+        // A connection attempt the live controller refused: the connection complete it would
+        // have ended with will not come.
+        if e.eventCode == HCIEventCode.commandStatus, let op = e.opcode, Self.connectOpcodes.contains(op),
+           e.integer("Status") == 0, let status = v.integer("Status"), status != 0,
+           let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }), state[j] == .waiting {
+            if let k = connectionOf[j] { goDown(k) } else {
+                state[j] = .skipped   // an attempt that failed in the recording too: its failure will not come
+                notCompared += views[j].unit.packets.count
+            }
         }
         let differences = comparator.differences(expected: e, actual: v, maps: maps)
         guard !differences.isEmpty else { return }
-        divergences.append(Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
-                                      message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit))
+        var d = Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
+                           message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit)
+        // Under `--peer`, the answer to a connection attempt to another device than the twin's:
+        // that device is not there.
+        if let op = e.opcode, e.eventCode == HCIEventCode.commandStatus || e.eventCode == HCIEventCode.commandComplete,
+           absentTargets.contains(op) { d.classOverride = .environment }
+        add(d, unit: i)
     }
+
+    /// A unit of a connection to a device that is not there (`--peer`).
+    func isAbsent(_ i: Int) -> Bool { connectionOf[i].map { absent.contains($0) } ?? false }
+
+    /// The first top-level address of an event (the peer of a connection complete), if any.
+    static func peer(_ v: UnitView) -> BDAddr? {
+        v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+    }
+
+    static let connectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
+                                              HCIOpcode.leExtendedCreateConnectionV2.rawValue, HCIOpcode.createConnection.rawValue]
 
     /// Advertising reports under the `advertising` rule: each pending report unit is satisfied
     /// once every (advertiser, type, data) it recorded has been seen.
@@ -247,11 +363,19 @@ public final class ReplayEngine {
 
     private func send(_ i: Int) throws(TransportError) {
         let unit = script.units[i]
+        if views[i].category == .vendor, options.rules.isRelaxed(ReplayRules.vendor) {
+            notCompared += unit.packets.count   // the recorded phone's vendor diagnostics (ACL 0x0EDC)
+            return
+        }
         total += unit.packets.count
         try pump(until: pacer.due(unit.timestamp))
         switch unit.content {
         case let .command(bytes):
             noteScanEnable(bytes)
+            try prepareRandomAddress(i)
+            try prepareAcceptList(i)
+            announceConnecting(i)
+            noteTarget(i)
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = HostRewriter.command(bytes, maps: maps)
@@ -270,6 +394,7 @@ public final class ReplayEngine {
             }
         }
         replayed += unit.packets.count
+        state[i] = .matched
         pacer.sent(unit.timestamp)
     }
 
@@ -302,9 +427,9 @@ public final class ReplayEngine {
         while !ready(self) {
             let remaining = deadline - Clock.now()
             if remaining <= 0 {
-                divergences.append(Divergence(kind: .missing, frame: script.units[i].frame, step: stepOf[i], fromHost: true,
-                                              message: "\(views[i].title): the controller gave no \(what) within \(Self.seconds(options.timeout)); sent anyway",
-                                              differences: [], expected: nil, actual: nil))
+                add(Divergence(kind: .missing, frame: script.units[i].frame, step: stepOf[i], fromHost: true,
+                               message: "\(views[i].title): the controller gave no \(what) within \(Self.seconds(options.timeout)); sent anyway",
+                               differences: [], expected: nil, actual: nil), unit: i)
                 flow.commandCredits = max(flow.commandCredits, 1)
                 flow.forgetInFlight()
                 return
@@ -315,5 +440,202 @@ public final class ReplayEngine {
 
     static func seconds(_ s: Double) -> String {
         s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
+    }
+}
+
+// MARK: connections
+
+extension ReplayEngine {
+    /// Assigns units to the recorded connections (see `connectionOf`).
+    static func connections(_ views: [UnitView]) -> ([Int?], [ConnectionOutcome], [BDAddr?]) {
+        var of = [Int?](repeating: nil, count: views.count)
+        var list: [ConnectionOutcome] = []
+        var peers: [BDAddr?] = []
+        var open: [UInt16: Int] = [:]
+        var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
+        for (i, v) in views.enumerated() {
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
+                let address = v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+                let peer = address?.description
+                peers.append(address)
+                open[h] = list.count
+                of[i] = list.count
+                list.append(ConnectionOutcome(index: list.count + 1, recordedHandle: h, liveHandle: nil, frame: v.unit.frame, peer: peer,
+                                              replayed: false, steps: 0, stepsReplayed: 0, skipped: 0, divergences: 0, behaviourDivergences: 0, seconds: 0))
+                continue
+            }
+            var handle = v.handle
+            if case .command = v.unit.content {
+                handle = v.fields.first { $0.id == .connectionHandle && $0.topLevel }.flatMap { if case let .integer(x, _) = $0.value { UInt16(truncatingIfNeeded: x) } else { nil } }
+                if let h = handle, let k = open[h], let op = v.opcode { commandConnection[op] = k }
+            }
+            if handle == nil, let op = v.opcode, v.eventCode == HCIEventCode.commandStatus || v.eventCode == HCIEventCode.commandComplete {
+                of[i] = commandConnection.removeValue(forKey: op)
+                continue
+            }
+            guard let h = handle, let k = open[h] else { continue }
+            of[i] = k
+            if v.isDisconnectionComplete { open[h] = nil }
+        }
+        return (of, list, peers)
+    }
+
+    private func touch(_ k: Int) {
+        let now = Clock.now()
+        connectionTimes[k] = (connectionTimes[k]?.first ?? now, now)
+    }
+
+    /// Connection `k` did not come up live: what is still pending on it is skipped, and the rest
+    /// of it will be as its turn comes.
+    private func goDown(_ k: Int) {
+        guard !down.contains(k) else { return }
+        down.insert(k)
+        for i in pending where state[i] == .pending && connectionOf[i] == k {
+            state[i] = .skipped
+            skippedFrames[k, default: []].append(script.units[i].frame)
+            skippedUnits.insert(i)
+            connections[k].skipped += views[i].unit.packets.count
+        }
+        pending.removeAll { state[$0] != .pending }
+    }
+
+    /// A unit of a connection that is down: neither sent nor waited for, counted as not replayed.
+    private func skip(_ i: Int, connection k: Int) {
+        state[i] = .skipped
+        let n = script.units[i].packets.count
+        if absent.contains(k) || (!script.units[i].fromHost && views[i].category.rule.map { options.rules.isRelaxed($0) } ?? false) {
+            notCompared += n
+            if script.units[i].fromHost { step += 1 }
+            if absent.contains(k) { connections[k].skipped += n; skippedFrames[k, default: []].append(script.units[i].frame) }
+            return
+        }
+        total += n
+        connections[k].skipped += n
+        skippedFrames[k, default: []].append(script.units[i].frame)
+        skippedUnits.insert(i)
+        if script.units[i].fromHost { step += 1 }
+    }
+
+    /// One `skipped` divergence per connection that did not come up.
+    private func reportSkipped() {
+        for k in down.sorted() {
+            let c = connections[k]
+            let frames = skippedFrames[k]?.sorted() ?? []
+            if absent.contains(k) {
+                let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
+                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
+                continue
+            }
+            guard let first = frames.first, let last = frames.last else { continue }
+            let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
+            add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
+                           message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), connection complete #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
+                           differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
+        }
+    }
+
+    private func add(_ d: Divergence, unit i: Int?, connection: Int? = nil) {
+        var d = d
+        if let k = connection ?? i.flatMap({ connectionOf[$0] }) { d.connection = k + 1 }
+        divergences.append(d)
+    }
+
+    private func connectionOutcomes() -> [ConnectionOutcome] {
+        var out = connections
+        for i in script.units.indices {
+            guard let k = connectionOf[i] else { continue }
+            let n = script.units[i].packets.count
+            switch state[i] {
+            case .matched: out[k].steps += n; out[k].stepsReplayed += n
+            case .missing, .pending: out[k].steps += n
+            case .skipped where skippedUnits.contains(i): out[k].steps += n
+            default: break
+            }
+        }
+        for d in divergences {
+            guard let k = d.connection.map({ $0 - 1 }), out.indices.contains(k) else { continue }
+            out[k].divergences += 1
+            if d.divergenceClass == .behaviour { out[k].behaviourDivergences += 1 }
+        }
+        for k in out.indices { if let t = connectionTimes[k] { out[k].seconds = t.last - t.first } }
+        return out
+    }
+}
+
+// MARK: what a recording that starts mid-session leaves out
+
+extension ReplayEngine {
+    static let ownAddressTypeOpcodes: Set<UInt16> = [
+        0x2006, 0x200B, HCIOpcode.leCreateConnection.rawValue, 0x2041, HCIOpcode.leExtendedCreateConnection.rawValue,
+    ]
+    /// The random static address the run gives a controller the recording never gave one.
+    static let runRandomAddress = BDAddr(0xC0DE_5EED_0001)
+
+    /// A command that uses the controller's random address (Own Address Type random or
+    /// resolvable-or-random, Core v5.4 Vol 4 Part E 7.8.5/7.8.10/7.8.12) when the recording never
+    /// set one (it started mid-session, after the host's LE Set Random Address): a live
+    /// controller refuses it (7.8.10: Invalid HCI Command Parameters), so the run sets a random
+    /// static address first, once, and says so.
+    /// LE (Extended) Create Connection with the filter accept list (Initiator Filter Policy 1,
+    /// Core v5.4 Vol 4 Part E 7.8.12) when the recording never added a device to the list (it was
+    /// filled before the log starts): the run adds the (live) peer of the connection that follows,
+    /// once per address, and says so.
+    fileprivate func prepareAcceptList(_ i: Int) throws(TransportError) {
+        guard let op = views[i].opcode else { return }
+        guard !recordedAcceptList, op == HCIOpcode.leCreateConnection.rawValue || op == HCIOpcode.leExtendedCreateConnection.rawValue,
+              let policy = views[i].fields.first(where: { $0.path.hasSuffix("Filter Policy") }), case let .integer(p, _) = policy.value, p == 1,
+              let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
+              let k = connectionOf[j], !absent.contains(k), let recorded = connectionPeers[k] else { return }
+        let address = maps.live(recorded)
+        guard !acceptListed.contains(address) else { return }
+        acceptListed.insert(address)
+        let recordedType = views[j].fields.first { $0.path.hasSuffix("Peer Address Type") }.flatMap { f -> UInt8? in
+            if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
+        let type = maps.addressTypes[recorded] ?? recordedType
+        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), ["Address Type": .int(UInt64(type)), "Address": .address(address)]) else { return }
+        ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = 0x2011
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own LE Add Device To Filter Accept List", step: i) { $0.ownCommand == nil }
+    }
+
+    /// LE (Extended) Create Connection whose connection complete (the next one recorded) was a
+    /// success with a device that is there: `beforeConnecting` with that connection's number.
+    fileprivate func announceConnecting(_ i: Int) {
+        guard let op = views[i].opcode, Self.connectOpcodes.contains(op),
+              let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
+              let k = connectionOf[j], !absent.contains(k) else { return }
+        beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+    }
+
+    /// Remembers whether the connection command `i` names a device that is not there (`--peer`).
+    fileprivate func noteTarget(_ i: Int) {
+        guard let only = options.advertisers, let op = views[i].opcode, Self.connectOpcodes.contains(op) || op == HCIOpcode.createConnectionCancel.rawValue
+                || op == HCIOpcode.leCreateConnectionCancel.rawValue else { return }
+        var target = views[i].fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+        // Through the accept list (no address, or none given): the device of the connection
+        // complete that followed in the recording.
+        if target == nil || target == BDAddr(0), let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }) {
+            target = Self.peer(views[j])
+        }
+        if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
+    }
+
+    fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {
+        guard let op = views[i].opcode else { return }
+        if op == HCIOpcode.leSetRandomAddress.rawValue { randomAddressSet = true; return }
+        guard !randomAddressSet, Self.ownAddressTypeOpcodes.contains(op),
+              let type = views[i].fields.first(where: { $0.path.hasSuffix("Own Address Type") }),
+              case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
+        randomAddressSet = true
+        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, ["Address": .address(Self.runRandomAddress)]) else { return }
+        ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = HCIOpcode.leSetRandomAddress.rawValue
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own LE Set Random Address", step: i) { $0.ownCommand == nil }
     }
 }

@@ -17,6 +17,15 @@ public final class PeerEngine {
     public var announce: (String) -> Void = { _ in }
     /// Polled between packets (an in-process twin is stopped by its replay).
     public var shouldStop: () -> Bool = { false }
+    /// How many connections the twin may accept by now (polled after a disconnection, before it
+    /// advertises again): beside a replay, the connections whose recorded attempt the replayed
+    /// host has made, so the attempts that failed in the recording (the device was away) fail
+    /// live too. Nil (`peer` alone, a central of its own): the twin ends when the central
+    /// disconnects.
+    public var connectionsAllowed: (() -> Int)?
+    private var readvertisePending = false
+    /// The live central replays the recorded LE legacy pairing: the recorded answers are sent.
+    var legacyReplay = false
 
     var notes: [String] = []
     var aclMaxLength = 27
@@ -54,6 +63,12 @@ public final class PeerEngine {
     /// Why the twin could not pair with the live central, for the divergence of its refusal.
     var pairingRefusal: String?
     private var timedOut = false
+    /// Live connections accepted so far (the story's recorded connections are played in turn).
+    private var connectionsAccepted = 0
+    /// When the twin ends the current link as the recorded device did (seconds on `Clock`), once
+    /// the story of that connection is played.
+    private var endDue: Double?
+    private var endSent = false
 
     public init(twin: TwinRecording, transport: HCITransport, options: ReplayOptions, limit: Double, capture: LiveCapture? = nil) {
         self.twin = twin
@@ -62,6 +77,44 @@ public final class PeerEngine {
         self.capture = capture
         self.limit = limit
         self.matched = Array(repeating: false, count: twin.story.steps.count)
+    }
+
+    var connectionsAcceptedCount: Int { connectionsAccepted }
+
+    /// The device ended the recorded connection (not the central): once the central did what it
+    /// did on it and the device's answers are out, the twin disconnects (Remote User Terminated,
+    /// Core v5.4 Vol 4 Part E 7.1.6), after the recorded pause (at most 0.5 s under `fast`).
+    private func endLinkIfRecorded(now: Double) throws(TransportError) {
+        guard let handle = liveHandle, !endSent, outbox.isEmpty, connectionsAccepted > 0 else { return }
+        let k = connectionsAccepted - 1
+        guard k < twin.deviceEnds.count, let pause = twin.deviceEnds[k] else { return }
+        let starts = twin.story.connectionStarts
+        let end = k + 1 < starts.count ? starts[k + 1] : twin.story.steps.count
+        guard next >= end else { return }
+        let seconds = Double(pause) / 1e6
+        let due = endDue ?? now + (options.timing == .original ? seconds / max(options.speed, 0.001) : min(seconds, 0.5))
+        endDue = due
+        guard now >= due else { return }
+        endSent = true
+        notes.append("connection \(connectionsAccepted): the device ended it in the recording; the twin disconnects (Remote User Terminated)")
+        try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.disconnect, ["Handle": .int(UInt64(handle)), "Reason": .int(0x13)])) ?? []))
+    }
+
+    /// Per-link state back to a fresh connection's.
+    func resetLink() {
+        liveMTU = ATT.defaultLEMTU
+        assembler = ACLAssembler()
+        outbox.removeAll()
+        inFlight = 0
+        encrypted = false
+        held.removeAll()
+        prepared.removeAll()
+        pairing = nil
+        secure = nil
+        pairingRefusal = nil
+        endDue = nil
+        endSent = false
+        legacyReplay = false
     }
 
     /// The address the twin advertises with (after `run` set the controller up).
@@ -74,6 +127,9 @@ public final class PeerEngine {
         do throws(TransportError) {
             let (a, t) = try setUp()
             (address, addressType) = (a, t)
+            // Beside a replay, advertising starts when the replayed host makes the attempt that
+            // connected in the recording (earlier ones failed there: the device was away).
+            readvertisePending = connectionsAllowed != nil
             announce("advertising as \(a)" + (t == .randomDevice ? " (random)" : " (public)"))
             let end = start + limit
             while !disconnected {
@@ -81,6 +137,11 @@ public final class PeerEngine {
                 let now = Clock.now()
                 if now >= end { timedOut = true; break }
                 try flush(now: now)
+                try endLinkIfRecorded(now: now)
+                if readvertisePending, (connectionsAllowed?() ?? 0) > connectionsAccepted {
+                    readvertisePending = false
+                    try readvertise()
+                }
                 let nextDue = outbox.first.map { $0.due - now } ?? 0.1
                 let wait = max(0.001, min(0.1, nextDue, end - now))
                 if let packet = try transport.receive(timeout: wait) { try handle(packet) }
@@ -158,7 +219,13 @@ public final class PeerEngine {
             guard liveHandle == nil else { return }
             liveHandle = handle
             centralAddress = (central, type)
-            schedule(twin.story.opening, reference: twin.story.opening.first?.timestamp ?? 0)
+            // The k-th live connection plays the k-th recorded one: the story moves to its start
+            // (what the central did not do on the previous one is reported as not done again).
+            let k = min(connectionsAccepted, twin.story.openings.count - 1)
+            connectionsAccepted += 1
+            next = max(next, twin.story.connectionStarts[k])
+            let opening = twin.story.openings[k]
+            schedule(opening, reference: opening.first?.timestamp ?? 0)
         case let .longTermKeyRequest(handle, random, ediv):
             try longTermKeyRequest(handle: handle, random: (0 ..< 8).map { UInt8(truncatingIfNeeded: random >> UInt64(8 * $0)) }, ediv: ediv)
         case .encrypted:
@@ -168,7 +235,12 @@ public final class PeerEngine {
             held.removeAll()
             schedule(release, reference: release.first?.timestamp ?? 0)
         case let .disconnected(handle):
-            if handle == liveHandle { disconnected = true }
+            guard handle == liveHandle else { return }
+            if connectionsAccepted < twin.connectionCount, connectionsAllowed != nil {
+                liveHandle = nil
+                resetLink()
+                readvertisePending = true
+            } else { disconnected = true }
         case let .completed(n):
             inFlight = max(0, inFlight - n)
         }
@@ -196,6 +268,19 @@ public final class PeerEngine {
             // A live pairing's PDU (other keys and nonces) stands for the recorded one of its code.
             if let done = k ?? twin.story.steps[min(next, twin.story.steps.count)...].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
                 matched[done] = true; next = done + 1; position = done
+            }
+            // A replayed LE legacy pairing (the central sent the recorded Pairing Request): its
+            // confirm and random values are the recorded ones, computed with the recorded TK
+            // (Just Works, or the passkey typed then), so the device's recorded answers fit them
+            // whatever the method; the STK is the one the recording's central encrypted with.
+            if let k, payload.first == 0x01, payload.count >= 4, let response = twin.story.pairingResponse, response.count >= 4,
+               payload[3] & response[3] & 0x08 == 0 {
+                if !legacyReplay { notes.append("pairing: the central sent the recorded Pairing Request (LE legacy): the device's recorded answers are sent") }
+                legacyReplay = true
+            }
+            if legacyReplay, let k {
+                schedule(twin.story.steps[k].answer, reference: twin.story.steps[k].unit.timestamp)
+                return
             }
             if let k, var state = secure, state.replayed || (payload.first == 0x0C && state.own == nil) {
                 if !state.replayed { notes.append("pairing: the central sent the recorded Pairing Public Key: the device's recorded answers are sent") }
@@ -229,7 +314,13 @@ public final class PeerEngine {
     /// Queues the device's PDUs: at once (`fast`), or at the recorded offsets from `reference`.
     func schedule(_ pdus: [(pdu: [UInt8], timestamp: Int64)], reference: Int64) {
         let now = Clock.now()
-        for p in pdus {
+        for var p in pdus {
+            // SMP Identity Address Information (Core v5.4 Vol 3 Part H 3.6.5): the twin's own
+            // identity when it could not take the recorded one (a random static address).
+            if p.pdu.count == 4 + 8, p.pdu[2] == 6, p.pdu[3] == 0, p.pdu[4] == 0x09, let address, let addressType, address != twin.device {
+                p.pdu[5] = addressType.rawValue & 1
+                for b in 0 ..< 6 { p.pdu[6 + b] = UInt8(truncatingIfNeeded: address.value >> (8 * UInt64(b))) }
+            }
             if !encrypted, p.pdu.count > 4, p.pdu[2] == 6, p.pdu[3] == 0, (0x06 ... 0x0A).contains(p.pdu[4]) { held.append(p); continue }
             let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
             outbox.append((due, p.pdu))
@@ -294,6 +385,19 @@ public final class PeerEngine {
                                           message: "\(count) recorded central PDU\(count == 1 ? "" : "s") (\(range)) not done again by the live central; first: \(steps[k].unit.title)",
                                           differences: [], expected: steps[k].unit, actual: nil))
             k = end + 1
+        }
+    }
+}
+
+extension PeerEngine {
+    /// The connection ended and the recording has more connections to the device: the twin
+    /// forgets the link's state and advertises again, as the recorded device did.
+    func readvertise() throws(TransportError) {
+        if connectionsAccepted > 0 { notes.append("connection \(connectionsAcceptedCount) of \(twin.connectionCount) ended: advertising again") }
+        if extendedAdvertising {
+            try command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])])
+        } else {
+            try command(.leSetAdvertisingEnable, ["Advertising": .int(1)])
         }
     }
 }

@@ -114,7 +114,9 @@ extension PeerEngine {
             } else if adv.scanResponse != nil {
                 notes.append("the recorded scan response is not sent: connectable extended advertising is not scannable (Core v5.4 Vol 4 Part E 7.8.53)")
             }
-            try check(command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])]), "LE Set Extended Advertising Enable")
+            if connectionsAllowed == nil {
+                try check(command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])]), "LE Set Extended Advertising Enable")
+            }
         } else {
             // Type 0 ADV_IND (connectable, scannable), 3 ADV_NONCONN_IND.
             try check(command(.leSetAdvertisingParameters, [
@@ -127,9 +129,9 @@ extension PeerEngine {
                 try check(command(.leSetScanResponseData, ["Length": .int(UInt64(scan.count)), "Data": .bytes(Self.padded(scan))]),
                           "LE Set Scan Response Data")
             }
-            try check(command(.leSetAdvertisingEnable, ["Advertising": .int(1)]), "LE Set Advertising Enable")
+            if connectionsAllowed == nil { try check(command(.leSetAdvertisingEnable, ["Advertising": .int(1)]), "LE Set Advertising Enable") }
         }
-        extendedAdvertising = adv.extended
+        extendedAdvertising = adv.extended || adv.data.count > 31 || (adv.scanResponse?.count ?? 0) > 31
         return (address, type)
     }
 

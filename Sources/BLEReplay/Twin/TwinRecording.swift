@@ -38,6 +38,13 @@ public struct TwinRecording: Sendable {
     public var table: AttributeTable
     public var story: TwinStory
     public var keys: [RecordedKey] = []
+    /// The recorded connections to the device the story covers (each played in turn: the twin
+    /// advertises again after each disconnection while later ones remain).
+    public var connectionCount = 1
+    /// Per recorded connection: how long after the central's last PDU the device ended it (µs),
+    /// when the device did (a reason other than the central's own host terminating it:
+    /// Remote User Terminated, a link loss…); nil when the central ended it or it stayed open.
+    public var deviceEnds: [Int64?] = []
     /// What was chosen and why, for stderr.
     public var notes: [String]
 
@@ -88,12 +95,18 @@ public struct TwinRecording: Sendable {
         var table = AttributeTable(db)
         if table.isEmpty { notes.append("no GATT discovery of \(address) in the recording: the twin serves an empty database") }
 
-        let from = chosen.completeFrame ?? 0, to = chosen.disconnectFrame ?? Int.max
-        let units = script.units.filter { u in
-            guard case let .l2cap(h, _) = u.content else { return false }
-            return h == chosen.handle && u.frame >= from && u.frame <= to
-        }
-        let story = TwinStory(units: units, centralIsHost: true)
+        // Every connection of the central to the device, in order: the story plays them in turn.
+        let played = candidates.filter { $0.peerAddress == address && $0.role != .peripheral }
+            .sorted { ($0.completeFrame ?? 0) < ($1.completeFrame ?? 0) }
+        let ranges = played.map { (handle: $0.handle, from: $0.completeFrame ?? 0, to: $0.disconnectFrame ?? Int.max) }
+        let from = ranges.first?.from ?? chosen.completeFrame ?? 0
+        let story = TwinStory(connections: ranges.map { r in
+            script.units.filter { u in
+                guard case let .l2cap(h, _) = u.content else { return false }
+                return h == r.handle && u.frame >= r.from && u.frame <= r.to
+            }
+        }, centralIsHost: true)
+        if ranges.count > 1 { notes.append("the recording has \(ranges.count) connections to \(address): the twin plays them in turn, advertising again after each disconnection") }
 
         table.notFoundHandle = story.notFoundHandle
         if table.notFoundHandle != .start { notes.append("the device names the \(table.notFoundHandle == .end ? "ending handle" : "handle after the range") in its Attribute Not Found answers, not the starting one: the twin does too") }
@@ -104,16 +117,27 @@ public struct TwinRecording: Sendable {
         }
         // The LE Enable Encryption commands on this connection, decoded by the analysis's decoder.
         let keys: [RecordedKey] = script.units.compactMap { u in
-            guard case let .command(b) = u.content, u.frame >= from, u.frame <= to else { return nil }
+            guard case let .command(b) = u.content else { return nil }
             return b.withUnsafeBytes { raw -> RecordedKey? in
                 var r = ByteReader(raw, base: 0)
-                guard case let .enableEncryption(handle, key?)? = try? HCICommand.decode(&r), handle == chosen.handle else { return nil }
+                guard case let .enableEncryption(handle, key?)? = try? HCICommand.decode(&r),
+                      ranges.contains(where: { $0.handle == handle && u.frame >= $0.from && u.frame <= $0.to }) else { return nil }
                 return RecordedKey(random: Array(b[key.random.offset ..< key.random.offset + key.random.count]), ediv: key.ediv,
                                    key: Array(b[key.longTermKey.offset ..< key.longTermKey.offset + key.longTermKey.count]), frame: u.frame)
             }
         }
-        return TwinRecording(path: path, device: address, deviceType: chosen.peerAddressType ?? .publicDevice, handle: chosen.handle,
-                             firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)
+        var twin = TwinRecording(path: path, device: address, deviceType: chosen.peerAddressType ?? .publicDevice, handle: played.first?.handle ?? chosen.handle,
+                                 firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)
+        twin.connectionCount = max(1, ranges.count)
+        twin.deviceEnds = played.map { c -> Int64? in
+            guard let reason = c.disconnectReason, reason.rawValue != 0x16, let end = c.disconnectTime else { return nil }
+            let last = script.units.last { u in
+                guard u.fromHost, case let .l2cap(h, _) = u.content else { return false }
+                return h == c.handle && u.frame >= (c.completeFrame ?? 0) && u.frame <= (c.disconnectFrame ?? Int.max)
+            }
+            return max(0, end - (last?.timestamp ?? c.completeTime ?? end))
+        }
+        return twin
     }
 
     /// The last advertising and scan response data `address` sent before `frame` (any, if none before).

@@ -20,7 +20,11 @@ public struct TwinStory: Sendable {
 
     public private(set) var steps: [Step] = []
     /// The device's PDUs before the central's first one (sent when the connection opens).
-    public private(set) var opening: [(pdu: [UInt8], timestamp: Int64)] = []
+    public var opening: [(pdu: [UInt8], timestamp: Int64)] { openings.first ?? [] }
+    /// Per recorded connection of the device (in order): the device's PDUs before the central's
+    /// first one on it, and the index of that connection's first step.
+    public private(set) var openings: [[(pdu: [UInt8], timestamp: Int64)]] = [[]]
+    public private(set) var connectionStarts: [Int] = [0]
     /// Per attribute handle, the values recorded along the story: (step index, value).
     public private(set) var values: [UInt16: [(step: Int, value: [UInt8])]] = [:]
     /// The server MTU the device answered an Exchange MTU Request with.
@@ -35,6 +39,24 @@ public struct TwinStory: Sendable {
     public private(set) var keyDistribution: [UInt8: [UInt8]] = [:]
 
     public init(units: [LinkUnit], centralIsHost: Bool) {
+        self.init(connections: [units], centralIsHost: centralIsHost)
+    }
+
+    /// The story of several connections to the same device, one after the other: each
+    /// connection's opening is its own (`openings`), the MTU starts at the default on each.
+    public init(connections: [[LinkUnit]], centralIsHost: Bool) {
+        openings = []
+        connectionStarts = []
+        for units in connections {
+            connectionStarts.append(steps.count)
+            openings.append([])
+            add(units, centralIsHost: centralIsHost)
+        }
+        if openings.isEmpty { (openings, connectionStarts) = ([[]], [0]) }
+    }
+
+    private mutating func add(_ units: [LinkUnit], centralIsHost: Bool) {
+        let first = steps.count
         var mtu = ATT.defaultLEMTU, clientMTU: Int?
         var lastRequest: [UInt8]?
         for u in units {
@@ -53,7 +75,7 @@ public struct TwinStory: Sendable {
                 if channel == L2CAP.ChannelID.smp.rawValue { pairingRecorded = true }
                 continue
             }
-            if steps.isEmpty { opening.append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
+            if steps.count == first { openings[openings.count - 1].append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
             if channel == L2CAP.ChannelID.smp.rawValue, let code = payload.first {
                 if code == 0x05, pairingFailed == nil { pairingFailed = payload }
                 if code == 0x02, pairingResponse == nil, payload.count == 7 { pairingResponse = payload }
@@ -76,9 +98,10 @@ public struct TwinStory: Sendable {
             }
         }
 
-        func keep(_ handle: UInt16, _ value: [UInt8]) {
-            values[handle, default: []].append((max(0, steps.count - 1), value))
-        }
+    }
+
+    private mutating func keep(_ handle: UInt16, _ value: [UInt8]) {
+        values[handle, default: []].append((max(0, steps.count - 1), value))
     }
 
     /// The device's recorded ATT answer to `request` on `handle` (the latest by step `step`, else

@@ -43,6 +43,7 @@ struct Emulate: ParsableCommand {
         var outcome = EmulateEngine(script: script, transport: transport, options: options, capture: capture)
             .run(firstPacketTimeout: remaining)
         outcome.recording = file
+        outcome.strictEnvironment = !options.rules.isRelaxed(ReplayRules.environment)
         transport.close()
         ReplayOutput.finish(outcome, capture: capture, run: session.play, verb: "emulated")
     }

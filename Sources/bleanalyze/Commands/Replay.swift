@@ -60,7 +60,9 @@ struct Replay: ParsableCommand {
             Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
         }
         let capture = session.play.write.map { _ in LiveCapture(weAreHost: true) }
-        var outcome = ReplayEngine(script: script, transport: transport, options: options, capture: capture).run()
+        let engine = ReplayEngine(script: script, transport: transport, options: options, capture: capture)
+        if let twin { engine.beforeConnecting = { twin.thread.allowConnection($0) } }
+        var outcome = engine.run()
         outcome.recording = file
         if let twin { outcome.notes += twin.thread.finish(grace: 3).map(TwinNotes.lines) ?? ["twin: did not end"] }
         ReplayOutput.finish(outcome, capture: capture, run: session.play, verb: "replayed")
@@ -181,7 +183,8 @@ enum ReplayOutput {
     static func text(_ o: ReplayOutcome, verb: String, into out: inout Output) {
         let width = Diagnostics.terminalWidth()
         for note in o.notes { out.line("= \(note)") }
-        for d in o.divergences {
+        let listed = o.strictEnvironment ? o.divergences : o.behaviourDivergences
+        for d in listed {
             let at = d.frame.map { "at frame #\($0)" } ?? "live packet"
             out.line("DIVERGENCE \(d.kind.rawValue) \(at) (step \(d.step)): \(d.message)")
             for diff in d.differences {
@@ -189,11 +192,39 @@ enum ReplayOutput {
             }
             if d.expected != nil || d.actual != nil { sideBySide(d, width: width, into: &out) }
         }
+        if !o.strictEnvironment { environment(o, into: &out) }
+        for c in o.connections {
+            out.line("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)\(c.peer.map { ", " + $0 } ?? "")): "
+                     + (c.replayed ? "up" : "did not come up") + ", \(c.stepsReplayed)/\(c.steps) replayed"
+                     + (c.skipped > 0 ? ", \(c.skipped) skipped" : "") + ", \(c.behaviourDivergences) behaviour divergence\(c.behaviourDivergences == 1 ? "" : "s"), \(String(format1: c.seconds)) s")
+        }
         let n = o.divergences.count
         var details = ["\(String(format1: o.seconds)) s against \(o.peer)"]
         if o.notCompared > 0 { details.insert("\(o.notCompared) packets not compared under the rules", at: 0) }
         if let error = o.error { details.append("stopped: \(error.message)") }
-        out.line("\(verb) \(o.replayed)/\(o.total), \(n) divergence\(n == 1 ? "" : "s") (\(details.joined(separator: "; ")))")
+        let b = o.behaviourDivergences.count
+        let classes = n == 0 ? "" : " (\(b) behaviour, \(n - b) environment)"
+        out.line("\(verb) \(o.replayed)/\(o.total), \(n) divergence\(n == 1 ? "" : "s")\(classes) (\(details.joined(separator: "; ")))")
+    }
+
+    /// Environment divergences, listed once: one line per kind and packet title, with the count.
+    static func environment(_ o: ReplayOutcome, into out: inout Output) {
+        let env = o.environmentDivergences
+        guard !env.isEmpty else { return }
+        out.line("ENVIRONMENT \(env.count) divergence\(env.count == 1 ? "" : "s") of this controller's own traffic (listed once; they fail the run only with --strict environment):")
+        for (line, count) in environmentGroups(env) { out.line("    \(count)× \(line)") }
+    }
+
+    /// (kind + packet title, count), in order of first appearance.
+    static func environmentGroups(_ env: [Divergence]) -> [(String, Int)] {
+        var order: [String] = [], counts: [String: Int] = [:]
+        for d in env {
+            let title = (d.expected ?? d.actual)?.title ?? d.message
+            let key = "\(d.kind.rawValue): \(title)"
+            if counts[key] == nil { order.append(key) }
+            counts[key, default: 0] += 1
+        }
+        return order.map { ($0, counts[$0] ?? 0) }
     }
 
     /// The recorded and the live packet decoded, in two columns.
@@ -233,6 +264,8 @@ enum ReplayOutput {
         w.int("total", o.total)
         w.int("notCompared", o.notCompared)
         w.int("divergenceCount", o.divergences.count)
+        w.int("behaviourDivergenceCount", o.behaviourDivergences.count)
+        w.int("environmentDivergenceCount", o.environmentDivergences.count)
         w.double("seconds", (o.seconds * 1000).rounded() / 1000)
         w.optional("error", o.error?.message)
         w.beginArray("notes"); for n in o.notes { w.string(nil, n) }; w.endArray()
@@ -240,6 +273,8 @@ enum ReplayOutput {
         for d in o.divergences {
             w.beginObject()
             w.string("kind", d.kind.rawValue)
+            w.string("class", d.divergenceClass.rawValue)
+            w.optional("connection", d.connection)
             w.optional("frame", d.frame)
             w.int("step", d.step)
             w.string("direction", d.fromHost ? "host-to-controller" : "controller-to-host")
@@ -255,6 +290,29 @@ enum ReplayOutput {
             unitJSON("expected", d.expected, &w)
             unitJSON("actual", d.actual, &w)
             w.endObject()
+        }
+        w.endArray()
+        w.beginArray("connections")
+        for c in o.connections {
+            w.beginObject()
+            w.int("index", c.index)
+            w.int("recordedHandle", Int(c.recordedHandle))
+            w.optional("liveHandle", c.liveHandle.map(Int.init))
+            w.int("frame", c.frame)
+            w.optional("peer", c.peer)
+            w.bool("replayed", c.replayed)
+            w.int("steps", c.steps)
+            w.int("stepsReplayed", c.stepsReplayed)
+            w.int("skipped", c.skipped)
+            w.int("divergences", c.divergences)
+            w.int("behaviourDivergences", c.behaviourDivergences)
+            w.double("seconds", (c.seconds * 1000).rounded() / 1000)
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("environment")
+        for (line, count) in environmentGroups(o.environmentDivergences) {
+            w.beginObject(); w.string("divergence", line); w.int("count", count); w.endObject()
         }
         w.endArray()
         w.endObject()
@@ -277,7 +335,8 @@ enum ReplayOutput {
 enum JUnitReplay {
     static func document(_ o: ReplayOutcome) -> String {
         let steps = o.steps.isEmpty ? [ReplayStep(index: 0, frame: nil, title: "connect")] : o.steps
-        let failed = Set(o.divergences.map(\.step))
+        let failing = o.divergences.filter { o.strictEnvironment || $0.divergenceClass == .behaviour }
+        let failed = Set(failing.map(\.step))
         let errorIndex = o.error == nil ? nil : min(o.lastStep, steps.count - 1)
         var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         s += "<testsuites name=\"bleanalyze replay\" tests=\"\(steps.count)\" failures=\"\(failed.count)\" errors=\"\(o.error == nil ? 0 : 1)\">\n"
@@ -285,15 +344,20 @@ enum JUnitReplay {
         s += " failures=\"\(failed.count)\" errors=\"\(o.error == nil ? 0 : 1)\" time=\"\(String(format1: o.seconds))\">\n"
         for step in steps {
             let name = "step \(step.index)" + (step.frame.map { " #\($0)" } ?? "") + ": " + step.title
-            let divergences = o.divergences.filter { $0.step == step.index }
+            let all = o.divergences.filter { $0.step == step.index }
+            let divergences = all.filter { o.strictEnvironment || $0.divergenceClass == .behaviour }
+            let environment = all.filter { !o.strictEnvironment && $0.divergenceClass == .environment }
             s += "    <testcase classname=\"bleanalyze.replay\" name=\"\(JUnit.escape(name))\""
-            if divergences.isEmpty && errorIndex != step.index { s += "/>\n"; continue }
+            if all.isEmpty && errorIndex != step.index { s += "/>\n"; continue }
             s += ">\n"
             if errorIndex == step.index, let e = o.error { s += "      <error message=\"\(JUnit.escape(e.message))\"/>\n" }
             if let first = divergences.first {
-                s += "      <failure type=\"\(first.kind.rawValue)\" message=\"\(JUnit.escape(first.message))\">"
+                s += "      <failure type=\"\(first.divergenceClass.rawValue) \(first.kind.rawValue)\" message=\"\(first.divergenceClass.rawValue): \(JUnit.escape(first.message))\">"
                 s += JUnit.escape(divergences.map(describe).joined(separator: "\n"))
                 s += "</failure>\n"
+            }
+            if !environment.isEmpty {
+                s += "      <system-out>" + JUnit.escape(environment.map(describe).joined(separator: "\n")) + "</system-out>\n"
             }
             s += "    </testcase>\n"
         }
@@ -304,7 +368,7 @@ enum JUnitReplay {
 extension JUnitReplay {
     static func describe(_ d: Divergence) -> String {
         let at: String = d.frame.map { "at frame #\($0)" } ?? "live packet"
-        var text = "\(d.kind.rawValue) \(at): \(d.message)"
+        var text = "\(d.divergenceClass.rawValue) \(d.kind.rawValue) \(at): \(d.message)"
         for diff in d.differences { text += "\n  \(diff.field): expected \(diff.expected), got \(diff.actual)" }
         return text
     }

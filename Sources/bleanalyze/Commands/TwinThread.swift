@@ -11,12 +11,14 @@ final class TwinThread: @unchecked Sendable {   // safe: the engine is touched b
     private var advertised: String?
     private var stopRequested = false
     private var result: ReplayOutcome?
+    private var allowed = 0
 
     init(_ engine: PeerEngine) { self.engine = engine }
 
     func start() {
         engine.announce = { [self] line in condition.lock(); advertised = line; condition.broadcast(); condition.unlock() }
         engine.shouldStop = { [self] in condition.lock(); defer { condition.unlock() }; return stopRequested }
+        engine.connectionsAllowed = { [self] in condition.lock(); defer { condition.unlock() }; return allowed }
         let thread = Thread { [self] in
             let outcome = engine.run()
             condition.lock(); result = outcome; condition.broadcast(); condition.unlock()
@@ -42,6 +44,9 @@ final class TwinThread: @unchecked Sendable {   // safe: the engine is touched b
         while result == nil { if !condition.wait(until: hard) { break } }
         return result
     }
+
+    /// The replayed host is about to make the recorded connection `n` (1-based) to the device.
+    func allowConnection(_ n: Int) { condition.lock(); allowed = max(allowed, n); condition.unlock() }
 
     var address: BDAddr? { engine.advertisedAddress }
     var addressType: LEAddressType? { engine.advertisedAddressType }

@@ -1,0 +1,77 @@
+import BLEProtocol
+
+/// Whether a divergence is about the controller of the day (`environment`) or about what the
+/// recording is a test of (`behaviour`): ATT, SMP, L2CAP signalling, connection outcomes.
+///
+/// A field log is taken on one phone's controller and replayed on another (RootCanal, Bumble, a
+/// development board): vendor commands, the controller's identity and capabilities, its power-on
+/// events and its answers to configuration commands differ without anything being wrong. Those
+/// divergences are listed (once) but do not fail a run unless `--strict environment`.
+public enum DivergenceClass: String, Sendable, CaseIterable {
+    case environment
+    case behaviour
+
+    /// Commands whose outcome is a connection's: their Command Status/Complete is behaviour.
+    /// Core v5.4 Vol 4 Part E 7.1.5–7.1.7, 7.8.12–7.8.13, 7.8.24–7.8.26, 7.8.66.
+    static let connectionOpcodes: Set<UInt16> = [
+        HCIOpcode.createConnection.rawValue, HCIOpcode.disconnect.rawValue, HCIOpcode.createConnectionCancel.rawValue,
+        HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leCreateConnectionCancel.rawValue,
+        HCIOpcode.leExtendedCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnectionV2.rawValue,
+        HCIOpcode.leEnableEncryption.rawValue, HCIOpcode.leLongTermKeyRequestReply.rawValue,
+        HCIOpcode.leLongTermKeyRequestNegativeReply.rawValue,
+    ]
+    /// Events that are a connection's outcome (Core v5.4 Vol 4 Part E 7.7.3, 7.7.5, 7.7.8, 7.7.39, 7.7.65.1/.5/.10).
+    static let connectionEvents: Set<UInt8> = [
+        HCIEventCode.connectionComplete, HCIEventCode.disconnectionComplete, HCIEventCode.encryptionChange,
+        HCIEventCode.encryptionChangeV2, HCIEventCode.encryptionKeyRefreshComplete,
+    ]
+    static let connectionSubevents: Set<UInt8> = [
+        LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2,
+        LESubevent.longTermKeyRequest,
+    ]
+
+    /// The class of a divergence on `unit` (the recorded one, else the live one).
+    /// - Parameters:
+    ///   - step: the divergence's step; controller packets of step 0 (before the host's first
+    ///     packet: the recorded controller's power-on events) are environment.
+    ///   - fromHost: the packet in question goes host → controller.
+    static func of(_ unit: LinkUnit?, step: Int, fromHost: Bool) -> DivergenceClass {
+        // No unit: a flow-control stall (no command credit, no ACL buffer) is the controller's.
+        guard let unit else { return fromHost ? .environment : .behaviour }
+        switch unit.content {
+        case let .l2cap(h, _): return h == UnitView.androidVendorHandle ? .environment : .behaviour
+        case .raw: return .behaviour
+        case let .command(b):
+            guard b.count >= 2 else { return .behaviour }
+            return HCIOpcode(rawValue: UInt16(b[0]) | UInt16(b[1]) << 8).isVendor ? .environment : .behaviour
+        case let .event(b):
+            guard let code = b.first else { return .environment }
+            if code == HCIEventCode.vendor { return .environment }
+            if step == 0 && !fromHost { return .environment }
+            if connectionEvents.contains(code) { return .behaviour }
+            if code == HCIEventCode.leMeta {
+                return b.count >= 3 && connectionSubevents.contains(b[2]) ? .behaviour : .environment
+            }
+            var opcode: UInt16?
+            if code == HCIEventCode.commandComplete, b.count >= 5 { opcode = UInt16(b[3]) | UInt16(b[4]) << 8 }
+            if code == HCIEventCode.commandStatus, b.count >= 6 { opcode = UInt16(b[4]) | UInt16(b[5]) << 8 }
+            if let opcode, connectionOpcodes.contains(opcode) { return .behaviour }
+            // Everything else the controller says of itself: vendor and configuration commands'
+            // answers, local/remote version and features, codecs, buffer sizes, advertising reports.
+            return .environment
+        }
+    }
+}
+
+extension Divergence {
+    /// Environment or behaviour (see `DivergenceClass`).
+    public var divergenceClass: DivergenceClass {
+        if let classOverride { return classOverride }
+        return DivergenceClass.of(expected ?? actual, step: step, fromHost: fromHost)
+    }
+}
+
+extension ReplayOutcome {
+    public var behaviourDivergences: [Divergence] { divergences.filter { $0.divergenceClass == .behaviour } }
+    public var environmentDivergences: [Divergence] { divergences.filter { $0.divergenceClass == .environment } }
+}
