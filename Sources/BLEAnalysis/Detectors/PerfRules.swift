@@ -44,39 +44,37 @@ final class WriteWithResponse: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let count = whole(threshold("count", context)), minimum = threshold("duration", context)
-        for c in context.model.connections {
-            for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= minimum {
-                guard d.writeRequests >= count, d.writeRequests * 2 >= d.pdus, d.limitedBy.first == .writeWithResponse,
-                      let span = d.seconds, let measured = d.bytesPerSecond, let ceiling = d.ceilingBytesPerSecond,
-                      let wait = d.averageAnswerMicros, Double(d.answerWaitMicros) >= span * 1e6 / 2 else { continue }
-                let interval = Double(d.intervalUnits) * 1250
-                var m: FindingMessage = d.sentByHost ? "The host" : .peer(c)
-                m = m + " sent \(d.writeRequests) Write Requests"
-                m = m + " (\(d.bytes / max(1, d.pdus)) bytes on average) in \(seconds(span)) s: \(rate(measured)) bytes/s."
-                m = m + " Each waited for its response, \(millis(Double(wait))) ms on average"
-                if interval > 0 {
-                    m = m + " (\(String(Double(Int((Double(wait) / interval * 10).rounded())) / 10)) connection intervals of \(millis(interval)) ms"
-                    m = m + (d.latency > 0 ? ", peripheral latency \(d.latency))" : ")")
-                }
-                m = m + "; one write per round trip allows \(rate(ceiling)) bytes/s here."
-                // The same PDUs without the round trip: air time and controller buffers only.
-                // The one change that helps most: Write Command with flow control (the same PDUs without the
-                // round trip: air time and controller buffers only), then the link's parameters.
-                let streaming = max(d.airMicros, d.bufferMicros)
-                m = m + " Use Write Command with flow control"
-                if streaming > 0 { m = m + ", up to \(rate(Double(d.bytes) * 1e6 / streaming)) bytes/s on this link" }
-                m = m + (d.sentByHost
-                    ? ": iOS .withoutResponse, paced by canSendWriteWithoutResponse / peripheralIsReady(toSendWriteWithoutResponse:); Android WRITE_TYPE_NO_RESPONSE, the next write after onCharacteristicWrite."
-                    : " (the peer's client).")
-                if d.latency > 0 { m = m + " Latency 0 while streaming shortens each wait." }
-                if interval > 15_000 {
-                    m = m + " Where writes with response must stay, a shorter interval shortens each round trip"
-                    m = m + " (iOS accepts 15 ms at the shortest; Android: requestConnectionPriority(CONNECTION_PRIORITY_HIGH))."
-                }
-                findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
-                                        message: m, actor: d.sentByHost ? .app : .peripheralFirmware))
+        let count = whole(threshold("count", context))
+        eachTransfer(lasting: threshold("duration", context), context) { c, d in
+            guard d.writeRequests >= count, d.writeRequests * 2 >= d.pdus, d.limitedBy.first == .writeWithResponse,
+                  let span = d.seconds, let measured = d.bytesPerSecond, let ceiling = d.ceilingBytesPerSecond,
+                  let wait = d.averageAnswerMicros, Double(d.answerWaitMicros) >= span * 1e6 / 2 else { return }
+            let interval = Double(d.intervalUnits) * 1250
+            var m: FindingMessage = d.sentByHost ? "The host" : .peer(c)
+            m = m + " sent \(d.writeRequests) Write Requests"
+            m = m + " (\(d.bytes / max(1, d.pdus)) bytes on average) in \(seconds(span)) s: \(rate(measured)) bytes/s."
+            m = m + " Each waited for its response, \(millis(Double(wait))) ms on average"
+            if interval > 0 {
+                m = m + " (\(String(Double(Int((Double(wait) / interval * 10).rounded())) / 10)) connection intervals of \(millis(interval)) ms"
+                m = m + (d.latency > 0 ? ", peripheral latency \(d.latency))" : ")")
             }
+            m = m + "; one write per round trip allows \(rate(ceiling)) bytes/s here."
+            // The same PDUs without the round trip: air time and controller buffers only.
+            // The one change that helps most: Write Command with flow control (the same PDUs without the
+            // round trip: air time and controller buffers only), then the link's parameters.
+            let streaming = max(d.airMicros, d.bufferMicros)
+            m = m + " Use Write Command with flow control"
+            if streaming > 0 { m = m + ", up to \(rate(Double(d.bytes) * 1e6 / streaming)) bytes/s on this link" }
+            m = m + (d.sentByHost
+                ? ": iOS .withoutResponse, paced by canSendWriteWithoutResponse / peripheralIsReady(toSendWriteWithoutResponse:); Android WRITE_TYPE_NO_RESPONSE, the next write after onCharacteristicWrite."
+                : " (the peer's client).")
+            if d.latency > 0 { m = m + " Latency 0 while streaming shortens each wait." }
+            if interval > 15_000 {
+                m = m + " Where writes with response must stay, a shorter interval shortens each round trip"
+                m = m + " (iOS accepts 15 ms at the shortest; Android: requestConnectionPriority(CONNECTION_PRIORITY_HIGH))."
+            }
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
+                                    message: m, actor: d.sentByHost ? .app : .peripheralFirmware))
         }
     }
 }
@@ -100,27 +98,25 @@ final class SmallMTU: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let count = whole(threshold("count", context)), minimum = threshold("duration", context)
-        for c in context.model.connections {
-            for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= minimum {
-                let limits = d.limitedBy
-                guard d.fullPDUs >= count, limits.contains(.attMTU), limits.first != .application else { continue }
-                var m: FindingMessage = "\(d.fullPDUs) of the \(d.pdus) values \(sender(d, c)) sent filled ATT_MTU \(d.mtu)"
-                m = m + " (\(d.mtu - 3) bytes each)"
-                if let measured = d.bytesPerSecond, let span = d.seconds { m = m + "; \(d.bytes) bytes in \(seconds(span)) s, \(rate(measured)) bytes/s." } else { m = m + "." }
-                // Who keeps the MTU small: the server's answer when the client asked for more.
-                var actor = Actor.app
-                if let client = c.att.clientMTU, let server = c.att.serverMTU, server < client, Int(server) == d.mtu {
-                    m = m + " The client asked for \(client), the server answered \(server): the server's firmware sets the limit."
-                    actor = c.att.clientIsHost == true ? .peripheralFirmware : .app
-                } else if c.att.clientMTU == nil {
-                    m = m + " No MTU exchange on this connection: Android BluetoothGatt.requestMtu(517); iOS negotiates itself (maximumWriteValueLength(for:))."
-                } else {
-                    m = m + " A larger ATT_MTU (up to 247 fills one LL packet of 251 octets) carries more per PDU: Android requestMtu(517); iOS maximumWriteValueLength(for:)."
-                }
-                findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
-                                        message: m, actor: actor))
+        let count = whole(threshold("count", context))
+        eachTransfer(lasting: threshold("duration", context), context) { c, d in
+            let limits = d.limitedBy
+            guard d.fullPDUs >= count, limits.contains(.attMTU), limits.first != .application else { return }
+            var m: FindingMessage = "\(d.fullPDUs) of the \(d.pdus) values \(sender(d, c)) sent filled ATT_MTU \(d.mtu)"
+            m = m + " (\(d.mtu - 3) bytes each)"
+            if let measured = d.bytesPerSecond, let span = d.seconds { m = m + "; \(d.bytes) bytes in \(seconds(span)) s, \(rate(measured)) bytes/s." } else { m = m + "." }
+            // Who keeps the MTU small: the server's answer when the client asked for more.
+            var actor = Actor.app
+            if let client = c.att.clientMTU, let server = c.att.serverMTU, server < client, Int(server) == d.mtu {
+                m = m + " The client asked for \(client), the server answered \(server): the server's firmware sets the limit."
+                actor = c.att.clientIsHost == true ? .peripheralFirmware : .app
+            } else if c.att.clientMTU == nil {
+                m = m + " No MTU exchange on this connection: Android BluetoothGatt.requestMtu(517); iOS negotiates itself (maximumWriteValueLength(for:))."
+            } else {
+                m = m + " A larger ATT_MTU (up to 247 fills one LL packet of 251 octets) carries more per PDU: Android requestMtu(517); iOS maximumWriteValueLength(for:)."
             }
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
+                                    message: m, actor: actor))
         }
     }
 }
@@ -147,24 +143,32 @@ final class SmallDataLength: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let count = whole(threshold("count", context)), minimum = threshold("duration", context)
-        for c in context.model.connections {
-            for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= minimum {
-                let limits = d.limitedBy
-                guard d.fragmentedPDUs >= count, d.fragmentedPDUs * 2 >= d.pdus, limits.contains(.dataLength), limits.first != .application
-                else { continue }
-                let average = d.bytes / max(1, d.pdus)
-                let packets = (average + 3 + 4 + d.llPayload - 1) / d.llPayload   // opcode and handle, L2CAP header
-                var m: FindingMessage = "\(d.fragmentedPDUs) of the \(d.pdus) PDUs \(sender(d, c)) sent (\(average) bytes of value on average)"
-                m = m + " crossed the air in about \(packets) LL packets each: the LL data length stayed at \(d.llPayload) octets"
-                m = m + " with ATT_MTU \(d.mtu)" + (d.phy == 2 ? "." : " on the \(d.phy == 3 ? "LE Coded" : "LE 1M") PHY.")
-                if let measured = d.bytesPerSecond, let ceiling = d.ceilingBytesPerSecond {
-                    m = m + " Measured \(rate(measured)) bytes/s, the link allowed \(rate(ceiling)) bytes/s at this data length."
-                }
-                m = m + " Enable LE Data Length Extension (251 octets) in the peripheral's stack."
-                findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
-                                        message: m))
+        let count = whole(threshold("count", context))
+        eachTransfer(lasting: threshold("duration", context), context) { c, d in
+            let limits = d.limitedBy
+            guard d.fragmentedPDUs >= count, d.fragmentedPDUs * 2 >= d.pdus, limits.contains(.dataLength), limits.first != .application
+            else { return }
+            let average = d.bytes / max(1, d.pdus)
+            let packets = (average + 3 + 4 + d.llPayload - 1) / d.llPayload   // opcode and handle, L2CAP header
+            var m: FindingMessage = "\(d.fragmentedPDUs) of the \(d.pdus) PDUs \(sender(d, c)) sent (\(average) bytes of value on average)"
+            m = m + " crossed the air in about \(packets) LL packets each: the LL data length stayed at \(d.llPayload) octets"
+            m = m + " with ATT_MTU \(d.mtu)" + (d.phy == 2 ? "." : " on the \(d.phy == 3 ? "LE Coded" : "LE 1M") PHY.")
+            if let measured = d.bytesPerSecond, let ceiling = d.ceilingBytesPerSecond {
+                m = m + " Measured \(rate(measured)) bytes/s, the link allowed \(rate(ceiling)) bytes/s at this data length."
             }
+            m = m + " Enable LE Data Length Extension (251 octets) in the peripheral's stack."
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: d.firstTime, frames: [d.firstFrame, d.lastFrame],
+                                    message: m))
+        }
+    }
+}
+
+extension Detector {
+    /// Each direction of each connection whose value PDUs span at least `seconds` (the perf rules'
+    /// common walk over `Connection.transfer`).
+    func eachTransfer(lasting seconds: Double, _ context: DetectorContext, _ body: (Connection, TransferDirection) -> Void) {
+        for c in context.model.connections {
+            for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= seconds { body(c, d) }
         }
     }
 }
