@@ -77,14 +77,15 @@ extension SessionModel {
             return   // the rest of a PDU the capture cut
         }
         let data = r.rest()
-        if header.isStart, data.remaining >= 4 {
-            let expected = 4 + (Int(data.bytes[data.position]) | Int(data.bytes[data.position + 1]) << 8)   // safe: remaining >= 4
+        var body = data
+        if header.isStart, let l2cap = try? L2CAP.BasicHeader.read(&body) {
+            let expected = 4 + Int(l2cap.length)
             // More than its L2CAP length announces: the PDU delivered is cut to that length, and a
             // request in it is malformed (a lying length).
             if data.remaining > expected { malformedATT = true }
             // Less: an ATT PDU in progress (fragmented, or a length that lies the other way).
-            let att = data.remaining >= 5 && data.bytes[data.position + 2] == 0x04 && data.bytes[data.position + 3] == 0
-            let partial = att && data.remaining < expected ? (data.bytes[data.position + 4], frame.number) : nil
+            let opcode = l2cap.channel == .att && data.remaining < expected ? body.peekU8() : nil
+            let partial = opcode.map { ($0, frame.number) }
             // Written only when it changes (most start fragments hold a whole PDU).
             if sent {
                 if partial != nil || c.att.partialSent != nil { c.att.partialSent = partial }
@@ -111,14 +112,15 @@ extension SessionModel {
     /// connection; so does a primary service discovery from 0x0001 after one was done and the link
     /// was silent ≥ `sessionGap`. The old connection ends at its last data.
     func newSessionIfReused(_ c: Connection, _ r: ByteReader, frame: Frame, handle: UInt16, sent: Bool) -> Connection {
-        guard r.remaining >= 5, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 else { return c }
-        let op = r.bytes[r.position + 4]
+        var pdu = r
+        guard let header = try? L2CAP.BasicHeader.read(&pdu), header.channel == .att,
+              let op = pdu.peekU8(), op == ATTOpcode.exchangeMTURequest.rawValue || op == ATTOpcode.readByGroupTypeRequest.rawValue,
+              let att = try? ATT.decode(&pdu) else { return c }
         let why: String
-        if op == 0x02, c.att.mtuRequests > 0, c.att.clientIsHost == sent {
+        if case .exchangeMTURequest = att, c.att.mtuRequests > 0, c.att.clientIsHost == sent {
             why = "a second Exchange MTU Request from the same client"
-        } else if op == 0x10, r.remaining >= 11, r.bytes[r.position + 5] == 0x01, r.bytes[r.position + 6] == 0,
-                  r.bytes[r.position + 9] == 0x00, r.bytes[r.position + 10] == 0x28, c.att.discoveryRequests > 0,
-                  let last = c.lastDataTime, frame.timestamp - last >= Self.sessionGap {
+        } else if case let .readByGroupTypeRequest(range, type) = att, range.start == 0x0001, type == .primaryService,
+                  c.att.discoveryRequests > 0, let last = c.lastDataTime, frame.timestamp - last >= Self.sessionGap {
             why = "a new primary service discovery from 0x0001 after \(Format.duration(frame.timestamp - last)) of silence"
         } else {
             return c
