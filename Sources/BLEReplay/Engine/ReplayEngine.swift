@@ -385,9 +385,9 @@ public final class ReplayEngine {
         default:
             for packet in unit.packets {
                 for piece in HostRewriter.acl(packet, maps: maps, maxLength: flow.aclMaxLength) {
-                    if piece.type == .acl, piece.bytes.count >= 2 {
+                    if piece.type == .acl, let handle = piece.bytes.withReader({ HCIPacketHeader.aclHandle($0) }) {
                         try waitFor("an ACL buffer (Number Of Completed Packets)", step: i) { $0.flow.canSendACL }
-                        flow.sentACL(handle: (UInt16(piece.bytes[0]) | UInt16(piece.bytes[1]) << 8) & 0x0FFF)
+                        flow.sentACL(handle: handle)
                     }
                     try transmit(piece)
                 }
@@ -400,10 +400,9 @@ public final class ReplayEngine {
 
     /// Follows LE Set Scan Enable / LE Set Extended Scan Enable (Enable is the first parameter).
     private func noteScanEnable(_ command: [UInt8]) {
-        guard command.count >= 4 else { return }
-        let opcode = UInt16(command[0]) | UInt16(command[1]) << 8
-        guard opcode == HCIOpcode.leSetScanEnable.rawValue || opcode == HCIOpcode.leSetExtendedScanEnable.rawValue else { return }
-        scanStopped = command[3] == 0
+        let (opcode, enable) = command.withReader { r in (HCIPacketHeader.commandOpcode(r), HCIPacketHeader.commandParameters(r)?.peekU8()) }
+        guard let enable, opcode == .leSetScanEnable || opcode == .leSetExtendedScanEnable else { return }
+        scanStopped = enable == 0
     }
 
     private func transmit(_ packet: H4Packet) throws(TransportError) {

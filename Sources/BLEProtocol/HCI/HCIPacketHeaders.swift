@@ -1,0 +1,72 @@
+import BLEBytes
+
+/// The header facts of an HCI packet (no H4 indicator), read without decoding the rest: what
+/// replay, redaction, filters and the HTML ask of a packet before (or instead of) a full decode.
+/// Every offset here is the spec's; code outside BLEProtocol asks these instead of indexing bytes.
+/// Each returns nil when the packet is too short to hold the fact.
+public enum HCIPacketHeader {
+    // MARK: Commands (Core v5.4 Vol 4 Part E 5.4.1: Opcode u16, Parameter_Total_Length u8)
+
+    /// A command's opcode.
+    @inlinable public static func commandOpcode(_ r: ByteReader) -> HCIOpcode? { r.getU16le(at: 0).map(HCIOpcode.init(rawValue:)) }
+
+    /// A command's parameters (after the 3-byte header; as many as the packet holds).
+    @inlinable public static func commandParameters(_ r: ByteReader) -> ByteReader? {
+        guard r.bytes.count >= 3 else { return nil }
+        return r.getSlice(at: 3, count: r.bytes.count &- 3)   // safe: count >= 3
+    }
+
+    // MARK: Events (5.4.4: Event_Code u8, Parameter_Total_Length u8)
+
+    /// An event's code.
+    @inlinable public static func eventCode(_ r: ByteReader) -> UInt8? { r.getU8(at: 0) }
+
+    /// The subevent code of an LE Meta event (7.7.65: the first parameter); nil for other events.
+    @inlinable public static func leSubevent(_ r: ByteReader) -> UInt8? {
+        r.getU8(at: 0) == HCIEventCode.leMeta ? r.getU8(at: 2) : nil
+    }
+
+    /// The opcode a Command Complete (7.7.14: Num_HCI_Command_Packets, Command_Opcode) or Command
+    /// Status (7.7.15: Status, Num_HCI_Command_Packets, Command_Opcode) answers; nil for other events.
+    @inlinable public static func answeredOpcode(_ r: ByteReader) -> UInt16? {
+        switch r.getU8(at: 0) {
+        case HCIEventCode.commandComplete?: r.getU16le(at: 3)
+        case HCIEventCode.commandStatus?: r.getU16le(at: 4)
+        default: nil
+        }
+    }
+
+    // MARK: ACL data (5.4.2: Handle and flags u16, Data_Total_Length u16)
+
+    /// The ACL data packet's header.
+    @inlinable public static func acl(_ r: ByteReader) -> ACLHeader? {
+        guard let word = r.getU16le(at: 0), let length = r.getU16le(at: 2) else { return nil }
+        return ACLHeader(word: word, length: length)
+    }
+
+    /// The connection handle of an ACL data packet (12 bits of its first word); nil under 2 bytes.
+    @inlinable public static func aclHandle(_ r: ByteReader) -> UInt16? { r.getU16le(at: 0).map { $0 & 0x0FFF } }
+
+    // MARK: Any packet type
+
+    /// Header plus parameters (or data) length of a packet of `type` whose header `r` starts with;
+    /// nil until the header is in. Command and SCO (5.4.1, 5.4.3): 3 + a u8 length; event: 2 + a u8;
+    /// ACL: 4 + a u16; ISO (5.4.5): 4 + the low 14 bits of a u16.
+    @inlinable public static func packetLength(_ type: HCIPacketType, _ r: ByteReader) -> Int? {
+        switch type {
+        case .command, .sco: r.getU8(at: 2).map { 3 + Int($0) }
+        case .event: r.getU8(at: 1).map { 2 + Int($0) }
+        case .acl: r.getU16le(at: 2).map { 4 + Int($0) }
+        case .iso: r.getU16le(at: 2).map { 4 + Int($0 & 0x3FFF) }
+        }
+    }
+}
+
+extension L2CAP.BasicHeader {
+    /// The header at the start of `pdu`, read without moving the reader; nil under 4 bytes.
+    @inlinable
+    public static func peek(_ pdu: ByteReader) -> L2CAP.BasicHeader? {
+        guard let length = pdu.peekU16le(at: 0), let channel = pdu.peekU16le(at: 2) else { return nil }
+        return L2CAP.BasicHeader(length: length, channel: L2CAP.ChannelID(channel))
+    }
+}
