@@ -146,9 +146,9 @@ extension RedactionScanner {
         case 2:
             valuePDU.remove(key)
             let at = p.payloadOffset
-            guard p.payloadLength >= 5, b[at + 2] == 0x04, b[at + 3] == 0, let header = Self.attValueOffset(b[at + 4]) else { return nil }
+            guard let start = Self.attValueStart(b.reader.getSlice(at: at, count: p.payloadLength)) else { return nil }
             valuePDU.insert(key)
-            return at + 4 + header
+            return at + start
         default:
             return nil
         }

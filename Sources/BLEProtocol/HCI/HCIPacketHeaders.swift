@@ -5,6 +5,20 @@ import BLEBytes
 /// Every offset here is the spec's; code outside BLEProtocol asks these instead of indexing bytes.
 /// Each returns nil when the packet is too short to hold the fact.
 public enum HCIPacketHeader {
+    /// Bytes of a command's header (Opcode, Parameter_Total_Length), 5.4.1.
+    public static let commandHeaderSize = 3
+    /// Bytes of an event's header (Event_Code, Parameter_Total_Length), 5.4.4.
+    public static let eventHeaderSize = 2
+    /// Bytes of a synchronous (SCO) data packet's header, 5.4.3.
+    public static let scoHeaderSize = 3
+    /// Bytes of an ISO data packet's header (before the optional time stamp), 5.4.5.
+    public static let isoHeaderSize = 4
+    /// Where an LE Meta event's parameters start, after the header and the subevent code (7.7.65).
+    public static let leMetaParametersStart = eventHeaderSize + 1
+    /// Where a Command Complete's return parameters start after the status (header, Num_HCI_Command_Packets,
+    /// Command_Opcode, then the status every command except NOP returns first; 7.7.14).
+    public static let commandCompleteReturnParametersStart = eventHeaderSize + 4
+
     // MARK: Commands (Core v5.4 Vol 4 Part E 5.4.1: Opcode u16, Parameter_Total_Length u8)
 
     /// A command's opcode.
@@ -12,8 +26,8 @@ public enum HCIPacketHeader {
 
     /// A command's parameters (after the 3-byte header; as many as the packet holds).
     @inlinable public static func commandParameters(_ r: ByteReader) -> ByteReader? {
-        guard r.bytes.count >= 3 else { return nil }
-        return r.getSlice(at: 3, count: r.bytes.count &- 3)   // safe: count >= 3
+        guard r.bytes.count >= commandHeaderSize else { return nil }
+        return r.getSlice(at: commandHeaderSize, count: r.bytes.count &- commandHeaderSize)   // safe: count >= header
     }
 
     // MARK: Events (5.4.4: Event_Code u8, Parameter_Total_Length u8)

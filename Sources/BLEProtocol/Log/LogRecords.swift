@@ -85,6 +85,25 @@ public enum LogRecords {
         return layer
     }
 
+    /// Where the message of a PacketLogger syslog record (`syslog`) starts: after the PID, the level
+    /// and the first four NUL-terminated strings (or after as many as there are); nil when the record
+    /// holds no more than PID and level.
+    public static func syslogMessageStart(_ r: ByteReader) -> Int? {
+        let header = 5   // u32 pid, u8 level
+        guard r.bytes.count > header else { return nil }
+        var starts = [header]
+        for i in header ..< r.bytes.count where r.getU8(at: i) == 0 && i + 1 < r.bytes.count { starts.append(i + 1) }
+        return starts[min(4, starts.count - 1)]
+    }
+
+    /// Where the message of a monitor User Logging record (`userLogging`) starts: after priority,
+    /// ident length and ident; nil when there is no message.
+    public static func userLoggingMessageStart(_ r: ByteReader) -> Int? {
+        guard let identLength = r.getU8(at: 1) else { return nil }
+        let start = 2 + Int(identLength)
+        return start < r.bytes.count ? start : nil
+    }
+
     /// A record kept raw; printable text is shown as text.
     public static func raw(_ name: String, _ r: inout ByteReader) -> Layer {
         let bytes = Array(r.rest().bytes)

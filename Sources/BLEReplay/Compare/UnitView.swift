@@ -68,7 +68,7 @@ struct UnitView: Sendable {
             pdu.withReader { r in
                 guard let header = L2CAP.BasicHeader.peek(r) else { return }
                 channel = header.channel.rawValue
-                let code = r.peekU8(at: 4)   // the first byte of the information payload
+                let code = r.peekU8(at: L2CAP.basicHeaderLength)   // the first byte of the information payload
                 if header.channel == .att { att = code.map { ATTOpcode($0) } }
                 if header.channel == .smp { smp = code.map { SMPCode($0) } }
             }
