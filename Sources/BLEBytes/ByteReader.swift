@@ -172,6 +172,13 @@ public struct ByteReader {
         return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self))
     }
 
+    /// The big-endian u16 at `index` of `bytes`; nil when fewer than 2 bytes are there.
+    @inlinable
+    public func getU16be(at index: Int) -> UInt16? {
+        guard index >= 0, index <= bytes.count &- 2 else { return nil }   // safe: count >= 0
+        return UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self))
+    }
+
     /// The little-endian u24 at `index` of `bytes`; nil when fewer than 3 bytes are there.
     @inlinable
     public func getU24le(at index: Int) -> UInt32? {
@@ -191,6 +198,13 @@ public struct ByteReader {
     public func getU32be(at index: Int) -> UInt32? {
         guard index >= 0, index <= bytes.count &- 4 else { return nil }   // safe: count >= 0
         return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+    }
+
+    /// The little-endian u64 at `index` of `bytes`; nil when fewer than 8 bytes are there.
+    @inlinable
+    public func getU64le(at index: Int) -> UInt64? {
+        guard index >= 0, index <= bytes.count &- 8 else { return nil }   // safe: count >= 0
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
     }
 
     /// The little-endian u48 at `index` of `bytes` (a BD_ADDR's value); nil when fewer than 6 bytes are there.

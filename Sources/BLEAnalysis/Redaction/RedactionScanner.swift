@@ -223,8 +223,7 @@ final class RedactionScanner {
     /// Where the value of an ATT PDU whose value runs to its end starts in `l2cap` (an L2CAP PDU,
     /// basic header first, at least the opcode present): nil on another channel or for another PDU.
     static func attValueStart(_ l2cap: ByteReader?) -> Int? {
-        guard let l2cap, let header = L2CAP.BasicHeader.peek(l2cap), header.channel == .att,
-              let opcode = l2cap.peekU8(at: L2CAP.basicHeaderLength), let start = ATT.valueStart(ATTOpcode(opcode)) else { return nil }
+        guard let l2cap, let opcode = L2CAP.attOpcode(l2cap), let start = ATT.valueStart(opcode) else { return nil }
         return L2CAP.basicHeaderLength + start
     }
 
@@ -328,7 +327,7 @@ final class RedactionScanner {
                 + IdentifierMap.identifiers(in: known).map { ($0, identifiers.fake($0), .identifier) }
             cachedSubstitutions = all.sorted { $0.from.count > $1.from.count }
             byFirstByte = Array(repeating: [], count: 256)
-            for (k, sub) in cachedSubstitutions.enumerated() { byFirstByte[Int(sub.from[0])].append(k) }
+            for (k, sub) in cachedSubstitutions.enumerated() { if let first = sub.from.first { byFirstByte[Int(first)].append(k) } }
         }
         return cachedSubstitutions
     }

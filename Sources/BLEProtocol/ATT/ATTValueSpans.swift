@@ -29,6 +29,13 @@ extension ATT {
         }
     }
 
+    /// The Attribute Handle after the opcode, for the PDUs whose first parameter is one (Read, Read
+    /// Blob, Write Request / Command, Prepare Write, Handle Value Notification / Indication), read
+    /// without moving `r`; `opcodeAt` is where the opcode is (`L2CAP.basicHeaderLength` in an L2CAP
+    /// PDU). Nil when the PDU stops before it.
+    @inlinable
+    public static func peekHandle(_ r: ByteReader, opcodeAt: Int = 0) -> UInt16? { r.peekU16le(at: opcodeAt &+ 1) }   // safe: small offset
+
     /// The value spans of `pdu` (opcode first), in order; empty for PDUs without values.
     ///
     /// Read By Type Response (3.4.4.2): Length, then (handle, value) pairs of that length; a last

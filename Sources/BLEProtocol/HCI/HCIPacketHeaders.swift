@@ -50,6 +50,17 @@ public enum HCIPacketHeader {
         }
     }
 
+    /// The Status a Command Status carries (its first parameter, 7.7.15) or a Command Complete (its
+    /// first return parameter, after Num_HCI_Command_Packets and Command_Opcode, 7.7.14; every
+    /// command's but NOP's); nil for other events or when the packet stops before it.
+    @inlinable public static func answeredStatus(_ r: ByteReader) -> UInt8? {
+        switch r.getU8(at: 0) {
+        case HCIEventCode.commandComplete?: r.getU8(at: commandCompleteReturnParametersStart &- 1)   // safe: constant
+        case HCIEventCode.commandStatus?: r.getU8(at: eventHeaderSize)
+        default: nil
+        }
+    }
+
     // MARK: ACL data (5.4.2: Handle and flags u16, Data_Total_Length u16)
 
     /// The ACL data packet's header.
@@ -73,6 +84,17 @@ public enum HCIPacketHeader {
         case .acl: r.getU16le(at: 2).map { 4 + Int($0) }
         case .iso: r.getU16le(at: 2).map { 4 + Int($0 & 0x3FFF) }
         }
+    }
+}
+
+extension L2CAP {
+    /// The ATT opcode of `pdu` (an L2CAP PDU, basic header first, at the reader's cursor) when it is
+    /// on the fixed ATT channel (CID 0x0004, Core v5.4 Vol 3 Part A 2.1): the first byte of its
+    /// information payload. Nil on another channel or when the PDU stops before the opcode.
+    @inlinable
+    public static func attOpcode(_ pdu: ByteReader) -> ATTOpcode? {
+        guard BasicHeader.peek(pdu)?.channel == .att, let code = pdu.peekU8(at: basicHeaderLength) else { return nil }
+        return ATTOpcode(code)
     }
 }
 

@@ -29,6 +29,13 @@ public enum LogRecords {
         return layer
     }
 
+    /// The manufacturer of a monitor Index Info record (`indexInfo`: after the BD_ADDR); nil when short.
+    public static func indexInfoManufacturer(_ r: ByteReader) -> UInt16? { r.getU16le(at: 6) }   // after the 6-byte BD_ADDR
+
+    /// The mgmt opcode or event code of a monitor control command or event record (after the u32
+    /// cookie, `Mgmt`); nil when short.
+    public static func controlCode(_ r: ByteReader) -> UInt16? { r.getU16le(at: 4) }
+
     /// Monitor Open/Close/Delete Index (opcodes 8, 9, 1): no parameters; one line.
     public static func index(_ name: StaticString) -> Layer {
         Layer(protocolName: "Log", name: name.description, code: "", line: name.description)

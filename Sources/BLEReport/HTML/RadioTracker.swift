@@ -1,3 +1,4 @@
+import BLEBytes
 import BLECapture
 import BLEProtocol
 
@@ -9,16 +10,16 @@ struct RadioTracker {
     static let maxPeriods = 2000
 
     mutating func command(_ frame: Frame) {
-        let p = frame.payload
-        guard p.count >= 4 else { return }
+        let p = frame.payload.reader
+        guard let opcode = HCIPacketHeader.commandOpcode(p), let enable = HCIPacketHeader.commandParameters(p)?.peekU8() else { return }
         let kind: ReportExtras.RadioPeriod.Kind
-        switch HCIOpcode(rawValue: UInt16(p[0]) | UInt16(p[1]) << 8) {
+        switch opcode {
         case .leSetScanEnable, .leSetExtendedScanEnable: kind = .scanning
         case .leSetAdvertisingEnable, .leSetExtendedAdvertisingEnable: kind = .advertising
         default: return
         }
         let key = "\(kind.rawValue)/\(frame.adapter)"
-        if p[3] != 0 {
+        if enable != 0 {
             if open[key] == nil {
                 open[key] = .init(kind: kind, adapter: frame.adapter, start: frame.timestamp, end: frame.timestamp, frame: frame.number)
             }
