@@ -61,6 +61,7 @@ extension FieldSpec {
         switch self {
         case .handle: .connectionHandle
         case .status: .status
+        case .addressType: .addressType
         default: .unspecified
         }
     }

@@ -124,9 +124,10 @@ struct UnitView: Sendable {
 
     var isDisconnectionComplete: Bool { eventCode == HCIEventCode.disconnectionComplete }
 
-    /// The value of the first field at `path`, as an integer.
-    func integer(_ path: String) -> UInt64? {
-        for f in fields where f.path == path { if case let .integer(v, _) = f.value { return v } }
+    /// The value of the first top-level field `id` (never a display label: renaming one changes no
+    /// matching), as an integer.
+    func integer(_ id: FieldID) -> UInt64? {
+        for f in fields where f.id == id && f.topLevel { if case let .integer(v, _) = f.value { return v } }
         return nil
     }
 

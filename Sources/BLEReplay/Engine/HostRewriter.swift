@@ -69,10 +69,10 @@ enum HostRewriter {
     /// Connection-interval ranges (×1.25 ms) the host asks for: LE (Extended) Create Connection
     /// for the next connection, LE Connection Update for a live handle.
     static func noteIntervalRequest(_ command: UnitView, maps: inout LinkMaps) {
-        guard let min = command.fields.first(where: { $0.name == "Min Connection Interval" }),
-              let max = command.fields.first(where: { $0.name == "Max Connection Interval" }),
+        guard let min = command.fields.first(where: { $0.id == .minConnectionInterval }),
+              let max = command.fields.first(where: { $0.id == .maxConnectionInterval }),
               case let .integer(lo, _) = min.value, case let .integer(hi, _) = max.value, lo <= hi else { return }
-        if command.opcode == HCIOpcode.leConnectionUpdate.rawValue, let h = command.integer("Handle") {
+        if command.opcode == HCIOpcode.leConnectionUpdate.rawValue, let h = command.integer(.connectionHandle) {
             maps.updateIntervalRanges[UInt16(truncatingIfNeeded: h)] = lo...hi
         } else {
             maps.pendingIntervalRange = lo...hi

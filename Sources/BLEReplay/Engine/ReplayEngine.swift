@@ -261,9 +261,9 @@ public final class ReplayEngine {
             // both succeeded with different (mapped) peers.
             if e.isConnectionComplete {
                 if (e.eventCode == HCIEventCode.leMeta) != (v.eventCode == HCIEventCode.leMeta) { return false }
-                if e.integer("Status") == 0, v.integer("Status") == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
+                if e.integer(.status) == 0, v.integer(.status) == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
                 // The failure of an attempt to reach an absent device is not a recorded success.
-                if e.integer("Status") == 0, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { return false }
+                if e.integer(.status) == 0, (v.integer(.status) ?? 0) != 0, !absentTargets.isEmpty { return false }
             }
             return true
         }
@@ -283,7 +283,7 @@ public final class ReplayEngine {
                let peer = v.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
                peer != BDAddr(0), !only.contains(maps.recordedAddress(peer)) { d.classOverride = .environment }
             // The failure of an attempt to reach an absent device (its address zeroed).
-            if options.advertisers != nil, v.isConnectionComplete, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
+            if options.advertisers != nil, v.isConnectionComplete, (v.integer(.status) ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
             divergences.append(d)
         }
     }
@@ -308,7 +308,7 @@ public final class ReplayEngine {
         arrived(i)
         let e = views[i]
         if let k = connectionOf[i] { touch(k) }
-        if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer("Status") == 0, v.integer("Status") == 0 {
+        if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer(.status) == 0, v.integer(.status) == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
             if let k = connectionOf[i] { connections[k].replayed = true; connections[k].liveHandle = liveHandle }
@@ -318,7 +318,7 @@ public final class ReplayEngine {
         // A connection attempt the live controller refused: the connection complete it would
         // have ended with will not come.
         if e.eventCode == HCIEventCode.commandStatus, let op = e.opcode, Self.connectOpcodes.contains(op),
-           e.integer("Status") == 0, let status = v.integer("Status"), status != 0,
+           e.integer(.status) == 0, let status = v.integer(.status), status != 0,
            let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }), state[j] == .waiting {
             if let k = connectionOf[j] { goDown(k) } else {
                 state[j] = .skipped   // an attempt that failed in the recording too: its failure will not come
@@ -453,7 +453,7 @@ extension ReplayEngine {
         var open: [UInt16: Int] = [:]
         var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
         for (i, v) in views.enumerated() {
-            if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer(.status) == 0, let h = v.handle {
                 let address = v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
                 let peer = address?.description
                 peers.append(address)

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every protocol layout has one home (issue 26): BLEProtocol (tables, typed decoders, header and
+/// value-span accessors) over BLEBytes' `ByteReader`. Code elsewhere asks those instead of reading a
+/// packet's bytes by index, so a layout is never spelled twice. This scans `Sources/**.swift`
+/// outside BLEProtocol and BLEBytes for the two shapes a re-spelled layout takes:
+///
+/// - **assembly**: an indexed byte shifted into an integer (`UInt16(p[1]) << 8`, `b[i + 2]) << 16`),
+///   everywhere outside BLEProtocol/BLEBytes (capture containers included: BLECapture reads them
+///   with `ByteReader` or its loaders);
+/// - **literal index**: a byte buffer read at a fixed offset (`p[5]`, `payload[at + 4]`,
+///   `frame.payload[0]`). Byte buffers are named `p`, `b`, `bytes`, `payload`, `pdu`, `body`, `raw`,
+///   `data`, `buffer`, `packet`, or reached through `.payload` / `.bytes`. BLECapture is exempt from
+///   this rule: capture container formats (pcap, btsnoop, PacketLogger, btsnooz record headers and
+///   magic numbers) are file formats, not protocol layouts.
+///
+/// Lines in `//` comments are not scanned. `allowlist` names the files that may still do it, each
+/// with its reason; an entry whose file no longer matches fails too, so the list only shrinks.
+@Suite("Layout home")
+struct LayoutHomeTests {
+    /// File (relative to `Sources/`) → why it may still read bytes by index.
+    static let allowlist: [String: String] = [
+        "BLEReplay/Twin/TwinStory.swift": "issue 27 branch converts",
+        "BLEReplay/Twin/AttributeTable.swift": "issue 27 branch converts",
+        "BLEReplay/Twin/PeerEngine.swift": "issue 27 branch converts",
+        "BLEReplay/Twin/PeerPairing.swift": "issue 27 branch converts",
+        "BLEReplay/Twin/PeerRules.swift": "issue 27 branch converts",
+        "BLEReplay/Twin/PeerSecureConnections.swift": "issue 27 branch converts",
+        "BLEReplay/Twin/TwinRecording.swift": "issue 27 branch converts",
+        "BLEAnalysis/Redaction/Replacements.swift": "parses addresses written as text (AA:BB:…) in log records, not a packet layout",
+    ]
+
+    enum Rule: String, Sendable { case assembly, literalIndex }
+
+    struct Hit: Sendable, CustomStringConvertible {
+        var file: String
+        var line: Int
+        var rule: Rule
+        var text: String
+        var description: String { "\(file):\(line): \(rule.rawValue): \(text)" }
+    }
+
+    // An indexed byte, then (after an optional closing parenthesis) a left shift by a byte multiple.
+    static let assembly = try! NSRegularExpression(pattern: #"\[[^\[\]]+\]\s*\)?\s*<<\s*(8|16|24|32|40|48|56)\b"#)
+    // A byte buffer subscripted by a literal, or by a name plus or minus a literal.
+    static let literalIndex = try! NSRegularExpression(pattern:
+        #"(?:(?<![\w.])(?:p|b|bytes|payload|pdu|body|raw|data|buffer|packet)|\.(?:payload|bytes))\[\s*(?:[A-Za-z_][\w.]*\s*[+-]\s*)?(?:\d+|0x[0-9A-Fa-f]+)\s*\]"#)
+
+    /// The hits in `source` (the text of `file`, a path under `Sources/`).
+    static func scan(_ source: String, file: String) -> [Hit] {
+        let capture = file.hasPrefix("BLECapture/")
+        var hits: [Hit] = []
+        for (n, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let code = String(line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            let range = NSRange(code.startIndex..., in: code)
+            if assembly.firstMatch(in: code, range: range) != nil {
+                hits.append(Hit(file: file, line: n + 1, rule: .assembly, text: line.trimmingCharacters(in: .whitespaces)))
+            } else if !capture, literalIndex.firstMatch(in: code, range: range) != nil {
+                hits.append(Hit(file: file, line: n + 1, rule: .literalIndex, text: line.trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        return hits
+    }
+
+    @Test("the scanner finds the shapes a re-spelled layout takes, and leaves reader calls alone")
+    func scannerCatches() {
+        let caught = [
+            "let handle = (UInt16(p[0]) | UInt16(p[1]) << 8) & 0x0FFF",
+            "let v = UInt32(b[at]) | UInt32(b[at + 1]) << 8",
+            "switch p[0] {",
+            "case HCIEventCode.commandComplete: return p.count >= 6 && p[5] != 0",
+            "let opcode = ATTOpcode(bytes[4])",
+            "guard frame.payload[2] == 0x3E else { return }",
+            "let type = r.bytes[r.position + 4]",
+            "let n = Int(payload[at + 2])",
+        ]
+        for line in caught { #expect(!Self.scan(line, file: "BLEAnalysis/X.swift").isEmpty, "\(line)") }
+        let fine = [
+            "guard let opcode = HCIPacketHeader.commandOpcode(p.reader) else { return }",
+            "let v = r.getU16le(at: offset)",
+            "let first = strings[0]",                       // not a byte buffer
+            "let next = samples[i + 1]",
+            "out.setU16le(live, at: o)",
+            "let x = p[i]",                                 // a walk, not a fixed offset
+            "// UInt16(p[0]) | UInt16(p[1]) << 8 in a comment",
+            "let v = value << 8 | UInt64(hi << 4 | lo)",    // a shift of a value, not of an indexed byte
+        ]
+        for line in fine { #expect(Self.scan(line, file: "BLEAnalysis/X.swift").isEmpty, "\(line)") }
+        // Capture containers may read record headers by offset, but not assemble integers by hand.
+        #expect(Self.scan("let type = bytes[offset + 12]", file: "BLECapture/PacketLoggerReader.swift").isEmpty)
+        #expect(Self.scan("let m = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16", file: "BLECapture/CaptureFormat.swift").count == 1)
+    }
+
+    @Test("no protocol layout is read by byte index outside BLEProtocol and BLEBytes (allowlist aside)")
+    func layoutsLiveInBLEProtocol() throws {
+        let sources = Repo.root.appendingPathComponent("Sources")
+        guard let walker = FileManager.default.enumerator(atPath: sources.path) else {
+            Issue.record("cannot list \(sources.path)")
+            return
+        }
+        var hits: [Hit] = []
+        var scanned = 0
+        for case let file as String in walker where file.hasSuffix(".swift") {
+            if file.hasPrefix("BLEProtocol/") || file.hasPrefix("BLEBytes/") { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            scanned += 1
+            hits += Self.scan(text, file: file)
+        }
+        #expect(scanned > 100, "only \(scanned) files found under \(sources.path)")
+        let unexpected = hits.filter { Self.allowlist[$0.file] == nil }
+        #expect(unexpected.isEmpty, "read through BLEProtocol (a typed decode, a table row, HCIPacketHeader, ATT.valueSpans…) or ByteReader's get/peek verbs:\n\(unexpected.map(\.description).joined(separator: "\n"))")
+        let stale = Self.allowlist.keys.filter { file in !hits.contains { $0.file == file } }.sorted()
+        #expect(stale.isEmpty, "allowlisted but clean now, remove from the allowlist: \(stale)")
+    }
+}
