@@ -591,7 +591,7 @@ extension ReplayEngine {
         let recordedType = views[j].fields.first { $0.path.hasSuffix("Peer Address Type") }.flatMap { f -> UInt8? in
             if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
         let type = maps.addressTypes[recorded] ?? recordedType
-        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), ["Address Type": .int(UInt64(type)), "Address": .address(address)]) else { return }
+        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), [ParamKey("Address_Type"): .int(UInt64(type)), ParamKey("Address"): .address(address)]) else { return }
         ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
         try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
         ownCommand = 0x2011
@@ -629,7 +629,7 @@ extension ReplayEngine {
               let type = views[i].fields.first(where: { $0.path.hasSuffix("Own Address Type") }),
               case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
         randomAddressSet = true
-        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, ["Address": .address(Self.runRandomAddress)]) else { return }
+        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(Self.runRandomAddress)]) else { return }
         ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
         try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
         ownCommand = HCIOpcode.leSetRandomAddress.rawValue

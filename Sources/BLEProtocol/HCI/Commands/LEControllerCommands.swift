@@ -19,7 +19,7 @@ enum LEControllerCommands {
         .init(0x2002, "LE Read Buffer Size", [], returns: [
             Param("Status", .status), Param("Data Packet Length", .uint(2)), Param("Num Data Packets", .uint(1))]),
         .init(0x2003, "LE Read Local Supported Features", [], returns: [Param("Status", .status), Param("Features", .leFeatures)]),
-        .init(0x2005, "LE Set Random Address", [Param("Address", .address)], returns: status),
+        .init(0x2005, "LE Set Random Address", [Param("Address", .address, key: "Random_Address")], returns: status),
         .init(0x2006, "LE Set Advertising Parameters", [
             Param("Min Advertising Interval", .advertisingInterval), Param("Max Advertising Interval", .advertisingInterval),
             Param("Type", .named(1, HCINames.advertisingType)), Param(.addressType, "Own Address Type", .ownAddressType),
@@ -44,7 +44,7 @@ enum LEControllerCommands {
         .init(0x200E, "LE Create Connection Cancel", [], returns: status),
         .init(0x200F, "LE Read Filter Accept List Size", [], returns: [Param("Status", .status), Param("Size", .uint(1))]),
         .init(0x2010, "LE Clear Filter Accept List", [], returns: status),
-        .init(0x2011, "LE Add Device To Filter Accept List", [Param("Address Type", .addressType), Param("Address", .address)],
+        .init(0x2011, "LE Add Device To Filter Accept List", [Param("Address Type", .addressType, key: "Address_Type"), Param("Address", .address, key: "Address")],
               returns: status),
         .init(0x2012, "LE Remove Device From Filter Accept List", [Param("Address Type", .addressType), Param("Address", .address)],
               returns: status),
