@@ -158,6 +158,13 @@ public struct ByteReader {
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt32.self))   // safe: checked
     }
 
+    /// The little-endian u64 `offset` bytes after the cursor; nil when fewer than 8 bytes are there.
+    @inlinable
+    public func peekU64le(at offset: Int = 0) -> UInt64? {
+        guard offset >= 0, offset <= remaining &- 8 else { return nil }   // safe: remaining >= 0
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt64.self))   // safe: checked
+    }
+
     /// The byte at `index` of `bytes` (0 = the reader's first byte, whatever the cursor); nil out of range.
     @inlinable
     public func getU8(at index: Int) -> UInt8? {

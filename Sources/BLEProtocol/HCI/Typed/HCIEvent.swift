@@ -210,16 +210,18 @@ extension HCIEvent {
     static func leMeta(_ p: inout ByteReader) throws(DecodeError) -> HCIEvent {
         let sub = try p.u8("Subevent Code")
         switch sub {
+        // Read through the LE Meta table's rows by parameter key (`LEMetaLayout`): the layout is the row's.
         case LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2:
-            let status = HCIStatus(rawValue: try p.u8("Status"))
-            let handle = try p.u16le("Handle") & 0x0FFF
-            let role = try p.u8("Role")
-            let type = LEAddressType(rawValue: try p.u8("Peer Address Type"))
-            let address = try p.address("Peer Address")
-            if sub != LESubevent.connectionComplete { try p.skip(12, "Resolvable Private Addresses") }
-            let interval = try p.u16le("Connection Interval")
-            let latency = try p.u16le("Peripheral Latency")
-            let timeout = try p.u16le("Supervision Timeout")
+            let f = sub == LESubevent.connectionComplete ? LEMetaLayout.connectionComplete
+                : sub == LESubevent.enhancedConnectionComplete ? LEMetaLayout.enhancedConnectionComplete : LEMetaLayout.enhancedConnectionCompleteV2
+            let status = HCIStatus(rawValue: try f.status.u8(p))
+            let handle = try f.handle.u16(p) & 0x0FFF
+            let role = try f.role.u8(p)
+            let type = LEAddressType(rawValue: try f.peerAddressType.u8(p))
+            let address = try f.peerAddress.address(p)
+            let interval = try f.interval.u16(p)
+            let latency = try f.latency.u16(p)
+            let timeout = try f.timeout.u16(p)
             return .connectionComplete(ConnectionComplete(status: status, handle: handle, role: role, peerAddressType: type,
                                                           peerAddress: address, intervalUnits: interval, latency: latency,
                                                           timeoutUnits: timeout, isLE: true))
@@ -230,22 +232,26 @@ extension HCIEvent {
             try AdvertisingReports.validate(rest, count: n, extended: extended)
             return .advertisingReports(AdvertisingReports(extended: extended, count: n, reports: rest.remainingRange))
         case LESubevent.connectionUpdateComplete:
-            return .connectionUpdateComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
-                                             intervalUnits: try p.u16le("Interval"), latency: try p.u16le("Latency"),
-                                             timeoutUnits: try p.u16le("Timeout"))
+            let f = LEMetaLayout.connectionUpdate
+            return .connectionUpdateComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                             intervalUnits: try f.interval.u16(p), latency: try f.latency.u16(p),
+                                             timeoutUnits: try f.timeout.u16(p))
         case LESubevent.dataLengthChange:
-            return .dataLengthChange(handle: try p.u16le("Handle") & 0x0FFF, maxTxOctets: try p.u16le("Max TX Octets"),
-                                     maxTxTime: try p.u16le("Max TX Time"), maxRxOctets: try p.u16le("Max RX Octets"),
-                                     maxRxTime: try p.u16le("Max RX Time"))
+            let f = LEMetaLayout.dataLengthChange
+            return .dataLengthChange(handle: try f.handle.u16(p) & 0x0FFF, maxTxOctets: try f.maxTxOctets.u16(p),
+                                     maxTxTime: try f.maxTxTime.u16(p), maxRxOctets: try f.maxRxOctets.u16(p),
+                                     maxRxTime: try f.maxRxTime.u16(p))
         case LESubevent.phyUpdateComplete:
-            return .phyUpdateComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
-                                      txPHY: try p.u8("TX PHY"), rxPHY: try p.u8("RX PHY"))
+            let f = LEMetaLayout.phyUpdate
+            return .phyUpdateComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                      txPHY: try f.txPHY.u8(p), rxPHY: try f.rxPHY.u8(p))
         case LESubevent.advertisingSetTerminated:
-            return .advertisingSetTerminated(status: HCIStatus(rawValue: try p.u8("Status")), advertisingHandle: try p.u8("Advertising Handle"),
-                                             connectionHandle: try p.u16le("Connection Handle") & 0x0FFF)
+            let f = LEMetaLayout.advertisingSetTerminated
+            return .advertisingSetTerminated(status: HCIStatus(rawValue: try f.status.u8(p)), advertisingHandle: try f.advertisingHandle.u8(p),
+                                             connectionHandle: try f.connectionHandle.u16(p) & 0x0FFF)
         case LESubevent.longTermKeyRequest:
-            return .longTermKeyRequest(handle: try p.u16le("Handle") & 0x0FFF, random: try p.u64le("Random Number"),
-                                       ediv: try p.u16le("Encrypted Diversifier"))
+            let f = LEMetaLayout.longTermKeyRequest
+            return .longTermKeyRequest(handle: try f.handle.u16(p) & 0x0FFF, random: try f.random.u64(p), ediv: try f.ediv.u16(p))
         default:
             return .other(code: HCIEventCode.leMeta, subevent: sub)
         }
