@@ -14,11 +14,10 @@ enum HostRewriter {
         if opcode == hostNumberOfCompletedPackets { return completedPackets(bytes, maps: maps) }
         guard let entry = HCIDecoder.commands[opcode] else { return bytes }
         var out = bytes
-        var offset = 3
         var typeOffset: Int?   // the address type parameter just before, if any
-        for param in entry.parameters {
-            let size = SizeRule([param])
-            guard size.fixed, offset + size.minimum <= out.count else { break }
+        for (param, at, size) in SizeRule.fixedLayout(entry.parameters) {
+            let offset = HCIPacketHeader.commandHeaderSize + at
+            guard offset + size <= out.count else { break }
             switch param.spec {
             case .handle:
                 guard let word = out.withReader({ $0.getU16le(at: offset) }) else { break }
@@ -33,7 +32,6 @@ enum HostRewriter {
                 break
             }
             typeOffset = param.spec.isAddressType ? offset : nil
-            offset += size.minimum
         }
         return out
     }

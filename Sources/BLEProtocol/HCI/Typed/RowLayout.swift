@@ -14,17 +14,10 @@ struct RowField: Sendable {
     /// used, and `TypedEventAgreementTests` uses every layout.
     init(_ params: [Param], _ key: StaticString) {
         let wanted = ParamKey(key)
-        var offset = 0
-        for p in params {
-            let (size, fixed) = SizeRule.size(p.spec)
-            if p.key == wanted {
-                (self.key, self.offset, self.width) = (key, offset, size)
-                return
-            }
-            precondition(fixed, "\(key): a variable-size parameter (\(p.name)) comes before it")
-            offset += size
+        guard let field = SizeRule.fixedLayout(params).first(where: { $0.param.key == wanted }) else {
+            preconditionFailure("no parameter \(key) at a fixed offset in the row")
         }
-        preconditionFailure("no parameter \(key) in the row")
+        (self.key, self.offset, self.width) = (key, field.offset, field.size)
     }
 
     @inline(never)
