@@ -1,3 +1,5 @@
+import BLEBytes
+import BLEProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -113,5 +115,59 @@ struct LayoutHomeTests {
         #expect(unexpected.isEmpty, "read through BLEProtocol (a typed decode, a table row, HCIPacketHeader, ATT.valueSpans…) or ByteReader's get/peek verbs:\n\(unexpected.map(\.description).joined(separator: "\n"))")
         let stale = Self.allowlist.keys.filter { file in !hits.contains { $0.file == file } }.sorted()
         #expect(stale.isEmpty, "allowlisted but clean now, remove from the allowlist: \(stale)")
+    }
+}
+
+/// The accessors code outside BLEProtocol reads headers and values through, on hex vectors.
+@Suite("Header and value-span accessors")
+struct HeaderAccessorTests {
+    static func reader<T>(_ hex: [UInt8], _ body: (ByteReader) -> T) -> T { hex.withReader { body($0) } }
+
+    @Test func hciHeaders() {
+        // Command Complete for LE Set Scan Enable (0x200C), status 0x0C: 0e 04 01 0c 20 0c.
+        let cc: [UInt8] = [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x0C]
+        #expect(Self.reader(cc) { HCIPacketHeader.answeredOpcode($0) } == 0x200C)
+        #expect(Self.reader(cc) { HCIPacketHeader.answeredStatus($0) } == 0x0C)
+        #expect(Self.reader(Array(cc.prefix(5))) { HCIPacketHeader.answeredStatus($0) } == nil)
+        // Command Status: 0f 04 status=00 num=01 opcode 0d 20.
+        let cs: [UInt8] = [0x0F, 0x04, 0x00, 0x01, 0x0D, 0x20]
+        #expect(Self.reader(cs) { HCIPacketHeader.answeredOpcode($0) } == 0x200D)
+        #expect(Self.reader(cs) { HCIPacketHeader.answeredStatus($0) } == 0x00)
+        // LE Meta, subevent 0x0A; not LE Meta: no subevent.
+        #expect(Self.reader([0x3E, 0x1F, 0x0A]) { HCIPacketHeader.leSubevent($0) } == 0x0A)
+        #expect(Self.reader([0x05, 0x04, 0x00]) { HCIPacketHeader.leSubevent($0) } == nil)
+        // ACL: handle 0x042, PB 0b10, length 7.
+        let acl = Self.reader([0x42, 0x20, 0x07, 0x00]) { HCIPacketHeader.acl($0) }
+        #expect(acl?.handle == 0x042 && acl?.packetBoundary == 0b10 && acl?.length == 7)
+        #expect(Self.reader([0x42, 0x20, 0x07]) { HCIPacketHeader.acl($0) } == nil)
+        // Lengths from the headers (Vol 4 Part E 5.4): ISO keeps 14 bits.
+        #expect(Self.reader([0x03, 0x0C, 0x05]) { HCIPacketHeader.packetLength(.command, $0) } == 8)
+        #expect(Self.reader([0x3E, 0x13]) { HCIPacketHeader.packetLength(.event, $0) } == 21)
+        #expect(Self.reader([0x40, 0x00, 0x1B, 0x00]) { HCIPacketHeader.packetLength(.acl, $0) } == 31)
+        #expect(Self.reader([0x40, 0x00, 0x10, 0xC0]) { HCIPacketHeader.packetLength(.iso, $0) } == 20)
+        #expect(Self.reader([0x40, 0x00, 0x10]) { HCIPacketHeader.packetLength(.iso, $0) } == nil)
+    }
+
+    @Test func attOpcodeOnlyOnTheATTChannel() {
+        // L2CAP length 3, CID 0x0004, Read Request (0x0A) of handle 0x0003; the same on CID 0x0005.
+        #expect(Self.reader([0x03, 0x00, 0x04, 0x00, 0x0A, 0x03, 0x00]) { L2CAP.attOpcode($0) } == .readRequest)
+        #expect(Self.reader([0x03, 0x00, 0x05, 0x00, 0x0A, 0x03, 0x00]) { L2CAP.attOpcode($0) } == nil)
+        #expect(Self.reader([0x03, 0x00, 0x04, 0x00]) { L2CAP.attOpcode($0) } == nil)
+        #expect(Self.reader([0x03, 0x00, 0x04, 0x00, 0x1B, 0x25, 0x00, 0x01]) { ATT.peekHandle($0, opcodeAt: L2CAP.basicHeaderLength) } == 0x0025)
+    }
+
+    @Test func valueSpans() {
+        // Notification of handle 0x0025: value 01 02 03 from offset 3.
+        #expect(Self.reader([0x1B, 0x25, 0x00, 0x01, 0x02, 0x03]) { ATT.valueSpans($0) } == [ATT.ValueSpan(start: 3, count: 3, handle: 0x25)])
+        // Read By Type Response, length 4: (0x0010, aa bb), (0x0011, cc dd), then a partial pair left out.
+        #expect(Self.reader([0x09, 0x04, 0x10, 0x00, 0xAA, 0xBB, 0x11, 0x00, 0xCC, 0xDD, 0x12, 0x00]) { ATT.valueSpans($0) }
+                == [ATT.ValueSpan(start: 4, count: 2, handle: 0x10), ATT.ValueSpan(start: 8, count: 2, handle: 0x11)])
+        // Read Multiple Variable Response: (2, aa bb), (5, cc — cut at the end).
+        #expect(Self.reader([0x21, 0x02, 0x00, 0xAA, 0xBB, 0x05, 0x00, 0xCC]) { ATT.valueSpans($0) }
+                == [ATT.ValueSpan(start: 3, count: 2, handle: nil), ATT.ValueSpan(start: 7, count: 1, handle: nil)])
+        // Signed Write: the value without its 12-byte signature; too short for one: nothing.
+        #expect(Self.reader([0xD2, 0x01, 0x00, 0x55] + [UInt8](repeating: 0, count: 12)) { ATT.valueSpans($0) } == [ATT.ValueSpan(start: 3, count: 1, handle: 1)])
+        #expect(Self.reader([0xD2, 0x01, 0x00, 0x55]) { ATT.valueSpans($0) }.isEmpty)
+        #expect(ATT.valueStart(.prepareWriteRequest) == 5 && ATT.valueStart(.readResponse) == 1 && ATT.valueStart(.readRequest) == nil)
     }
 }
