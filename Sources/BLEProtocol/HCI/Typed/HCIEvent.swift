@@ -160,9 +160,11 @@ extension HCIEvent {
         let plen = Int(try r.u8("Parameter Total Length"))
         var p = try r.slice(min(plen, r.remaining), "Parameters")
         switch code {
+        // The fixed-layout events read through their table rows (`EventLayout`, `LEMetaLayout`).
         case HCIEventCode.disconnectionComplete:
-            return .disconnectionComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
-                                          reason: HCIStatus(rawValue: try p.u8("Reason")))
+            let f = EventLayout.disconnectionComplete
+            return .disconnectionComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                          reason: HCIStatus(rawValue: try f.reason.u8(p)))
         case HCIEventCode.connectionComplete:
             let status = HCIStatus(rawValue: try p.u8("Status"))
             let handle = try p.u16le("Handle") & 0x0FFF
@@ -170,13 +172,15 @@ extension HCIEvent {
             return .connectionComplete(ConnectionComplete(status: status, handle: handle, role: nil, peerAddressType: nil,
                                                           peerAddress: address, intervalUnits: 0, latency: 0, timeoutUnits: 0, isLE: false))
         case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
-            let status = HCIStatus(rawValue: try p.u8("Status"))
-            let handle = try p.u16le("Handle") & 0x0FFF
-            let enabled = try p.u8("Encryption Enabled") != 0
-            let keySize = code == HCIEventCode.encryptionChangeV2 ? try p.u8("Key Size") : nil
+            let f = code == HCIEventCode.encryptionChangeV2 ? EventLayout.encryptionChangeV2 : EventLayout.encryptionChange
+            let status = HCIStatus(rawValue: try f.status.u8(p))
+            let handle = try f.handle.u16(p) & 0x0FFF
+            let enabled = try f.enabled.u8(p) != 0
+            let keySize = try f.keySize.map { k throws(DecodeError) in try k.u8(p) }
             return .encryptionChange(status: status, handle: handle, enabled: enabled, keySize: keySize)
         case HCIEventCode.encryptionKeyRefreshComplete:
-            return .encryptionKeyRefreshComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF)
+            let f = EventLayout.keyRefresh
+            return .encryptionKeyRefreshComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF)
         case HCIEventCode.commandComplete:
             let n = try p.u8("Num HCI Command Packets")
             let opcode = HCIOpcode(rawValue: try p.u16le("Opcode"))
@@ -191,7 +195,7 @@ extension HCIEvent {
             let pairs = try p.slice(n * 4, "Handles")
             return .numberOfCompletedPackets(CompletedPackets(count: n, pairs: pairs.remainingRange))
         case HCIEventCode.hardwareError:
-            return .hardwareError(code: try p.u8("Hardware Code"))
+            return .hardwareError(code: try EventLayout.hardwareCode.u8(p))
         case HCIEventCode.dataBufferOverflow:
             return .dataBufferOverflow
         case HCIEventCode.userConfirmationRequest:

@@ -120,3 +120,43 @@ enum LEMetaLayout {
                                   ediv: RowField(p, "Encrypted_Diversifier"))
     }()
 }
+
+/// The BR/EDR-and-LE events the analysis types with fixed layouts, located in their `EventTable` rows
+/// by key (Command Complete/Status and Number Of Completed Packets are read as structures).
+enum EventLayout {
+    static func row(_ code: UInt8) -> [Param] { HCIDecoder.events[UInt16(code)]?.parameters ?? [] }
+
+    /// Disconnection Complete (7.7.5).
+    struct DisconnectionComplete: Sendable {
+        let status, handle, reason: RowField
+    }
+    static let disconnectionComplete: DisconnectionComplete = {
+        let p = row(HCIEventCode.disconnectionComplete)
+        return DisconnectionComplete(status: RowField(p, "Status"), handle: RowField(p, "Connection_Handle"), reason: RowField(p, "Reason"))
+    }()
+
+    /// Encryption Change v1 (7.7.8) and v2 (7.7.8.1, with the key size).
+    struct EncryptionChange: Sendable {
+        let status, handle, enabled: RowField
+        let keySize: RowField?
+    }
+    static let encryptionChange: EncryptionChange = {
+        let p = row(HCIEventCode.encryptionChange)
+        return EncryptionChange(status: RowField(p, "Status"), handle: RowField(p, "Connection_Handle"),
+                                enabled: RowField(p, "Encryption_Enabled"), keySize: nil)
+    }()
+    static let encryptionChangeV2: EncryptionChange = {
+        let p = row(HCIEventCode.encryptionChangeV2)
+        return EncryptionChange(status: RowField(p, "Status"), handle: RowField(p, "Connection_Handle"),
+                                enabled: RowField(p, "Encryption_Enabled"), keySize: RowField(p, "Encryption_Key_Size"))
+    }()
+
+    /// Encryption Key Refresh Complete (7.7.39).
+    static let keyRefresh: (status: RowField, handle: RowField) = {
+        let p = row(HCIEventCode.encryptionKeyRefreshComplete)
+        return (RowField(p, "Status"), RowField(p, "Connection_Handle"))
+    }()
+
+    /// Hardware Error (7.7.12).
+    static let hardwareCode = RowField(row(HCIEventCode.hardwareError), "Hardware_Code")
+}
