@@ -105,6 +105,10 @@ public enum SessionJSON {
         for db in model.databases.values.filter({ !$0.isEmpty }).sorted(by: { $0.owner < $1.owner }) {
             w.beginObject()
             w.string("owner", db.owner)
+            w.optional("peerName", db.peerName)
+            w.beginArray("connections")
+            for n in db.servedConnections { w.int(nil, n) }
+            w.endArray()
             w.beginArray("services")
             for s in db.services.values.sorted(by: { $0.handle < $1.handle }) {
                 w.beginObject()

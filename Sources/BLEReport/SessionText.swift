@@ -239,11 +239,18 @@ public enum SessionText {
         let dbs = model.databases.values.filter { !$0.isEmpty }.sorted { $0.owner < $1.owner }
         if dbs.isEmpty { return "No GATT discovery in this capture.\n" }
         for db in dbs {
-            s += "GATT server \(db.owner)\n"
+            s += "GATT server \(serverHeading(db))\n"
             for line in gattLines(db) { s += line + "\n" }
             s += "\n"
         }
         return s
+    }
+
+    /// The server as the report names its peer: `HORIZON 7.4AT 55FD (FA:E4:E3:24:20:09)`, then what
+    /// else the owner says (`(table 2, from connection 3)`); the owner alone when no name is known.
+    public static func serverHeading(_ db: GATTDatabase) -> String {
+        guard let name = db.peerName, let a = db.peerAddress?.description, db.owner.hasPrefix(a) else { return db.owner }
+        return "\(name) (\(a))" + db.owner.dropFirst(a.count)
     }
 
     /// `0x000e  Primary Service  Heart Rate (0x180D)  0x000e–0x0013` and nested characteristics/descriptors.

@@ -160,7 +160,9 @@ public final class SessionModel {
     }
 
     /// Names learnt after a connection opened (advertising heard later, GAP Device Name read):
-    /// called once when the pass ends.
+    /// called once when the pass ends, detectors or not, so the report, `timeline` and `gatt` name
+    /// every peer alike. Each peer's table learns the connections that used it and their peer's
+    /// name (when they agree on one).
     func resolvePeerNames() {
         let deviceName = BluetoothUUID(uuid16: 0x2A00)
         for c in connections where c.peerName == nil {
@@ -169,6 +171,17 @@ public final class SessionModel {
                let bytes = db.values[ch.valueHandle], let name = Advertisers.displayName(bytes) {
                 c.peerName = name
             }
+        }
+        for db in databases.values { db.servedConnections = []; db.peerName = nil; db.peerAddress = nil }
+        for c in connections {
+            guard let db = c.peerGATT, db.servedConnections.last != c.index else { continue }
+            db.servedConnections.append(c.index)
+        }
+        for db in databases.values where !db.servedConnections.isEmpty {
+            let peers = db.servedConnections.map { connections[$0 - 1] }
+            let names = Set(peers.compactMap(\.peerName)), addresses = Set(peers.compactMap(\.peerAddress))
+            if names.count == 1 { db.peerName = names.first }
+            if addresses.count == 1 { db.peerAddress = addresses.first }
         }
     }
 }

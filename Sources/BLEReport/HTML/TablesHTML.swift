@@ -10,7 +10,7 @@ enum TablesHTML {
         guard !dbs.isEmpty else { return "<p class=\"none\">No GATT discovery in this capture.</p>\n" }
         var s = ""
         for db in dbs {
-            s += "<h3>GATT server \(HTML.escape(db.owner))</h3>\n<table class=\"gatt\"><thead><tr><th>Handle</th><th>Attribute</th>"
+            s += "<h3>GATT server \(HTML.escape(SessionText.serverHeading(db)))</h3>\n<table class=\"gatt\"><thead><tr><th>Handle</th><th>Attribute</th>"
             s += "<th>UUID / name</th><th>Value handle</th><th>Properties</th><th>Value</th></tr></thead><tbody>\n"
             let chars = db.characteristics.values.sorted { $0.declarationHandle < $1.declarationHandle }
             let descs = db.descriptors.values.sorted { $0.handle < $1.handle }
