@@ -478,21 +478,19 @@ extension SessionModel {
         return "CCCD 0x" + Hex.pad(cccd, 4)
     }
 
-    /// Characteristic declaration value: properties (1), value handle (2), UUID (2 or 16). Vol 3 Part G 3.3.1.
+    /// A characteristic declaration from Read By Type (layout: `GATTDeclaration.Characteristic`).
     private func characteristicDeclaration(_ db: GATTDatabase, _ e: ATT.HandleValue, frame: Frame) {
         withBytes(e.value, frame: frame) { r in
-            guard let props = try? r.u8("Properties"), let value = try? r.u16le("Value Handle"),
-                  let uuid = try? r.uuid(width: r.remaining) else { return }
-            db.addCharacteristic(declaration: e.handle, value: value, properties: props, uuid: uuid, frame: frame.number)
+            guard let d = try? GATTDeclaration.Characteristic.read(&r) else { return }
+            db.addCharacteristic(declaration: e.handle, value: d.valueHandle, properties: d.properties, uuid: d.uuid, frame: frame.number)
         }
     }
 
-    /// Include declaration value: start, end, optional 16-bit UUID. Vol 3 Part G 3.2.
+    /// An include declaration from Read By Type (layout: `GATTDeclaration.Include`).
     private func includeDeclaration(_ db: GATTDatabase, _ e: ATT.HandleValue, frame: Frame) {
         withBytes(e.value, frame: frame) { r in
-            guard let start = try? r.u16le("Start"), let end = try? r.u16le("End") else { return }
-            let uuid = r.remaining == 2 ? try? r.uuid(width: 2) : nil
-            db.addInclude(handle: e.handle, range: ATT.HandleRange(start: start, end: end), uuid: uuid)
+            guard let d = try? GATTDeclaration.Include.read(&r) else { return }
+            db.addInclude(handle: e.handle, range: d.range, uuid: d.uuid)
         }
     }
 
