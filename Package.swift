@@ -67,5 +67,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "BLECapture", "BLEBytes"]),
         .testTarget(name: "ReportTests", dependencies: ["TestSupport", "BLEReport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        // Redaction (`redact`, its oracle over every capture) and `export`.
+        .testTarget(name: "RedactionTests", dependencies: ["TestSupport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
     ]
 )
