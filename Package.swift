@@ -57,8 +57,9 @@ let package = Package(
         // `-sanitize=fuzzer,address -DFUZZ_DRIVER` (scripts/fuzz.sh, `make fuzz`).
         .executableTarget(name: "Fuzz", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport"]),
 
-        // Shared by every test target: repository paths, running tools, a seeded generator.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Shared by every test target: repository paths, running tools and the project's binaries, a seeded
+        // generator, the one builder of HCI captures (CaptureBuilder).
+        .target(name: "TestSupport", dependencies: ["BLECapture"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["TestSupport", "BLECapture", "BLEBytes"]),
         .testTarget(name: "BLEProtocolTests", dependencies: ["TestSupport", "BLEProtocol", "BLEBytes"]),
