@@ -40,3 +40,11 @@ enum AnalysisFixtures {
 
     static func run(_ executable: String, _ arguments: [String]) -> String? { Tool.run(executable, arguments) }
 }
+
+extension TimelineEvent {
+    /// The sentence of a line the model words itself (`StoryFact.said`); typed facts are compared as facts.
+    var said: String? {
+        if case let .said(text) = fact { return text }
+        return nil
+    }
+}

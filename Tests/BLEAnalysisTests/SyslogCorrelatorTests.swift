@@ -44,7 +44,7 @@ struct SyslogCorrelatorTests {
         w.append(RecordToWrite(timestamp: lastTime + 2, direction: .unknown, kind: .syslog, payload: [1, 2, 3, 4, 5, 0xFF, 0xFE]))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-syslog-tests-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("healthy-with-syslog.pklg").path
+        let path = dir.appendingPathComponent("healthy-with-syslog-\(UUID().uuidString).pklg").path   // one per test: they run in parallel
         try Data(w.bytes).write(to: URL(fileURLWithPath: path))
         return (path, peer, c.handle, connectTime, lastTime)
     }
@@ -58,9 +58,9 @@ struct SyslogCorrelatorTests {
         let lines = a.syslog.attached[c.index] ?? []
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.connectionIndex == c.index && $0.process == "bluetoothd" && $0.subsystem == "com.apple.bluetooth" })
-        let logEvents = c.timeline.filter { $0.text.hasPrefix("log: ") }
+        let logEvents = c.timeline.filter { $0.said?.hasPrefix("log: ") == true }
         #expect(logEvents.count == 2)
-        #expect(logEvents.first?.text.contains("established") == true)
+        #expect(logEvents.first?.said?.contains("established") == true)
         // Timeline order is by time: each log line sits between the HCI events around it.
         #expect(c.timeline.map(\.time) == c.timeline.map(\.time).sorted())
     }

@@ -304,7 +304,7 @@ import Testing
         #expect(a.session.connections.count == 2)
         for c in a.session.connections {
             let line = try #require(c.timeline.first { $0.kind == .discovery })
-            #expect(line.text == "discovery: 1 service, 1 characteristic, 1 descriptor", "connection \(c.index)")
+            #expect(line.fact == .discovery(services: 1, characteristics: 1, descriptors: 1), "connection \(c.index)")
             // Stamped where discovery ran: its last response (Find Information Response).
             #expect(line.frame == (c.index == 1 ? 7 : 17), "connection \(c.index)")
         }
@@ -371,7 +371,7 @@ import Testing
             b.add(10_000, .received, .event, [0x59, 5, 0x00] + le16(link) + [0x01, size])
             let (a, _) = try Self.analyze(b)
             let line = try #require(a.session.connections.first?.timeline.first { $0.kind == .security })
-            #expect(line.text == text)
+            #expect(line.said == text)
         }
     }
 

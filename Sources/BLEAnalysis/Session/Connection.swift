@@ -151,13 +151,18 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     public var barStart: Int64? { completeTime ?? firstDataTime ?? startTime }
 
     /// Replaces the sentence of event `i` (the facts it tells were complete only at the end).
-    func retell(_ i: Int, _ text: String) { timeline[i].text = text }
+    func retell(_ i: Int, _ fact: StoryFact) { timeline[i].fact = fact }
 
-    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String, _ fields: TimelineEvent.Fields = .init()) {
+    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ fact: StoryFact, _ fields: TimelineEvent.Fields = .init()) {
         guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
-        var e = TimelineEvent(time: time, frame: frame, kind: kind, text: text)
+        var e = TimelineEvent(time: time, frame: frame, kind: kind, fact: fact)
         e.fields = fields
         timeline.append(e)
+    }
+
+    /// A line worded where it is recorded (the layers whose facts are not typed yet: `StoryFact.said`).
+    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String, _ fields: TimelineEvent.Fields = .init()) {
+        note(time, frame, kind, .said(text), fields)
     }
 }
 
@@ -178,7 +183,7 @@ public struct TimelineEvent: Sendable {
         /// A summary of the application's answered requests on the connection (counts, latency).
         case requests
     }
-    /// The facts of the event, typed, for renderers and JSON (`text` is the sentence for a person).
+    /// The facts of the event, typed, for renderers and JSON (`fact` is what the sentence for a person says).
     public struct Fields: Sendable {
         /// ATT_MTU in force after an MTU exchange.
         public var mtu: Int?
@@ -209,11 +214,16 @@ public struct TimelineEvent: Sendable {
     public var time: Int64
     public var frame: Int
     public var kind: Kind
-    public var text: String
+    /// What the line says; BLEReport words it (`StoryText`, `TimelineEvent.text`).
+    public var fact: StoryFact
     public var fields = Fields()
 
+    public init(time: Int64, frame: Int, kind: Kind, fact: StoryFact) {
+        (self.time, self.frame, self.kind, self.fact) = (time, frame, kind, fact)
+    }
+
     public init(time: Int64, frame: Int, kind: Kind, text: String) {
-        (self.time, self.frame, self.kind, self.text) = (time, frame, kind, text)
+        self.init(time: time, frame: frame, kind: kind, fact: .said(text))
     }
 }
 
