@@ -46,7 +46,7 @@ struct AirLinkLossTests {
         let a = Analyzer(detect: true)
         _ = try CaptureFile(path: path).read { a.consume($0) }
         let findings = a.finish()
-        let notes = a.session.connections.flatMap { $0.timeline.compactMap(\.said) }
+        let notes = a.session.connections.flatMap { $0.timeline.compactMap(\.freeText) }
         return (a, findings, notes)
     }
 

@@ -42,9 +42,12 @@ enum AnalysisFixtures {
 }
 
 extension TimelineEvent {
-    /// The sentence of a line the model words itself (`StoryFact.said`); typed facts are compared as facts.
-    var said: String? {
-        if case let .said(text) = fact { return text }
-        return nil
+    /// The free text a line carries (a line made outside the model, an air adapter's line, a syslog
+    /// line); typed facts are compared as facts.
+    var freeText: String? {
+        switch fact {
+        case let .said(text), let .air(text), let .log(text): return text
+        default: return nil
+        }
     }
 }

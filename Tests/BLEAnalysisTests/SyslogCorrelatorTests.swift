@@ -58,9 +58,9 @@ struct SyslogCorrelatorTests {
         let lines = a.syslog.attached[c.index] ?? []
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.connectionIndex == c.index && $0.process == "bluetoothd" && $0.subsystem == "com.apple.bluetooth" })
-        let logEvents = c.timeline.filter { $0.said?.hasPrefix("log: ") == true }
+        let logEvents = c.timeline.filter { if case .log = $0.fact { true } else { false } }
         #expect(logEvents.count == 2)
-        #expect(logEvents.first?.said?.contains("established") == true)
+        #expect(logEvents.first?.freeText?.contains("established") == true)
         // Timeline order is by time: each log line sits between the HCI events around it.
         #expect(c.timeline.map(\.time) == c.timeline.map(\.time).sorted())
     }

@@ -46,10 +46,10 @@ extension AirCaptureAdapter {
     /// The radio facts of a link, once, on its timeline.
     func summarize(_ i: Int, _ session: SessionModel, time: Int64, frame: Int, ending: String) {
         guard let c = session.live[LinkKey(adapter: 0, handle: links[i].handle)] else { return }
-        c.note(time, frame, .signaling, "air: " + links[i].summary + "; " + ending)
+        c.note(time, frame, .signaling, .air(links[i].summary + "; " + ending))
     }
 
-    func note(_ i: Int, _ session: SessionModel, _ frame: Frame, _ kind: TimelineEvent.Kind, _ text: String) {
-        session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)]?.note(frame.timestamp, frame.number, kind, text)
+    func note(_ i: Int, _ session: SessionModel, _ frame: Frame, _ kind: TimelineEvent.Kind, _ fact: StoryFact) {
+        session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)]?.note(frame.timestamp, frame.number, kind, fact)
     }
 }

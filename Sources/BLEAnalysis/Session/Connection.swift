@@ -159,11 +159,6 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
         e.fields = fields
         timeline.append(e)
     }
-
-    /// A line worded where it is recorded (the layers whose facts are not typed yet: `StoryFact.said`).
-    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String, _ fields: TimelineEvent.Fields = .init()) {
-        note(time, frame, kind, .said(text), fields)
-    }
 }
 
 /// An ATT bearer on a dynamic L2CAP channel.

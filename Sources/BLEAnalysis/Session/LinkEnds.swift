@@ -61,8 +61,7 @@ extension SessionModel {
             if next - c.pairings[i].last.time >= SMP.timeout - Self.timerSlack {
                 c.pairings[i].outcome = .timedOut
                 let s = c.pairings[i]
-                c.note(s.last.time + SMP.timeout, s.last.frame, .security,
-                       "pairing timed out: no SMP step for 30 s after the \(s.lastCode.name) (Core v5.4 Vol 3 Part H 3.4)", .init(security: .pairingFailed))
+                c.note(s.last.time + SMP.timeout, s.last.frame, .security, .pairingTimedOut(after: s.lastCode), .init(security: .pairingFailed))
             }
         }
     }

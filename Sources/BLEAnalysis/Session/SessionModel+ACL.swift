@@ -128,7 +128,7 @@ extension SessionModel {
         guard connections.count < Self.maxConnections else { return c }
         c.disconnectFrame = frame.number
         c.disconnectTime = c.lastDataTime ?? frame.timestamp
-        c.note(c.disconnectTime ?? frame.timestamp, frame.number, .disconnected, "a new session on handle \(handle) begins (\(why)): no HCI events for this link")
+        c.note(c.disconnectTime ?? frame.timestamp, frame.number, .disconnected, .sessionEnds(handle: handle, why: why))
         emit(.connection, .disconnected(c, unacknowledged: []))
         _ = flow.dropLink(c)
         let key = LinkKey(adapter: frame.adapter, handle: handle)
@@ -138,7 +138,7 @@ extension SessionModel {
         let n = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
         n.inferred = true
         n.att.mtuKnown = false
-        n.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle): a new session (\(why)), no connection set-up in the capture")
+        n.note(frame.timestamp, frame.number, .connected, .sessionBegins(handle: handle, why: why))
         open(n, frame: frame)
         return n
     }

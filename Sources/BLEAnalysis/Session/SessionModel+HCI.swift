@@ -59,7 +59,7 @@ extension SessionModel {
             for (key, c) in live where key.adapter == frame.adapter {
                 c.disconnectFrame = frame.number
                 c.disconnectTime = frame.timestamp
-                c.note(frame.timestamp, frame.number, .disconnected, "closed by HCI Reset")
+                c.note(frame.timestamp, frame.number, .disconnected, .closedByReset)
                 _ = flow.dropLink(c)
                 c.unacknowledged.removeAll()
                 live[key] = nil
@@ -90,8 +90,7 @@ extension SessionModel {
             c.disconnectFrame = frame.number
             c.disconnectTime = frame.timestamp
             c.disconnectReason = reason
-            let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
-            c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)",
+            c.note(frame.timestamp, frame.number, .disconnected, .disconnected(reason: reason, byHost: c.localDisconnectReason != nil),
                    .init(reason: reason.rawValue))
             emit(.connection, .disconnected(c, unacknowledged: c.unacknowledged.all))
             c.unacknowledged.removeAll()
@@ -112,7 +111,7 @@ extension SessionModel {
                 if status == .success {
                     live[LinkKey(adapter: frame.adapter, handle: update.handle)]?.forensics.pendingConnectionUpdate = .init(frame: update.frame, time: frame.timestamp)
                 } else if let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
-                    c.note(frame.timestamp, frame.number, .parameters, "connection update refused by the controller: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    c.note(frame.timestamp, frame.number, .parameters, .connectionUpdateRefused(status))
                     emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status, completed: false))
                 }
                 return
@@ -177,20 +176,18 @@ extension SessionModel {
             if status == .success {
                 c.encrypted = enabled
                 if enabled { c.everEncrypted = true }
-                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { Self.keySizeText($0) } ?? ""),
+                c.note(frame.timestamp, frame.number, .security, .encryption(on: enabled, keySize: keySize),
                        .init(security: enabled ? .encryptionOn : .encryptionOff))
             } else {
                 c.encryptionFailures += 1
-                c.note(frame.timestamp, frame.number, .security, "encryption failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
-                       .init(security: .encryptionFailed))
+                c.note(frame.timestamp, frame.number, .security, .encryptionFailed(status), .init(security: .encryptionFailed))
             }
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status)
             c.encryptionFailures += 1
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
-            c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)",
-                   .init(security: .keyRefreshFailed))
+            c.note(frame.timestamp, frame.number, .security, .keyRefreshFailed(status), .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             let command = c.forensics.pendingConnectionUpdate
@@ -201,12 +198,12 @@ extension SessionModel {
                 if [0x08, 0x22, 0x28, 0x3D, 0x3E].contains(status.rawValue) {
                     c.forensics.failedConnectionUpdate = (command ?? .init(frame: frame.number, time: frame.timestamp),
                                                           .init(frame: frame.number, time: frame.timestamp), status)
-                    c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    c.note(frame.timestamp, frame.number, .parameters, .connectionUpdateFailed(status))
                     return
                 }
                 // Accepted in its Command Status, then failed in the LL procedure (e.g. 0x20 Unsupported LL
                 // Parameter Value, 0x3B Unacceptable Connection Parameters): the parameters never change.
-                c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                c.note(frame.timestamp, frame.number, .parameters, .connectionUpdateFailed(status))
                 emit(.link, .parameterUpdateRefused(c, commandFrame: command?.frame ?? frame.number, frame: frame.number, time: frame.timestamp, status: status, completed: true))
                 return
             }
@@ -216,17 +213,16 @@ extension SessionModel {
             c.latency = latency
             c.timeoutUnits = timeout
             c.parameterUpdates += 1
-            c.note(frame.timestamp, frame.number, .parameters,
-                   "parameters: interval \(Self.ms(interval)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
+            c.note(frame.timestamp, frame.number, .parameters, .parameters(.init(interval: interval, latency: latency, timeout: timeout)))
         case let .dataLengthChange(handle, tx, txTime, rx, rxTime):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.dataLength = (tx, rx)
             c.transfer.dataLengthTime = (txTime, rxTime)
-            c.note(frame.timestamp, frame.number, .dataLength, "data length: TX \(tx) bytes, RX \(rx) bytes")
+            c.note(frame.timestamp, frame.number, .dataLength, .dataLength(tx: tx, rx: rx))
         case let .phyUpdateComplete(status, handle, tx, rx):
             guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.phy = (tx, rx)
-            c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
+            c.note(frame.timestamp, frame.number, .phy, .phy(tx: tx, rx: rx))
         case let .advertisingReports(reports):
             var problem: (text: String, offset: Int, address: BDAddr)? = nil
             let watch = !live.isEmpty
@@ -248,8 +244,7 @@ extension SessionModel {
             guard status != .success,
                   let c = live.values.filter({ !$0.isLE && $0.adapter == frame.adapter && $0.peerAddress == address }).min(by: { $0.index < $1.index })
             else { return }
-            c.note(frame.timestamp, frame.number, .security, "Secure Simple Pairing failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
-                   .init(security: .pairingFailed))
+            c.note(frame.timestamp, frame.number, .security, .simplePairingFailed(status), .init(security: .pairingFailed))
             emit(.security, .simplePairingFailed(c, frame: frame.number, time: frame.timestamp, status: status, step: ssp?.step, rejected: ssp?.rejected))
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
@@ -302,15 +297,6 @@ extension SessionModel {
         if let i = awaitingStatus.removeValue(forKey: slot) { start(i, slot: slot, frame: frame) }
     }
 
-    static func ms(_ units: UInt16) -> String {
-        let v = Int(units) * 125
-        return "\(v / 100).\(v % 100 < 10 ? "0" : "")\(v % 100)"
-    }
-
-    /// Encryption Change v2's key size (7.7.8.1): 7–16 octets; Apple's controllers report 0 on an
-    /// encrypted link, which is "not reported", not a key of 0 octets.
-    static func keySizeText(_ size: UInt8) -> String { size == 0 ? ", key size not reported" : ", key size \(size)" }
-
     func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
         let slot = AttemptSlot(adapter: frame.adapter, isLE: cc.isLE)
         if cc.role != 1 || !cc.isLE { promoteAwaiting(slot, frame: frame) }
@@ -352,10 +338,9 @@ extension SessionModel {
             pendingAttempt[slot] = nil
             emit(.attempt, .attemptEnded(index: i))
         }
-        let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description
-        var text = c.role == .unknown ? "connected to \(peer)" : "connected as \(c.role.rawValue) to \(peer)"
-        if cc.isLE { text += ", interval \(Self.ms(cc.intervalUnits)) ms, latency \(cc.latency), timeout \(Int(cc.timeoutUnits) * 10) ms" }
-        c.note(frame.timestamp, frame.number, .connected, text)
+        c.note(frame.timestamp, frame.number, .connected,
+               .connected(role: c.role, peer: cc.peerAddress, peerType: cc.peerAddressType,
+                          le: cc.isLE ? .init(interval: cc.intervalUnits, latency: cc.latency, timeout: cc.timeoutUnits) : nil))
         open(c, frame: frame)
         emit(.connection, .connected(c))
     }
@@ -366,7 +351,7 @@ extension SessionModel {
             // A handle reused without a Disconnection Complete in the capture.
             old.disconnectFrame = frame.number
             old.disconnectTime = frame.timestamp
-            old.note(frame.timestamp, frame.number, .disconnected, "handle reused: no Disconnection Complete in the capture")
+            old.note(frame.timestamp, frame.number, .disconnected, .handleReused)
         }
         live[key] = c
         if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = c }

@@ -103,7 +103,7 @@ public final class SessionModel {
         let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
         c.inferred = true
         c.att.mtuKnown = false
-        c.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle) with no connection set-up in the capture")
+        c.note(frame.timestamp, frame.number, .connected, .trafficWithoutSetUp(handle: handle))
         open(c, frame: frame)
         return c
     }
