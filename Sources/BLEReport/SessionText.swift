@@ -13,7 +13,7 @@ public enum SessionText {
             s += header(c) + "\n"
             for e in mergedEvents(c) {
                 s += "  " + TimeFormat.time(e.time) + "  #" + String(e.frame).padding(6) + e.text + "\n"
-                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                if e.kind == .disconnected, e.frame == c.lifecycle.disconnectFrame, let end = c.endCause {
                     s += "  " + String(repeating: " ", count: 15) + "  " + String(repeating: " ", count: 7)
                         + "why (\(end.cause.kind.rawValue)): " + end.cause.text.naming(c) + "\n"
                 }
@@ -37,13 +37,13 @@ public enum SessionText {
         if c.peerAddress != nil || c.peerName != nil { parts.append("peer " + c.peerLabel) }
         if let start = c.startTime {
             // Set up before the capture began (no set-up in it): its span in the capture is a lower bound.
-            let atLeast = c.inferred ? "at least " : ""
+            let atLeast = c.lifecycle.inferred ? "at least " : ""
             if c.isOpen {
                 // Open when the capture ended: it lasted at least until then.
-                let end = max(c.captureEnd, c.lastDataTime ?? start)
+                let end = max(c.captureEnd, c.traffic.lastDataTime ?? start)
                 parts.append("open until the capture ended (\(atLeast)\(TimeFormat.duration(end - start)))")
             } else {
-                parts.append("lasted " + atLeast + TimeFormat.duration((c.disconnectTime ?? start) - start))
+                parts.append("lasted " + atLeast + TimeFormat.duration((c.lifecycle.disconnectTime ?? start) - start))
             }
         }
         return parts.joined(separator: ", ")

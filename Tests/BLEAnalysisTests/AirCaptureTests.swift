@@ -58,7 +58,7 @@ struct AirCaptureTests {
         #expect(sniffed.air.links.allSatisfy { $0.crcErrors == 0 && $0.retransmissions == 0 && $0.inferredDirections == 0 })
         for (a, b) in zip(sniffed.session.connections, hci.session.connections) {
             #expect(a.peerAddress == b.peerAddress)
-            #expect(a.disconnectReason == b.disconnectReason)
+            #expect(a.lifecycle.disconnectReason == b.lifecycle.disconnectReason)
             #expect(a.att.mtu == b.att.mtu)
         }
     }
@@ -79,10 +79,10 @@ struct AirCaptureTests {
         let c = try #require(a.session.connections.first)
         #expect(a.session.connections.count == 1)
         #expect(c.peerAddress == BDAddr(string: "04:EE:03:4A:8B:38"))
-        #expect(c.parameterUpdates == 1)
-        #expect(c.intervalUnits == 160)
-        #expect(c.disconnectReason == .remoteUserTerminated)
-        #expect(c.dataLength?.tx == 251)
+        #expect(c.link.parameterUpdates == 1)
+        #expect(c.link.intervalUnits == 160)
+        #expect(c.lifecycle.disconnectReason == .remoteUserTerminated)
+        #expect(c.link.dataLength?.tx == 251)
         let link = try #require(a.air.links.first)
         #expect(link.accessAddress == 0xBD9E_6699)
         #expect(link.crcErrors == 0)
@@ -107,7 +107,7 @@ struct AirCaptureTests {
         // The peripheral's server (8 primary services); the peripheral also read the central's.
         #expect(a.session.databases.values.map(\.services.count).max() == 8)
         #expect(a.session.connections.first?.smp.pairingRequests == 1)
-        #expect(a.session.connections.first?.encrypted == true)
+        #expect(a.session.connections.first?.encryption.encrypted == true)
         #expect(!findings.contains { $0.severity == .warning || $0.severity == .error }, "\(findings.map(\.message))")
     }
 

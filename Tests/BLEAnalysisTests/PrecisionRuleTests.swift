@@ -49,7 +49,7 @@ import Testing
         for i in 0 ..< 5 { b.acl(10_000, .sent, handle: 0x0040, [0x52, 0x10, 0x00] + [UInt8](repeating: UInt8(i), count: 100)) }
         let (a, findings) = try Self.analyze(b)
         let c = try #require(a.session.connections.first)
-        #expect(c.inferred)
+        #expect(c.lifecycle.inferred)
         #expect(!c.att.mtuKnown)
         #expect(c.att.mtu == 103)
         #expect(!findings.contains { $0.rule.hasPrefix("mtu.") && $0.severity != .info }, "\(findings.map(\.message))")

@@ -21,7 +21,7 @@ struct SyslogCorrelatorTests {
         let (hci, _) = try AnalysisFixtures.analyze(source)
         let c = try #require(hci.session.connections.first)
         let peer = try #require(c.peerAddress)
-        let connectTime = try #require(c.completeTime)
+        let connectTime = try #require(c.lifecycle.completeTime)
         let lastTime = try #require(records.last?.timestamp)
         var w = PacketLoggerWriter(bigEndian: false)
         var inserted = false
@@ -109,7 +109,7 @@ struct SyslogCorrelatorTests {
         let source = AnalysisFixtures.capture("healthy.btsnoop")
         let records = try CaptureFile(path: source).records().records
         let (hci, _) = try AnalysisFixtures.analyze(source)
-        let connectTime = try #require(hci.session.connections.first?.completeTime)
+        let connectTime = try #require(hci.session.connections.first?.lifecycle.completeTime)
         var w = PacketLoggerWriter(bigEndian: true)
         var inserted = false
         for r in records {

@@ -252,7 +252,7 @@ extension SessionModel {
     /// request is the one answered, malformed. Not when the sniffer lost packets since it started.
     private func answeredPartialRequest(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame) {
         guard let partial = requester == .host ? c.att.partialSent : c.att.partialReceived,
-              ATTOpcode(partial.opcode).kind == .request, c.captureLossFrame < partial.frame else { return }
+              ATTOpcode(partial.opcode).kind == .request, c.snifferLoss.captureLossFrame < partial.frame else { return }
         if requester == .host { c.att.partialSent = nil } else { c.att.partialReceived = nil }
         let wasMalformed = malformedATT
         malformedATT = true
@@ -264,7 +264,7 @@ extension SessionModel {
         guard !c.att.discoveryReported, let db = c.gatt(serverIsHost: serverIsHost), !db.isEmpty else { return }
         c.att.discoveryReported = true
         // Stamped where discovery ran: its last response (else the frame that ended it).
-        let at = c.att.lastDiscoveryResponse ?? (frame?.number ?? c.lastSentFrame ?? 0, frame?.timestamp ?? c.lastDataTime ?? 0)
+        let at = c.att.lastDiscoveryResponse ?? (frame?.number ?? c.traffic.lastSentFrame ?? 0, frame?.timestamp ?? c.traffic.lastDataTime ?? 0)
         c.note(at.time, at.frame, .discovery, .discovery(services: db.services.count, characteristics: db.characteristics.count,
                                                          descriptors: db.descriptors.count))
     }

@@ -47,7 +47,7 @@ extension SessionModel {
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         case let .disconnect(handle, reason):
             if let c = live[LinkKey(adapter: frame.adapter, handle: handle)] {
-                c.localDisconnectReason = reason
+                c.lifecycle.localDisconnectReason = reason
                 c.forensics.localDisconnect = .init(frame: frame.number, time: frame.timestamp)
                 c.forensics.localDisconnectOnAir = frame.kind == .airLE
             }
@@ -57,11 +57,11 @@ extension SessionModel {
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
             for (key, c) in live where key.adapter == frame.adapter {
-                c.disconnectFrame = frame.number
-                c.disconnectTime = frame.timestamp
+                c.lifecycle.disconnectFrame = frame.number
+                c.lifecycle.disconnectTime = frame.timestamp
                 c.note(frame.timestamp, frame.number, .disconnected, .closedByReset)
                 _ = flow.dropLink(c)
-                c.unacknowledged.removeAll()
+                c.buffers.unacknowledged.removeAll()
                 live[key] = nil
             }
             if frame.adapter == 0 { for i in adapter0.indices { adapter0[i] = nil } }
@@ -87,13 +87,13 @@ extension SessionModel {
             guard let c = live.removeValue(forKey: key) else { return }
             if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
             lastLink = nil
-            c.disconnectFrame = frame.number
-            c.disconnectTime = frame.timestamp
-            c.disconnectReason = reason
-            c.note(frame.timestamp, frame.number, .disconnected, .disconnected(reason: reason, byHost: c.localDisconnectReason != nil),
+            c.lifecycle.disconnectFrame = frame.number
+            c.lifecycle.disconnectTime = frame.timestamp
+            c.lifecycle.disconnectReason = reason
+            c.note(frame.timestamp, frame.number, .disconnected, .disconnected(reason: reason, byHost: c.lifecycle.localDisconnectReason != nil),
                    .init(reason: reason.rawValue))
-            emit(.connection, .disconnected(c, unacknowledged: c.unacknowledged.all))
-            c.unacknowledged.removeAll()
+            emit(.connection, .disconnected(c, unacknowledged: c.buffers.unacknowledged.all))
+            c.buffers.unacknowledged.removeAll()
             _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
@@ -101,7 +101,7 @@ extension SessionModel {
             if opcode == .leEnableEncryption, status != .success {
                 // The encryption attempt was refused; the connection is the one the command named.
                 if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
-                    c.encryptionFailures += 1
+                    c.encryption.encryptionFailures += 1
                     emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
                 }
                 return
@@ -162,7 +162,7 @@ extension SessionModel {
             pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
                 guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
                 let n = flow.completed(c, count: Int(count))
-                if n > 0 { c.unacknowledged.removeFirst(n); c.packetsCompleted += n }
+                if n > 0 { c.buffers.unacknowledged.removeFirst(n); c.buffers.packetsCompleted += n }
                 emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
             }
         case let .encryptionChange(status, handle, enabled, keySize):
@@ -174,18 +174,18 @@ extension SessionModel {
             if status == .success, enabled { pairingEncrypted(c, frame: frame.number) }
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
             if status == .success {
-                c.encrypted = enabled
-                if enabled { c.everEncrypted = true }
+                c.encryption.encrypted = enabled
+                if enabled { c.encryption.everEncrypted = true }
                 c.note(frame.timestamp, frame.number, .security, .encryption(on: enabled, keySize: keySize),
                        .init(security: enabled ? .encryptionOn : .encryptionOff))
             } else {
-                c.encryptionFailures += 1
+                c.encryption.encryptionFailures += 1
                 c.note(frame.timestamp, frame.number, .security, .encryptionFailed(status), .init(security: .encryptionFailed))
             }
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status)
-            c.encryptionFailures += 1
+            c.encryption.encryptionFailures += 1
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
             c.note(frame.timestamp, frame.number, .security, .keyRefreshFailed(status), .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
@@ -208,20 +208,20 @@ extension SessionModel {
                 return
             }
             c.forensics.lastParameterChange = .init(frame: frame.number, time: frame.timestamp)
-            c.forensics.timeoutBeforeChange = c.timeoutUnits
-            c.intervalUnits = interval
-            c.latency = latency
-            c.timeoutUnits = timeout
-            c.parameterUpdates += 1
+            c.forensics.timeoutBeforeChange = c.link.timeoutUnits
+            c.link.intervalUnits = interval
+            c.link.latency = latency
+            c.link.timeoutUnits = timeout
+            c.link.parameterUpdates += 1
             c.note(frame.timestamp, frame.number, .parameters, .parameters(.init(interval: interval, latency: latency, timeout: timeout)))
         case let .dataLengthChange(handle, tx, txTime, rx, rxTime):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
-            c.dataLength = (tx, rx)
+            c.link.dataLength = (tx, rx)
             c.transfer.dataLengthTime = (txTime, rxTime)
             c.note(frame.timestamp, frame.number, .dataLength, .dataLength(tx: tx, rx: rx))
         case let .phyUpdateComplete(status, handle, tx, rx):
             guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
-            c.phy = (tx, rx)
+            c.link.phy = (tx, rx)
             c.note(frame.timestamp, frame.number, .phy, .phy(tx: tx, rx: rx))
         case let .advertisingReports(reports):
             var problem: (text: String, offset: Int, address: BDAddr)? = nil
@@ -270,9 +270,9 @@ extension SessionModel {
     /// the latest, and as the first since the peer's last packet (`LinkForensics.peerAdvertised`).
     private func peerAdvertising(_ address: BDAddr, frame: Frame) {
         for c in live.values where c.isLE && c.adapter == frame.adapter && c.peerAddress == address {
-            guard let up = c.completeTime, frame.timestamp > up else { continue }
+            guard let up = c.lifecycle.completeTime, frame.timestamp > up else { continue }
             let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
-            let lastHeard = c.lastReceivedTime ?? up
+            let lastHeard = c.traffic.lastReceivedTime ?? up
             if let first = c.forensics.peerAdvertisedFirst, first.time > lastHeard {} else { c.forensics.peerAdvertisedFirst = mark }
             c.forensics.peerAdvertised = mark
         }
@@ -324,17 +324,17 @@ extension SessionModel {
         c.peerAddress = cc.peerAddress
         c.peerAddressType = cc.peerAddressType
         c.peerName = advertisers.name(of: cc.peerAddress)
-        c.completeFrame = frame.number
-        c.completeTime = frame.timestamp
-        c.intervalUnits = cc.intervalUnits
-        c.latency = cc.latency
-        c.timeoutUnits = cc.timeoutUnits
+        c.lifecycle.completeFrame = frame.number
+        c.lifecycle.completeTime = frame.timestamp
+        c.link.intervalUnits = cc.intervalUnits
+        c.link.latency = cc.latency
+        c.link.timeoutUnits = cc.timeoutUnits
         if let i = attemptIndex, cc.role != 1 || !cc.isLE {
             attempts[i].outcome = .connected(connection: c.index)
             attempts[i].endFrame = frame.number
             attempts[i].endTime = frame.timestamp
-            c.attemptFrame = attempts[i].frame
-            c.attemptTime = attempts[i].time
+            c.lifecycle.attemptFrame = attempts[i].frame
+            c.lifecycle.attemptTime = attempts[i].time
             pendingAttempt[slot] = nil
             emit(.attempt, .attemptEnded(index: i))
         }
@@ -349,8 +349,8 @@ extension SessionModel {
         let key = LinkKey(adapter: c.adapter, handle: c.handle)
         if let old = live[key] {
             // A handle reused without a Disconnection Complete in the capture.
-            old.disconnectFrame = frame.number
-            old.disconnectTime = frame.timestamp
+            old.lifecycle.disconnectFrame = frame.number
+            old.lifecycle.disconnectTime = frame.timestamp
             old.note(frame.timestamp, frame.number, .disconnected, .handleReused)
         }
         live[key] = c

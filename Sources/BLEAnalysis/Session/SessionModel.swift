@@ -101,7 +101,7 @@ public final class SessionModel {
         if let c = liveConnection(key) { return c }
         guard connections.count < Self.maxConnections else { return nil }
         let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
-        c.inferred = true
+        c.lifecycle.inferred = true
         c.att.mtuKnown = false
         c.note(frame.timestamp, frame.number, .connected, .trafficWithoutSetUp(handle: handle))
         open(c, frame: frame)

@@ -19,7 +19,7 @@ struct ConnectionChartSVG {
     static let height = transferTop + panelHeight + 26
 
     var begin: Int64 { connection.barStart ?? 0 }
-    var finish: Int64 { max(connection.disconnectTime ?? captureEnd, begin + 1) }
+    var finish: Int64 { max(connection.lifecycle.disconnectTime ?? captureEnd, begin + 1) }
 
     func x(_ t: Int64) -> Double {
         Self.left + Self.plotWidth * Double(min(max(t, begin), finish) - begin) / Double(finish - begin)

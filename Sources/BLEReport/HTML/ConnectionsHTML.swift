@@ -46,17 +46,17 @@ struct ConnectionsHTML {
         if c.role != .unknown { f.append(c.role.rawValue) }
         if c.adapter != 0 { f.append("hci\(c.adapter)") }
         if let start = c.startTime {
-            let end = c.disconnectTime ?? c.lastDataTime ?? start
+            let end = c.lifecycle.disconnectTime ?? c.traffic.lastDataTime ?? start
             f.append("lasted " + TimeFormat.duration(end - start) + (c.isOpen ? " (still open at the end)" : ""))
         }
-        if c.intervalUnits > 0 { f.append("interval \(HTML.num(c.intervalMillis)) ms") }
+        if c.link.intervalUnits > 0 { f.append("interval \(HTML.num(c.intervalMillis)) ms") }
         f.append(c.att.mtuKnown ? "ATT_MTU \(c.att.mtu)" : "ATT_MTU ≥ \(c.att.mtu) (set before the capture)")
-        f.append("ACL \(c.aclSent) sent / \(c.aclReceived) received")
-        f.append("\(c.bytesSent + c.bytesReceived) bytes")
+        f.append("ACL \(c.traffic.aclSent) sent / \(c.traffic.aclReceived) received")
+        f.append("\(c.traffic.bytesSent + c.traffic.bytesReceived) bytes")
         if c.att.requests > 0 { f.append("\(c.att.requests) ATT requests") }
         if let avg = c.att.averageLatency { f.append("ATT latency avg \(TimeFormat.duration(avg)), max \(TimeFormat.duration(c.att.latencyMax))") }
-        if c.encrypted { f.append("encrypted") }
-        if let r = c.disconnectReason { f.append("ended: \(r.name) (0x\(Hex.pad(r.rawValue, 2)))") }
+        if c.encryption.encrypted { f.append("encrypted") }
+        if let r = c.lifecycle.disconnectReason { f.append("ended: \(r.name) (0x\(Hex.pad(r.rawValue, 2)))") }
         return f
     }
 
@@ -70,7 +70,7 @@ struct ConnectionsHTML {
             s += "<tr class=\"\(cls ?? "m-start")\"><td class=\"when\" title=\"\(HTML.escape(TimeFormat.time(e.time)))\">"
             s += HTML.escape(HTML.offset(e.time - captureStart, step: 1)) + "</td><td class=\"frame\">\(frame)</td>"
             s += "<td>\(HTML.escape(e.text))"
-            if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+            if e.kind == .disconnected, e.frame == c.lifecycle.disconnectFrame, let end = c.endCause {
                 s += "<div class=\"why\"><b>why</b> <code>\(HTML.escape(end.cause.kind.rawValue))</code> \(HTML.escape(end.cause.text.naming(c)))</div>"
             }
             s += "</td></tr>\n"

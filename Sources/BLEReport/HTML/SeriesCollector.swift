@@ -53,14 +53,14 @@ struct SeriesCollector {
 
     private mutating func sampleBuffers(_ session: SessionModel, time: Int64) {
         for c in session.live.values {
-            samples[c.index, default: BufferSamples()].add(time, link: c.buffersInFlight, pool: session.flow.inUse(isLE: c.isLE))
+            samples[c.index, default: BufferSamples()].add(time, link: c.buffers.buffersInFlight, pool: session.flow.inUse(isLE: c.isLE))
         }
     }
 
     /// The series of links that closed (their samples are let go).
     private mutating func closeSeries(_ session: SessionModel) {
         for index in Array(samples.keys) {
-            guard index >= 1, index <= session.connections.count, session.connections[index - 1].disconnectTime != nil else { continue }
+            guard index >= 1, index <= session.connections.count, session.connections[index - 1].lifecycle.disconnectTime != nil else { continue }
             series(of: session.connections[index - 1], end: 0)
         }
     }
@@ -69,7 +69,7 @@ struct SeriesCollector {
     private mutating func series(of c: Connection, end: Int64) {
         let kept = samples.removeValue(forKey: c.index)
         guard buffers[c.index] == nil, let start = c.barStart else { return }
-        var series = BufferSeries(start: start, end: c.disconnectTime ?? max(end, c.lastDataTime ?? start))
+        var series = BufferSeries(start: start, end: c.lifecycle.disconnectTime ?? max(end, c.traffic.lastDataTime ?? start))
         kept?.replay(into: &series)
         buffers[c.index] = series
     }

@@ -71,7 +71,7 @@ struct TimelineSVG {
     func makeAxis() -> TimeAxis {
         var keys: [Int64] = []
         for c in model.connections {
-            keys += [c.attemptTime, c.completeTime, c.firstDataTime, c.lastDataTime, c.disconnectTime].compactMap { $0 }
+            keys += [c.lifecycle.attemptTime, c.lifecycle.completeTime, c.traffic.firstDataTime, c.traffic.lastDataTime, c.lifecycle.disconnectTime].compactMap { $0 }
             keys += c.timeline.map(\.time)
             if let t = extras.traffic[c.index] { keys += t.sent.times + t.received.times }
         }
@@ -167,8 +167,8 @@ struct TimelineSVG {
         var groups: [MarkerGroup] = []
         for c in lane.connections {
             let begin = c.barStart ?? start
-            let finish = c.disconnectTime ?? end
-            if let a = c.attemptTime, let done = c.completeTime, done > a {
+            let finish = c.lifecycle.disconnectTime ?? end
+            if let a = c.lifecycle.attemptTime, let done = c.lifecycle.completeTime, done > a {
                 out.span(axis.x(a), axis.x(done), g.barY + 4, LaneGeometry.barHeight - 8, cls: "connecting", title: "connecting: \(TimeFormat.duration(done - a))")
             }
             out += "<a href=\"#conn-\(c.index)\">"
@@ -184,9 +184,9 @@ struct TimelineSVG {
         // capture or was still open at its end.
         out.onTop { out in
             for c in lane.connections {
-                let x0 = axis.x(c.barStart ?? start), x1 = axis.x(c.disconnectTime ?? end)
+                let x0 = axis.x(c.barStart ?? start), x1 = axis.x(c.lifecycle.disconnectTime ?? end)
                 var name = lane.connections.count > 1 ? "connection \(c.index)" : ""
-                if c.inferred { name = "⋯ " + name }
+                if c.lifecycle.inferred { name = "⋯ " + name }
                 let inside = LabelSpot(x: x0 + 3, y: g.barY + 12)
                 if !name.isEmpty, labels.box(name, .mark, inside).x1 <= x1 - 2, let spot = labels.place(name, .mark, [inside]) {
                     out.label(name, spot, cls: "barlabel")
