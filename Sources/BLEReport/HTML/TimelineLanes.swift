@@ -7,8 +7,6 @@ struct TimelineLane {
     var title: String
     var lines: [String]
 
-    var href: String { "#conn-\(connections[0].index)" }
-
     /// Lanes in the order of their first connection; peers are told apart by adapter and address.
     static func group(_ connections: [Connection]) -> [TimelineLane] {
         var order: [String] = []

@@ -1,0 +1,131 @@
+import BLEAnalysis
+
+/// How much of a capture the HTML page shows one by one. A capture of a few dozen connections (every
+/// capture of the corpus) gets a section per connection and a lane per peer, as it always has; past
+/// `maxSections` connections the page is *summarised*: every connection is counted in a table of peer
+/// groups (worst first), the worst `detailed` connections keep a full section, the timeline draws the
+/// worst `summaryLanes` peers with their marks merged into pixel columns, and each rule lists at most
+/// `FindingsHTML.maxRows` findings. So the page stays a size a browser opens (a few MB) at any
+/// capture size; the JSON report has everything.
+struct PageLayout {
+    /// Connections a page shows one by one; over this it is summarised.
+    static let maxSections = 60
+    /// Connections with a full section on a summarised page, worst first.
+    static let detailed = 30
+    /// Peers (timeline lanes) drawn on a summarised page, worst first.
+    static let summaryLanes = 30
+    /// Connection numbers listed per peer group in the summary (the rest counted).
+    static let maxListed = 24
+
+    let summarised: Bool
+    /// Peer groups, worst first (every connection in exactly one); empty unless summarised.
+    let groups: [PeerGroup]
+    /// Connections with their own section, in the order shown (all of them unless summarised).
+    let sections: [Connection]
+    /// Group of each connection index (summarised pages).
+    private let groupOf: [Int: Int]
+    private let hasSection: Set<Int>
+
+    /// The connections to one peer (adapter and address; those of unknown peer together per adapter).
+    struct PeerGroup {
+        var number: Int
+        var connections: [Connection]
+        var title: String
+        var findings: [Severity: Int] = [:]
+        /// Connections that ended by a link loss or never completed.
+        var failed = 0
+        var shortest: Int64?
+        var longest: Int64?
+        var worst: Severity? { Severity.allCases.reversed().first { (findings[$0] ?? 0) > 0 } }
+    }
+
+    init(model: SessionModel, findings: [Finding]) {
+        let connections = model.connections
+        summarised = connections.count > Self.maxSections
+        guard summarised else {
+            groups = []
+            sections = connections
+            groupOf = [:]
+            hasSection = Set(connections.map(\.index))
+            return
+        }
+        var bySeverity: [Int: [Severity: Int]] = [:]
+        for f in findings { if let c = f.connectionIndex { bySeverity[c, default: [:]][f.severity, default: 0] += 1 } }
+        // Worst first: the most severe findings, then how many of them, then a failed link, then the shortest.
+        func score(_ c: Connection) -> [Int64] {
+            let s = bySeverity[c.index] ?? [:]
+            var key: [Int64] = Severity.allCases.reversed().map { -Int64(s[$0] ?? 0) }
+            key.append(Self.failed(c) ? 0 : 1)
+            key.append(Self.duration(c) ?? .max)
+            key.append(Int64(c.index))
+            return key
+        }
+        let ranked = connections.map { ($0, score($0)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }
+        sections = ranked.prefix(Self.detailed).map(\.0)
+        hasSection = Set(sections.map(\.index))
+
+        var order: [String] = []
+        var members: [String: [Connection]] = [:]
+        for c in connections {
+            let key = c.peerAddress.map { "\(c.adapter)/\($0.description)" } ?? "\(c.adapter)/?"
+            if members[key] == nil { order.append(key) }
+            members[key, default: []].append(c)
+        }
+        var built: [(PeerGroup, [Int64])] = []
+        for key in order {
+            guard let cs = members[key] else { continue }
+            var g = PeerGroup(number: 0, connections: cs, title: Self.title(cs))
+            for c in cs {
+                for (sev, n) in bySeverity[c.index] ?? [:] { g.findings[sev, default: 0] += n }
+                if Self.failed(c) { g.failed += 1 }
+                if let d = Self.duration(c) {
+                    g.shortest = min(g.shortest ?? d, d)
+                    g.longest = max(g.longest ?? d, d)
+                }
+            }
+            var key: [Int64] = Severity.allCases.reversed().map { -Int64(g.findings[$0] ?? 0) }
+            key += [-Int64(g.failed), g.shortest ?? .max, Int64(cs[0].index)]
+            built.append((g, key))
+        }
+        groups = built.sorted { $0.1.lexicographicallyPrecedes($1.1) }.enumerated().map { i, g in
+            var g = g.0
+            g.number = i + 1
+            return g
+        }
+        var groupOf: [Int: Int] = [:]
+        for g in groups { for c in g.connections { groupOf[c.index] = g.number } }
+        self.groupOf = groupOf
+    }
+
+    /// Where a link to connection `index` goes: its section, or its peer group's row.
+    func href(_ index: Int) -> String {
+        if hasSection.contains(index) { return "#conn-\(index)" }
+        return groupOf[index].map { "#peer-\($0)" } ?? "#conn-\(index)"
+    }
+
+    /// The timeline's lanes: one per peer (the first `TimelineSVG.maxLanes`), or on a summarised
+    /// page the worst `summaryLanes` groups, in the order of their first connection.
+    func lanes(_ model: SessionModel) -> [TimelineLane] {
+        guard summarised else { return Array(TimelineLane.group(model.connections).prefix(TimelineSVG.maxLanes)) }
+        return groups.prefix(Self.summaryLanes).sorted { $0.connections[0].index < $1.connections[0].index }
+            .map { TimelineLane.lane($0.connections) }
+    }
+
+    static func failed(_ c: Connection) -> Bool {
+        if c.completeTime == nil && c.startTime == nil { return true }
+        if let r = c.disconnectReason, LinkLoss.reasons.contains(r.rawValue) { return true }
+        return false
+    }
+
+    static func duration(_ c: Connection) -> Int64? {
+        guard let start = c.startTime else { return nil }
+        return (c.disconnectTime ?? c.lastDataTime ?? start) - start
+    }
+
+    static func title(_ cs: [Connection]) -> String {
+        let c = cs[0]
+        let address = c.peerAddress?.description ?? "peer unknown"
+        let name = cs.lazy.compactMap(\.peerName).first
+        return (name.map { "\($0) (\(address))" } ?? address) + (c.adapter != 0 ? " · hci\(c.adapter)" : "")
+    }
+}
