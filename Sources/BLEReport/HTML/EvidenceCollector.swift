@@ -56,7 +56,6 @@ public final class EvidenceCollector {
 
     // The frame being consumed, for its PDU.
     @exclusivity(unchecked) private var current = 0
-    @exclusivity(unchecked) private var currentTime: Int64 = 0
     @exclusivity(unchecked) private var decodeNow: Int?
     @exclusivity(unchecked) private var upper: [Layer] = []
     /// The current frame carried an ATT PDU end-of-pass rules cite (`NotableFrames`).
@@ -83,7 +82,6 @@ public final class EvidenceCollector {
     /// Consumes one frame: the analysis, then what the report keeps of it.
     public func consume(_ frame: Frame) {
         current = frame.number
-        currentTime = frame.timestamp
         decodeNow = rankAhead(frame.number)
         upper.removeAll(keepingCapacity: true)
         notableNow = false
@@ -109,7 +107,6 @@ public final class EvidenceCollector {
         let pdu = completed.bytes, c = completed.connection, received = completed.received
         recent.addPDU(pdu, c, received: received)
         let opcode = completed.attOpcode
-        if let opcode { series.att(opcode, c, time: currentTime) }
         if let opcode, Self.changesDatabase.contains(opcode) {
             // The session is about to add what this response discovered to a GATT database: the frames
             // a window may still want are decoded now, as `packets` shows them (names known so far).

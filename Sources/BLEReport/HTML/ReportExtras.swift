@@ -75,10 +75,6 @@ public struct ReportExtras: Sendable {
     public struct Traffic: Sendable {
         public var sent = TimeSamples()
         public var received = TimeSamples()
-        /// Notifications and indications.
-        public var values = TimeSamples()
-        /// Write Requests and Write Commands.
-        public var writes = TimeSamples()
     }
 
     /// The evidence span of a finding: the earliest and latest time of its frames.

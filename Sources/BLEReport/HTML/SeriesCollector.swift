@@ -42,15 +42,6 @@ struct SeriesCollector {
         }
     }
 
-    /// The ATT PDU of a complete L2CAP PDU on `c`: notifications, indications and writes.
-    mutating func att(_ opcode: ATTOpcode, _ c: Connection, time: Int64) {
-        switch opcode {
-        case .handleValueNotification, .handleValueIndication: traffic[c.index, default: .init()].values.add(time)
-        case .writeRequest, .writeCommand: traffic[c.index, default: .init()].writes.add(time)
-        default: break
-        }
-    }
-
     private mutating func sampleBuffers(_ session: SessionModel, time: Int64) {
         for c in session.live.values {
             samples[c.index, default: BufferSamples()].add(time, link: c.buffersInFlight, pool: session.flow.inUse(isLE: c.isLE))
@@ -100,7 +91,7 @@ struct BufferSamples {
         var lastLink: Int32
     }
     private(set) var samples: [Sample] = []
-    static let capacity = 1 << 18
+    static let capacity = 1 << 14
 
     mutating func add(_ time: Int64, link: Int, pool: Int) {
         let l = Int32(clamping: link)

@@ -74,10 +74,15 @@ struct TimelineSVG {
 
     func makeAxis() -> TimeAxis {
         var keys: [Int64] = []
+        // A summarised page draws the traffic of its lanes only: the others' times would only fold the same gaps.
+        let drawn = summarised ? Set(lanes.flatMap { $0.connections.map(\.index) }) : []
         for c in model.connections {
             keys += [c.attemptTime, c.completeTime, c.firstDataTime, c.lastDataTime, c.disconnectTime].compactMap { $0 }
-            keys += c.timeline.map(\.time)
-            if let t = extras.traffic[c.index] { keys += t.sent.times + t.received.times }
+            for e in c.timeline { keys.append(e.time) }
+            if let t = extras.traffic[c.index], !summarised || drawn.contains(c.index) {
+                keys.append(contentsOf: t.sent.times)
+                keys.append(contentsOf: t.received.times)
+            }
         }
         for a in model.attempts { keys += [a.time, a.endTime].compactMap { $0 } }
         for r in extras.radio { keys += [r.start, r.end] }
