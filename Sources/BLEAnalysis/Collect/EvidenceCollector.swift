@@ -1,7 +1,6 @@
 import BLEBytes
 import BLECapture
 import BLEProtocol
-import BLEAnalysis
 
 /// Gathers what the HTML report needs (`ReportExtras`) during the one analysis pass, so the capture
 /// is read once (and `bleanalyze report - -o x.html` works from a pipe like a file).
@@ -23,6 +22,9 @@ import BLEAnalysis
 /// The pass is single-threaded and the PDU body never re-enters `consume`: stored properties skip the
 /// runtime exclusivity checks (as `Analyzer`'s do), which showed in the profile of a large report.
 public final class EvidenceCollector {
+    /// A frame written for the report: the frame, its decoded layers and its status.
+    public typealias FrameFormatter = (Frame, [Layer], FrameStatus) -> String
+
     /// Evidence frames per finding around which frames are decoded (the first ones, which the
     /// detectors list most telling first).
     static let maxFramesPerFinding = 4
@@ -40,7 +42,8 @@ public final class EvidenceCollector {
     let maxDecoded: Int
     @exclusivity(unchecked) private var recent: RecentFrames
     @exclusivity(unchecked) private var notable: NotableFrames
-    private let text = PacketText(options: RenderOptions(), width: 100)
+    /// Writes a frame as the report shows it (BLEReport gives `packets`' btmon-style text).
+    private let format: FrameFormatter
 
     @exclusivity(unchecked) private var extras = ReportExtras()
     @exclusivity(unchecked) private var series = SeriesCollector()
@@ -69,8 +72,10 @@ public final class EvidenceCollector {
     ///   - around: frames decoded on each side of an evidence frame (0…50).
     ///   - maxDecoded: decoded frames kept, first windows of all findings first. During the pass at
     ///     most twice this many are held; past that (first windows only) new windows are not decoded.
-    public init(analyzer: Analyzer, around: Int = 3, maxDecoded: Int = EvidenceCollector.maxDecodedFrames) {
+    ///   - format: how a decoded frame is written (its layers, upper ones decoded as the PDU completed).
+    public init(analyzer: Analyzer, around: Int = 3, maxDecoded: Int = EvidenceCollector.maxDecodedFrames, format: @escaping FrameFormatter) {
         self.analyzer = analyzer
+        self.format = format
         analyzer.session.recordsActivity = true   // the charts' series
         self.maxDecoded = max(1, maxDecoded)
         self.around = max(0, min(around, 50))
@@ -90,9 +95,7 @@ public final class EvidenceCollector {
         recent.setStatus(status)
         if let rank = decodeNow {
             // Decoded as the frame goes by, with the upper layers decoded as the PDU completed: exactly as `packets`.
-            var s = ""
-            text.render(frame, layers: FrameLayers.decode(frame) + upper, status: status, into: &s)
-            keep(.init(number: frame.number, time: frame.timestamp, text: s), rank: rank)
+            keep(.init(number: frame.number, time: frame.timestamp, text: format(frame, FrameLayers.decode(frame) + upper, status)), rank: rank)
         }
         series.frame(frame, session: analyzer.session)
         notable.frame(frame, status: status, attNotable: notableNow, recent: recent)
@@ -193,8 +196,7 @@ public final class EvidenceCollector {
     }
 
     private func decode(_ k: KeptFrame) -> ReportExtras.DecodedFrame {
-        var s = ""
-        k.withFrame { frame in text.render(frame, layers: FrameLayers.decode(frame) + k.upperLayers(), status: k.status, into: &s) }
+        let s = k.withFrame { frame in format(frame, FrameLayers.decode(frame) + k.upperLayers(), k.status) }
         return .init(number: k.number, time: k.timestamp, text: s)
     }
 

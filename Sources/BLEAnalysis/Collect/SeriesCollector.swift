@@ -1,7 +1,6 @@
 import BLEBytes
 import BLECapture
 import BLEProtocol
-import BLEAnalysis
 
 /// The report's series, from the session as frames go by: ACL packets, values and writes per
 /// connection, controller buffers in use, advertising reports, scanning/advertising periods.

@@ -1,6 +1,5 @@
 import BLEBytes
 import BLEProtocol
-import BLEAnalysis
 
 /// What the HTML report needs beyond the session model, gathered during the one analysis pass
 /// (`EvidenceCollector`): the frames around each finding decoded, the times of evidence frames,
@@ -78,7 +77,7 @@ public struct ReportExtras: Sendable {
     }
 
     /// The evidence span of a finding: the earliest and latest time of its frames.
-    func span(_ f: Finding) -> (Int64, Int64) {
+    public func span(_ f: Finding) -> (Int64, Int64) {
         let times = f.frames.compactMap { frameTimes[$0] } + [f.time]
         return (times.min() ?? f.time, times.max() ?? f.time)
     }
@@ -95,7 +94,7 @@ public struct BufferSeries: Sendable {
     var touched: [Bool]
     var last: [Int]
     public var capacity: Int?
-    static let count = 480
+    public static let count = 480
 
     init(start: Int64, end: Int64) {
         self.start = start
@@ -145,7 +144,7 @@ public struct TimeSamples: Sendable {
     /// Each kept time stands for `stride` events.
     public private(set) var stride = 1
     public private(set) var total = 0
-    static let capacity = 4096
+    public static let capacity = 4096
 
     public init() {}
 
