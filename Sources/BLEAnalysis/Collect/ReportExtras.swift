@@ -56,10 +56,6 @@ public struct ReportExtras: Sendable {
     public var frames: [DecodedFrame] = []
     /// Time of every evidence frame.
     public var frameTimes: [Int: Int64] = [:]
-    /// Controller ACL buffers in use over each connection's life, by connection index.
-    public var buffers: [Int: BufferSeries] = [:]
-    /// When ACL packets, values and writes went by, per connection index.
-    public var traffic: [Int: Traffic] = [:]
     public var radio: [RadioPeriod] = []
     /// Times of advertising reports (thinned to at most `TimeSamples.capacity`).
     public var advertisingReports = TimeSamples()
@@ -70,11 +66,10 @@ public struct ReportExtras: Sendable {
 
     public init() {}
 
-    /// Exact times of a connection's traffic (thinned when there is a lot of it).
-    public struct Traffic: Sendable {
-        public var sent = TimeSamples()
-        public var received = TimeSamples()
-    }
+    /// Connections whose series (`Connection.activity`) are kept in full: a capture with more is
+    /// shown summarised (peer groups, the worst connections in full), and each closed connection's
+    /// series is reduced to a few KB (`ActivitySeries.reduce`).
+    public static let maxDetailedConnections = 60
 
     /// The evidence span of a finding: the earliest and latest time of its frames.
     public func span(_ f: Finding) -> (Int64, Int64) {
@@ -83,18 +78,22 @@ public struct ReportExtras: Sendable {
     }
 }
 
-/// Controller ACL buffers in use on one link over its life: `count` buckets from `start` to `end`,
-/// each with the most buffers this link held and the most the whole pool held.
+/// Controller ACL buffers in use on one link over its life: `count` buckets (480, fewer once
+/// reduced) from `start` to `end`, each with the most buffers this link held and the most the whole
+/// pool held (UInt16: a controller has at most 65,535 buffers, Core v5.4 Vol 4 Part E 7.4.5).
 public struct BufferSeries: Sendable {
     public let start: Int64
     public let end: Int64
-    public var link: [Int]
-    public var pool: [Int]
-    /// Buckets in which a value was recorded; the others carry the previous bucket's last value.
+    public private(set) var link: [UInt16]
+    public private(set) var pool: [UInt16]
+    /// While recording: buckets in which a value was recorded (the others carry the previous
+    /// bucket's last value) and that last value; let go by `close()`.
     var touched: [Bool]
-    var last: [Int]
+    var last: [UInt16]
     public var capacity: Int?
     public static let count = 480
+    /// Buckets of this series.
+    public var buckets: Int { link.count }
 
     init(start: Int64, end: Int64) {
         self.start = start
@@ -110,14 +109,30 @@ public struct BufferSeries: Sendable {
         return min(max(i, 0), Self.count - 1)
     }
 
+    /// Recording is over: only the buckets are kept.
+    mutating func close() {
+        touched = []
+        last = []
+    }
+
+    /// Merges neighbouring buckets (highest values kept) down to at most `n`.
+    mutating func reduce(to n: Int) {
+        close()
+        guard link.count > n, n > 0 else { return }
+        let per = (link.count + n - 1) / n
+        func merge(_ a: [UInt16]) -> [UInt16] { stride(from: 0, to: a.count, by: per).map { a[$0 ..< min($0 + per, a.count)].max() ?? 0 } }
+        link = merge(link)
+        pool = merge(pool)
+    }
+
     /// - Parameter lastValue: the link's buffers after the sample (`v` unless samples were merged).
     mutating func record(_ t: Int64, link v: Int, pool p: Int, last lastValue: Int? = nil) {
         let i = bucket(t)
         if !touched[i] { fill(through: i) }
         touched[i] = true
-        link[i] = max(link[i], v)
-        pool[i] = max(pool[i], p)
-        last[i] = lastValue ?? v
+        link[i] = max(link[i], UInt16(clamping: v))
+        pool[i] = max(pool[i], UInt16(clamping: p))
+        last[i] = UInt16(clamping: lastValue ?? v)
     }
 
     /// Carries the last value into untouched buckets up to `i` (a link holds its buffers until
@@ -135,7 +150,7 @@ public struct BufferSeries: Sendable {
         }
     }
 
-    public var peak: Int { link.max() ?? 0 }
+    public var peak: Int { Int(link.max() ?? 0) }
 }
 
 /// Up to `capacity` event times, evenly thinned when there are more (every 2nd, 4th, …).
@@ -147,6 +162,15 @@ public struct TimeSamples: Sendable {
     public static let capacity = 4096
 
     public init() {}
+
+    /// Keeps every 2nd, 4th, … time until at most `n` are left, and lets go of spare capacity.
+    mutating func thin(to n: Int) {
+        while times.count > n {
+            times = times.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+            stride *= 2
+        }
+        if times.capacity > times.count { times = times.withUnsafeBufferPointer { Array($0) } }
+    }
 
     mutating func add(_ t: Int64) {
         total += 1

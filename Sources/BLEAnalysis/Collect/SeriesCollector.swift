@@ -2,14 +2,24 @@ import BLEBytes
 import BLECapture
 import BLEProtocol
 
-/// The report's series, from the session as frames go by: ACL packets, values and writes per
-/// connection, controller buffers in use, advertising reports, scanning/advertising periods.
+/// The report's series that need more than one connection's view, from the session as frames go
+/// by: controller buffers in use per link (against the whole pool), advertising reports,
+/// scanning/advertising periods. Per connection traffic is recorded by the session itself
+/// (`Connection.activity`, when `recordsActivity` is on), where the buffers end up too.
+///
+/// Bounded per connection: a capture with more than `detailedConnections` connections is shown
+/// summarised (`PageLayout` in BLEReport), so each closed connection's series is then reduced
+/// (`ActivitySeries.reduce`): a few KB per connection whatever the capture's size.
 struct SeriesCollector {
-    private var traffic: [Int: ReportExtras.Traffic] = [:]
+    /// Connections whose series are kept in full; past this many, closed connections' series are reduced.
+    static let detailedConnections = ReportExtras.maxDetailedConnections
     /// Buffers in use per live connection index, sampled over the pass; spread over the link's life
     /// (`BufferSeries`) once its end is known: at its Disconnection Complete, or at the end.
     private var samples: [Int: BufferSamples] = [:]
-    private var buffers: [Int: BufferSeries] = [:]
+    /// Connections (positions in `SessionModel.connections`) looked at for reduction so far, and
+    /// those of them not reduced yet (still open).
+    private var considered = 0
+    private var waiting: [Int] = []
     private var advertisingReports = TimeSamples()
     private var reportsSeen = 0
     private var radio = RadioTracker()
@@ -19,11 +29,10 @@ struct SeriesCollector {
         switch frame.kind {
         case .aclData:
             sampleBuffers(session, time: frame.timestamp)
-            var r = ByteReader(frame.payload, base: frame.payloadOffset)
-            if let word = try? r.u16le("Handle"), let length = try? r.u16le("Length"),
-               let c = session.live[LinkKey(adapter: frame.adapter, handle: ACLHeader(word: word, length: length).handle)] {
-                if frame.direction == .received { traffic[c.index, default: .init()].received.add(frame.timestamp) }
-                else { traffic[c.index, default: .init()].sent.add(frame.timestamp) }
+            // The link the session gave this packet to (an air capture's ACL, made from LL data
+            // PDUs, has no times: `airLE` frames).
+            if let c = session.activityLink {
+                if frame.direction == .received { c.activity.received.add(frame.timestamp) } else { c.activity.sent.add(frame.timestamp) }
             }
         case .event:
             // Buffers come back (Number Of Completed Packets) or are freed with the link.
@@ -39,6 +48,7 @@ struct SeriesCollector {
         default:
             break
         }
+        session.activityLink = nil
     }
 
     private mutating func sampleBuffers(_ session: SessionModel, time: Int64) {
@@ -53,25 +63,42 @@ struct SeriesCollector {
             guard index >= 1, index <= session.connections.count, session.connections[index - 1].disconnectTime != nil else { continue }
             series(of: session.connections[index - 1], end: 0)
         }
+        reduceClosed(session)
+    }
+
+    /// Past `detailedConnections`, the closed connections' series are reduced (those still open
+    /// wait for a later close).
+    private mutating func reduceClosed(_ session: SessionModel) {
+        let count = session.connections.count
+        guard count > Self.detailedConnections else { return }
+        while considered < count {
+            waiting.append(considered)
+            considered += 1
+        }
+        waiting.removeAll { i in
+            let c = session.connections[i]
+            guard c.disconnectTime != nil, samples[c.index] == nil else { return false }
+            c.activity.reduce()
+            return true
+        }
     }
 
     /// Spreads `c`'s samples over its life (to the capture's `end` when it never closed).
     private mutating func series(of c: Connection, end: Int64) {
         let kept = samples.removeValue(forKey: c.index)
-        guard buffers[c.index] == nil, let start = c.barStart else { return }
+        guard c.activity.buffers == nil, let start = c.barStart else { return }
         var series = BufferSeries(start: start, end: c.disconnectTime ?? max(end, c.lastDataTime ?? start))
         kept?.replay(into: &series)
-        buffers[c.index] = series
+        series.close()
+        c.activity.buffers = series
     }
 
     mutating func finish(model: SessionModel, end: Int64, into extras: inout ReportExtras) {
         for c in model.connections {
             series(of: c, end: end)
-            buffers[c.index]?.capacity = c.activity.capacity
+            c.activity.buffers?.capacity = c.activity.capacity
+            if model.connections.count > Self.detailedConnections { c.activity.reduce() }
         }
-        extras.buffers = buffers
-        buffers.removeAll()
-        extras.traffic = traffic
         extras.advertisingReports = advertisingReports
         extras.radio = radio.finish(end: end)
     }

@@ -79,9 +79,9 @@ struct TimelineSVG {
         for c in model.connections {
             keys += [c.attemptTime, c.completeTime, c.firstDataTime, c.lastDataTime, c.disconnectTime].compactMap { $0 }
             for e in c.timeline { keys.append(e.time) }
-            if let t = extras.traffic[c.index], !summarised || drawn.contains(c.index) {
-                keys.append(contentsOf: t.sent.times)
-                keys.append(contentsOf: t.received.times)
+            if !summarised || drawn.contains(c.index) {
+                keys.append(contentsOf: c.activity.sent.times)
+                keys.append(contentsOf: c.activity.received.times)
             }
         }
         for a in model.attempts { keys += [a.time, a.endTime].compactMap { $0 } }
@@ -255,9 +255,9 @@ struct TimelineSVG {
         activity(lane.connections, axis, &out, barY: g.barY, barH: LaneGeometry.barHeight)
         var columns: [Int: (v: Int, full: Bool, capacity: Int?)] = [:]
         for c in lane.connections {
-            guard let series = extras.buffers[c.index], series.peak > 0 else { continue }
-            let bucket = Double(series.end - series.start) / Double(BufferSeries.count)
-            for (i, v) in series.link.enumerated() where v > 0 {
+            guard let series = c.activity.buffers, series.peak > 0 else { continue }
+            let bucket = Double(series.end - series.start) / Double(series.buckets)
+            for (i, v) in series.link.lazy.map(Int.init).enumerated() where v > 0 {
                 let column = Int(axis.x(series.start + Int64(Double(i) * bucket)) / 2)
                 let full = series.capacity.map { v >= $0 } ?? false
                 if let old = columns[column], old.v >= v { continue }
@@ -278,7 +278,7 @@ struct TimelineSVG {
     func activity(_ connections: [Connection], _ axis: TimeAxis, _ out: inout SVGOut, barY: Double, barH: Double) {
         var bins: [Int: Int] = [:]
         for c in connections {
-            guard let t = extras.traffic[c.index] else { continue }
+            let t = c.activity
             for (samples, weight) in [(t.sent, t.sent.stride), (t.received, t.received.stride)] {
                 for time in samples.times { bins[Int(axis.x(time) / 2), default: 0] += weight }
             }
@@ -293,14 +293,15 @@ struct TimelineSVG {
     }
 
     func buffers(_ c: Connection, _ axis: TimeAxis, _ out: inout SVGOut, y: Double) {
-        guard let series = extras.buffers[c.index], series.peak > 0 else { return }
+        guard let series = c.activity.buffers, series.peak > 0 else { return }
         let full = Double(max(series.capacity ?? series.peak, 1))
-        let bucket = Double(series.end - series.start) / Double(BufferSeries.count)
+        let bucket = Double(series.end - series.start) / Double(series.buckets)
+        let link = series.link.map(Int.init)
         var i = 0
-        while i < series.link.count {
-            let v = series.link[i]
+        while i < link.count {
+            let v = link[i]
             var j = i
-            while j + 1 < series.link.count && series.link[j + 1] == v { j += 1 }
+            while j + 1 < link.count && link[j + 1] == v { j += 1 }
             if v > 0 {
                 let t0 = series.start + Int64(Double(i) * bucket), t1 = series.start + Int64(Double(j + 1) * bucket)
                 let atCapacity = series.capacity.map { v >= $0 } ?? false
