@@ -77,6 +77,7 @@ public final class EvidenceCollector {
         self.analyzer = analyzer
         self.format = format
         analyzer.session.recordsActivity = true   // the charts' series
+        analyzer.session.radio = RadioTracker()   // scanning and advertising periods
         self.maxDecoded = max(1, maxDecoded)
         self.around = max(0, min(around, 50))
         extras.around = self.around

@@ -22,7 +22,6 @@ struct SeriesCollector {
     private var waiting: [Int] = []
     private var advertisingReports = TimeSamples()
     private var reportsSeen = 0
-    private var radio = RadioTracker()
 
     /// After the analysis consumed `frame`.
     mutating func frame(_ frame: Frame, session: SessionModel) {
@@ -43,8 +42,6 @@ struct SeriesCollector {
             }
             let total = session.advertisers.totalReports
             while reportsSeen < total { advertisingReports.add(frame.timestamp); reportsSeen += 1 }
-        case .command:
-            radio.command(frame)
         default:
             break
         }
@@ -100,7 +97,8 @@ struct SeriesCollector {
             if model.connections.count > Self.detailedConnections { c.activity.reduce() }
         }
         extras.advertisingReports = advertisingReports
-        extras.radio = radio.finish(end: end)
+        extras.radio = model.radio?.finish(end: end) ?? []
+        model.radio = nil
     }
 }
 

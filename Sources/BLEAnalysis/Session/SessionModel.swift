@@ -30,6 +30,9 @@ public final class SessionModel {
     /// The connection of the last ACL packet while `recordsActivity` is on (the collector notes its
     /// time in the connection's `activity` for an HCI ACL frame, and clears it).
     @exclusivity(unchecked) var activityLink: Connection?
+    /// Scanning and advertising periods, from the enables the model decodes (nil unless the HTML
+    /// report's collector asked for them).
+    @exclusivity(unchecked) var radio: RadioTracker?
 
     struct AttemptSlot: Hashable {
         var adapter: UInt16
