@@ -64,16 +64,8 @@ struct PageLayout {
         sections = ranked.prefix(Self.detailed).map(\.0)
         hasSection = Set(sections.map(\.index))
 
-        var order: [String] = []
-        var members: [String: [Connection]] = [:]
-        for c in connections {
-            let key = c.peerAddress.map { "\(c.adapter)/\($0.description)" } ?? "\(c.adapter)/?"
-            if members[key] == nil { order.append(key) }
-            members[key, default: []].append(c)
-        }
         var built: [(PeerGroup, [Int64])] = []
-        for key in order {
-            guard let cs = members[key] else { continue }
+        for cs in TimelineLane.grouped(connections, by: { c in c.peerAddress.map { "\(c.adapter)/\($0.description)" } ?? "\(c.adapter)/?" }) {
             var g = PeerGroup(number: 0, connections: cs, title: Self.title(cs))
             for c in cs {
                 for (sev, n) in bySeverity[c.index] ?? [:] { g.findings[sev, default: 0] += n }
