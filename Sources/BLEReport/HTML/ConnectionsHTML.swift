@@ -53,7 +53,7 @@ struct ConnectionsHTML {
         s += "<code>bleanalyze FILE --json</code> has every connection.</p>\n"
         s += "<table class=\"peers\"><thead><tr><th>Peer</th><th>Connections</th><th>Findings</th><th>Failed</th>"
         s += "<th>Shortest</th><th>Longest</th></tr></thead><tbody>\n"
-        for g in layout.groups {
+        for g in layout.groups.prefix(PageLayout.maxGroups) {
             let sev = g.worst.map { " class=\"sev-\($0.rawValue)\"" } ?? ""
             s += "<tr id=\"peer-\(g.number)\"\(sev)><td>\(HTML.escape(g.title))</td><td>\(g.connections.count): "
             let listed = g.connections.prefix(PageLayout.maxListed).map { c in
@@ -61,15 +61,26 @@ struct ConnectionsHTML {
             }
             s += listed.joined(separator: ", ")
             if g.connections.count > PageLayout.maxListed { s += " … \(g.connections.count - PageLayout.maxListed) more" }
-            s += "</td><td>" + Severity.allCases.reversed().compactMap { sev in
-                g.findings[sev].map { "<span class=\"badge badge-\(sev.rawValue)\">\($0) \(sev.rawValue)</span>" }
-            }.joined(separator: " ") + "</td>"
+            s += "</td><td>" + Self.badges(g.findings) + "</td>"
             s += "<td>\(g.failed)</td><td>\(g.shortest.map(TimeFormat.duration) ?? "")</td><td>\(g.longest.map(TimeFormat.duration) ?? "")</td></tr>\n"
+        }
+        let rest = layout.groups.dropFirst(PageLayout.maxGroups)
+        if !rest.isEmpty {
+            var findings: [Severity: Int] = [:]
+            for g in rest { for (sev, n) in g.findings { findings[sev, default: 0] += n } }
+            s += "<tr id=\"peers-more\"><td>… \(rest.count) more peers, not listed</td><td>\(rest.reduce(0) { $0 + $1.connections.count })</td><td>" + Self.badges(findings) + "</td><td>\(rest.reduce(0) { $0 + $1.failed })</td><td></td><td></td></tr>\n"
         }
         return s + "</tbody></table>\n<h3>The \(layout.sections.count) connections with the most serious findings</h3>\n"
     }
 
     static let maxCharts = 30
+
+    /// Findings counted by severity, most severe first.
+    static func badges(_ findings: [Severity: Int]) -> String {
+        Severity.allCases.reversed().compactMap { sev in
+            findings[sev].map { "<span class=\"badge badge-\(sev.rawValue)\">\($0) \(sev.rawValue)</span>" }
+        }.joined(separator: " ")
+    }
 
     func facts(_ c: Connection) -> [String] {
         var f: [String] = ["handle \(c.handle)", c.isLE ? "LE" : "BR/EDR"]

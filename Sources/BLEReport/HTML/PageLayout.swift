@@ -16,6 +16,8 @@ struct PageLayout {
     static let summaryLanes = 30
     /// Connection numbers listed per peer group in the summary (the rest counted).
     static let maxListed = 24
+    /// Peer groups with a row in the summary, worst first; the rest are counted in one last row.
+    static let maxGroups = 1000
 
     let summarised: Bool
     /// Peer groups, worst first (every connection in exactly one); empty unless summarised.
@@ -89,10 +91,12 @@ struct PageLayout {
         self.groupOf = groupOf
     }
 
-    /// Where a link to connection `index` goes: its section, or its peer group's row.
+    /// Where a link to connection `index` goes: its section, or its peer group's row (the last
+    /// row for the groups past `maxGroups`).
     func href(_ index: Int) -> String {
         if hasSection.contains(index) { return "#conn-\(index)" }
-        return groupOf[index].map { "#peer-\($0)" } ?? "#conn-\(index)"
+        guard let group = groupOf[index] else { return "#conn-\(index)" }
+        return group <= Self.maxGroups ? "#peer-\(group)" : "#peers-more"
     }
 
     /// The timeline's lanes: one per peer (the first `TimelineSVG.maxLanes`), or on a summarised
