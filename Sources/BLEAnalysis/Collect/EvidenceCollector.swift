@@ -98,12 +98,13 @@ public final class EvidenceCollector {
             // Decoded as the frame goes by, with the upper layers decoded as the PDU completed: exactly as `packets`.
             keep(.init(number: frame.number, time: frame.timestamp, text: format(frame, FrameLayers.decode(frame) + upper, status)), rank: rank)
         }
-        series.frame(frame, session: analyzer.session)
         notable.frame(frame, status: status, attNotable: notableNow, recent: recent)
         if let engine = analyzer.engine, engine.findings.count > findingsSeen {
             for f in engine.findings[findingsSeen...] { schedule(f) }
             findingsSeen = engine.findings.count
         }
+        // After the findings: a link closed by this frame is ranked with the findings it gave.
+        series.frame(frame, session: analyzer.session)
     }
 
     /// A complete L2CAP PDU, handed over before the session acts on it.
@@ -157,7 +158,9 @@ public final class EvidenceCollector {
         if decoded.count > maxDecoded { keepKeyWindows(of: findings) }
         extras.frames = decoded.values.map(\.frame).sorted { $0.number < $1.number }
         decoded.removeAll()
-        series.finish(model: analyzer.session, end: captureEnd ?? 0, into: &extras)
+        var counts: [Int: [Severity: Int]] = [:]
+        for f in findings { if let c = f.connectionIndex { counts[c, default: [:]][f.severity, default: 0] += 1 } }
+        series.finish(model: analyzer.session, end: captureEnd ?? 0, finalFindings: counts, into: &extras)
         return extras
     }
 
@@ -166,6 +169,7 @@ public final class EvidenceCollector {
     /// Decodes the frames around `f`'s first evidence frames that are still kept, and schedules the
     /// frames after them; notes the time and ATT value of every evidence frame.
     private func schedule(_ f: Finding) {
+        series.noteFinding(f)
         for n in f.frames where extras.frameTimes[n] == nil {
             guard let k = kept(n) else { continue }
             extras.frameTimes[n] = k.timestamp

@@ -70,6 +70,32 @@ public struct ReportExtras: Sendable {
     /// shown summarised (peer groups, the worst connections in full), and each closed connection's
     /// series is reduced to a few KB (`ActivitySeries.reduce`).
     public static let maxDetailedConnections = 60
+    /// Connections a summarised page shows in full, worst first (`worse`); their series are kept in full.
+    public static let fullConnections = 30
+
+    /// Ordering key of a connection, worst first (lexicographically smaller is worse): the most
+    /// severe findings (`findings`: its findings counted by severity), then how many, then a failed
+    /// link (never completed, or ended by a link loss), then the shortest, then the first.
+    public static func rank(_ c: Connection, findings: [Severity: Int]) -> [Int64] {
+        var key: [Int64] = Severity.allCases.reversed().map { -Int64(findings[$0] ?? 0) }
+        key.append(failed(c) ? 0 : 1)
+        key.append(duration(c) ?? .max)
+        key.append(Int64(c.index))
+        return key
+    }
+
+    /// The connection never completed, or a link loss ended it.
+    public static func failed(_ c: Connection) -> Bool {
+        if c.completeTime == nil && c.startTime == nil { return true }
+        if let r = c.disconnectReason, LinkLoss.reasons.contains(r.rawValue) { return true }
+        return false
+    }
+
+    /// From its start to its disconnect (or last data), nil when it never started.
+    public static func duration(_ c: Connection) -> Int64? {
+        guard let start = c.startTime else { return nil }
+        return (c.disconnectTime ?? c.lastDataTime ?? start) - start
+    }
 
     /// The evidence span of a finding: the earliest and latest time of its frames.
     public func span(_ f: Finding) -> (Int64, Int64) {

@@ -20,6 +20,16 @@ struct SeriesCollector {
     /// those of them not reduced yet (still open).
     private var considered = 0
     private var waiting: [Int] = []
+    /// Closed connections whose series are kept in full past `detailedConnections`: the worst so far
+    /// (`ReportExtras.rank` with the findings known at their close), at most `ReportExtras.fullConnections`.
+    private var keptFull: [(connection: Connection, key: [Int64])] = []
+    /// Findings so far per connection index, by severity.
+    private var findings: [Int: [Severity: Int]] = [:]
+
+    /// A finding the detectors reported (for the ranking of connections).
+    mutating func noteFinding(_ f: Finding) {
+        if let c = f.connectionIndex { findings[c, default: [:]][f.severity, default: 0] += 1 }
+    }
     private var advertisingReports = TimeSamples()
     private var reportsSeen = 0
 
@@ -72,12 +82,31 @@ struct SeriesCollector {
             waiting.append(considered)
             considered += 1
         }
+        var closed: [Connection] = []
         waiting.removeAll { i in
             let c = session.connections[i]
             guard c.disconnectTime != nil, samples[c.index] == nil else { return false }
-            c.activity.reduce()
+            closed.append(c)
             return true
         }
+        for c in closed { keepOrReduce(c) }
+    }
+
+    /// Keeps `c`'s series in full if it is among the worst so far (the best of those kept is
+    /// then reduced), else reduces it.
+    private mutating func keepOrReduce(_ c: Connection) {
+        let key = ReportExtras.rank(c, findings: findings[c.index] ?? [:])
+        guard keptFull.count >= ReportExtras.fullConnections else {
+            keptFull.append((c, key))
+            return
+        }
+        guard let best = keptFull.indices.max(by: { keptFull[$0].key.lexicographicallyPrecedes(keptFull[$1].key) }),
+              key.lexicographicallyPrecedes(keptFull[best].key) else {
+            c.activity.reduce()
+            return
+        }
+        keptFull[best].connection.activity.reduce()
+        keptFull[best] = (c, key)
     }
 
     /// Spreads `c`'s samples over its life (to the capture's `end` when it never closed).
@@ -90,11 +119,18 @@ struct SeriesCollector {
         c.activity.buffers = series
     }
 
-    mutating func finish(model: SessionModel, end: Int64, into extras: inout ReportExtras) {
+    /// - Parameter finalFindings: every finding, counted per connection index and severity.
+    mutating func finish(model: SessionModel, end: Int64, finalFindings: [Int: [Severity: Int]], into extras: inout ReportExtras) {
         for c in model.connections {
             series(of: c, end: end)
             c.activity.buffers?.capacity = c.activity.capacity
-            if model.connections.count > Self.detailedConnections { c.activity.reduce() }
+        }
+        if model.connections.count > Self.detailedConnections {
+            // The worst with every finding known keep their series in full (those not reduced yet).
+            let kept = model.connections.filter { !$0.activity.reduced }
+                .map { ($0, ReportExtras.rank($0, findings: finalFindings[$0.index] ?? [:])) }
+                .sorted { $0.1.lexicographicallyPrecedes($1.1) }
+            for (c, _) in kept.dropFirst(ReportExtras.fullConnections) { c.activity.reduce() }
         }
         extras.advertisingReports = advertisingReports
         extras.radio = model.radio?.finish(end: end) ?? []

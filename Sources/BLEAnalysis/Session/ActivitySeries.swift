@@ -95,10 +95,13 @@ public struct ActivitySeries: Sendable {
     static let reducedBuckets = 32
     static let reducedTimes = 256
     static let reducedBufferBuckets = 48
+    /// The series was reduced (`reduce()`).
+    public private(set) var reduced = false
 
     /// Shrinks the series to the reduced sizes (coarser buckets, fewer times) and lets go of spare
     /// capacity: for a closed connection of a capture with more connections than a page details.
     mutating func reduce() {
+        reduced = true
         while buckets.count > Self.reducedBuckets { coarsen() }
         if buckets.capacity > buckets.count { buckets = buckets.withUnsafeBufferPointer { Array($0) } }
         sent.thin(to: Self.reducedTimes)

@@ -9,9 +9,9 @@ import BLEAnalysis
 /// capture size; the JSON report has everything.
 struct PageLayout {
     /// Connections a page shows one by one; over this it is summarised.
-    static let maxSections = 60
+    static let maxSections = ReportExtras.maxDetailedConnections
     /// Connections with a full section on a summarised page, worst first.
-    static let detailed = 30
+    static let detailed = ReportExtras.fullConnections
     /// Peers (timeline lanes) drawn on a summarised page, worst first.
     static let summaryLanes = 30
     /// Connection numbers listed per peer group in the summary (the rest counted).
@@ -54,15 +54,7 @@ struct PageLayout {
         var bySeverity: [Int: [Severity: Int]] = [:]
         for f in findings { if let c = f.connectionIndex { bySeverity[c, default: [:]][f.severity, default: 0] += 1 } }
         // Worst first: the most severe findings, then how many of them, then a failed link, then the shortest.
-        func score(_ c: Connection) -> [Int64] {
-            let s = bySeverity[c.index] ?? [:]
-            var key: [Int64] = Severity.allCases.reversed().map { -Int64(s[$0] ?? 0) }
-            key.append(Self.failed(c) ? 0 : 1)
-            key.append(Self.duration(c) ?? .max)
-            key.append(Int64(c.index))
-            return key
-        }
-        let ranked = connections.map { ($0, score($0)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }
+        let ranked = connections.map { ($0, ReportExtras.rank($0, findings: bySeverity[$0.index] ?? [:])) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }
         sections = ranked.prefix(Self.detailed).map(\.0)
         hasSection = Set(sections.map(\.index))
 
@@ -71,8 +63,8 @@ struct PageLayout {
             var g = PeerGroup(number: 0, connections: cs, title: Self.title(cs))
             for c in cs {
                 for (sev, n) in bySeverity[c.index] ?? [:] { g.findings[sev, default: 0] += n }
-                if Self.failed(c) { g.failed += 1 }
-                if let d = Self.duration(c) {
+                if ReportExtras.failed(c) { g.failed += 1 }
+                if let d = ReportExtras.duration(c) {
                     g.shortest = min(g.shortest ?? d, d)
                     g.longest = max(g.longest ?? d, d)
                 }
@@ -105,17 +97,6 @@ struct PageLayout {
         guard summarised else { return Array(TimelineLane.group(model.connections).prefix(TimelineSVG.maxLanes)) }
         return groups.prefix(Self.summaryLanes).sorted { $0.connections[0].index < $1.connections[0].index }
             .map { TimelineLane.lane($0.connections) }
-    }
-
-    static func failed(_ c: Connection) -> Bool {
-        if c.completeTime == nil && c.startTime == nil { return true }
-        if let r = c.disconnectReason, LinkLoss.reasons.contains(r.rawValue) { return true }
-        return false
-    }
-
-    static func duration(_ c: Connection) -> Int64? {
-        guard let start = c.startTime else { return nil }
-        return (c.disconnectTime ?? c.lastDataTime ?? start) - start
     }
 
     static func title(_ cs: [Connection]) -> String {
