@@ -68,4 +68,19 @@ import TestSupport
             #expect(titles.contains { $0.contains(address) }, "peer \(address) is in the summary")
         }
     }
+
+    /// The summarised page in headless Chromium: its script ran, no error, 30 peer lanes plus the radio lane.
+    @Test(.enabled(if: cc && HTMLReportTests.browser, "cc, chromium or python3 not installed"))
+    func summarisedPageWorksInABrowser() throws {
+        let chromium = try #require(HTMLReportTests.chromium)
+        let dir = try HTMLReportTests.temporaryDirectory("bound-browser")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let capture = try Self.writesCapture(frames: 200_000, in: dir)
+        let page = dir.appendingPathComponent("page.html")
+        #expect(try CLI.run(["report", capture, "-o", page.path]).status == 0)
+        let dom = HTMLReportTests.dumpDOMs(chromium, [page], profile: dir.appendingPathComponent("profile").path)[0]
+        #expect(dom.contains("data-ready=\"1\""), "the page script did not finish")
+        #expect(!dom.contains(" data-errors=\""), "script errors")
+        #expect(HTMLReportTests.laneCount(dom) == 31, "30 peers and the radio lane")
+    }
 }
