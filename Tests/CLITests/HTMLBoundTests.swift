@@ -6,7 +6,9 @@ import TestSupport
 /// connections it is summarised (every connection counted in a table of peer groups, worst first;
 /// the worst 30 in full), whatever the capture's size (issue 26).
 @Suite struct HTMLBoundTests {
-    static var cc: Bool { Tool.available("cc", ["--version"]) }
+    /// A C compiler for the bench's generator (the Swift toolchain brings clang).
+    static var compiler: String? { ["cc", "clang", "gcc"].first { Tool.available($0, ["--version"]) } }
+    static var cc: Bool { compiler != nil }
 
     /// A `gen_btsnoop --shape writes` capture (the bench's second shape: short connections to ~300
     /// peers), generated into a temporary directory with the bench's generator.
@@ -14,7 +16,8 @@ import TestSupport
         let source = CLI.repoRoot.appendingPathComponent("scripts/bench/gen_btsnoop.c").path
         let generator = dir.appendingPathComponent("gen_btsnoop").path
         let capture = dir.appendingPathComponent("writes-\(frames).btsnoop").path
-        let built = try Tool.outcome(URL(fileURLWithPath: "/usr/bin/env"), ["cc", "-O2", "-o", generator, source])
+        let compiler = try #require(Self.compiler)
+        let built = try Tool.outcome(URL(fileURLWithPath: "/usr/bin/env"), [compiler, "-O2", "-o", generator, source])
         try #require(built.status == 0, "cc: \(built.output)")
         let made = try Tool.outcome(URL(fileURLWithPath: generator),
                                     ["--frames", "\(frames)", "--seed", "1", "--no-read-by-type", "--shape", "writes", "-o", capture])
@@ -22,7 +25,7 @@ import TestSupport
         return capture
     }
 
-    @Test(.enabled(if: cc, "cc is not installed (the bench generator is C)"))
+    @Test(.enabled(if: cc, "no C compiler (cc, clang, gcc) for the bench generator"))
     func manyConnectionsAreSummarisedByPeer() throws {
         let dir = try HTMLReportTests.temporaryDirectory("bound")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -70,7 +73,7 @@ import TestSupport
     }
 
     /// The summarised page in headless Chromium: its script ran, no error, 30 peer lanes plus the radio lane.
-    @Test(.enabled(if: cc && HTMLReportTests.browser, "cc, chromium or python3 not installed"))
+    @Test(.enabled(if: cc && HTMLReportTests.browser, "no C compiler, or chromium or python3 not installed"))
     func summarisedPageWorksInABrowser() throws {
         let chromium = try #require(HTMLReportTests.chromium)
         let dir = try HTMLReportTests.temporaryDirectory("bound-browser")
