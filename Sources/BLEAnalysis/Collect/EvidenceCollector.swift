@@ -2,12 +2,14 @@ import BLEBytes
 import BLECapture
 import BLEProtocol
 
-/// Gathers what the HTML report needs (`ReportExtras`) during the one analysis pass, so the capture
-/// is read once (and `bleanalyze report - -o x.html` works from a pipe like a file).
+/// Gathers what the HTML report needs (`ReportExtras`, and each connection's `activity` series)
+/// during the one analysis pass, so the capture is read once (and `bleanalyze report - -o x.html`
+/// works from a pipe like a file). The analysis decides what is kept; the report only says how a
+/// frame is written (`format`; BLEReport's `EvidenceCollector(analyzer:around:)` gives `packets`' text).
 ///
 /// ```swift
 /// let analyzer = Analyzer(detect: true)
-/// let collector = EvidenceCollector(analyzer: analyzer)
+/// let collector = EvidenceCollector(analyzer: analyzer)   // BLEReport's convenience init
 /// let summary = capture.read { collector.consume($0) }   // instead of analyzer.consume
 /// let findings = analyzer.finish()
 /// let extras = collector.finish(findings: findings, captureEnd: summary.lastTimestamp)
