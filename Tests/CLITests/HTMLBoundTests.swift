@@ -43,6 +43,12 @@ import TestSupport
         #expect(size < 5_000_000, "page of \(size) bytes")
         #expect(page.components(separatedBy: "<section class=\"connection\"").count - 1 == 30, "the worst 30 in full")
         #expect(page.hasSuffix("</html>\n"))
+        // Every link inside the page has its target (connections without a section link to their
+        // peer's row, findings a rule does not list to the rule).
+        var ids = Set<Substring>()
+        for part in page.components(separatedBy: " id=\"").dropFirst() { ids.insert(part.prefix { $0 != "\"" }[...]) }
+        let dead = page.components(separatedBy: "href=\"#").dropFirst().map { $0.prefix { $0 != "\"" } }.filter { !ids.contains($0[...]) }
+        #expect(dead.isEmpty, "links without a target: \(dead.prefix(5))")
 
         // Every peer group is in the summary, with its connections counted: together, every connection.
         var groups: [String: Int] = [:]

@@ -8,6 +8,7 @@ struct ConnectionChartSVG {
     let findings: [(number: Int, finding: Finding)]
     let extras: ReportExtras
     let captureEnd: Int64
+    let layout: PageLayout
 
     static let width = 1320.0
     static let left = 196.0
@@ -55,7 +56,7 @@ struct ConnectionChartSVG {
             let (t0, t1) = extras.span(f)
             let x0 = x(t0) - 2, x1 = max(x(t1) + 2, x(t0) + 3)
             let sev = f.severity.rawValue
-            s += "<a href=\"#finding-\(n)\"><rect x=\"\(HTML.num(x0))\" y=\"\(HTML.num(Self.buffersTop))\" width=\"\(HTML.num(x1 - x0))\" "
+            s += "<a href=\"\(layout.findingHref(n))\"><rect x=\"\(HTML.num(x0))\" y=\"\(HTML.num(Self.buffersTop))\" width=\"\(HTML.num(x1 - x0))\" "
             s += "height=\"\(HTML.num(Self.transferTop + Self.panelHeight - Self.buffersTop))\" class=\"band band-\(sev)\">"
             s += "<title>\(HTML.escape(f.text))</title></rect>"
             let label = (titles[f.rule] ?? f.rule) + (t1 > t0 ? " (" + TimeFormat.duration(t1 - t0) + ")" : "")

@@ -24,7 +24,7 @@ struct ConnectionsHTML {
             s += "<p class=\"facts\">" + facts(c).map { "<span>\(HTML.escape($0))</span>" }.joined(separator: " ") + "</p>\n"
             if !mine.isEmpty {
                 s += "<p class=\"facts\">Findings: " + mine.map { n, f in
-                    "<a class=\"badge badge-\(f.severity.rawValue)\" href=\"#finding-\(n)\">#\(n) \(HTML.escape(f.rule))</a>"
+                    "<a class=\"badge badge-\(f.severity.rawValue)\" href=\"\(layout.findingHref(n))\">#\(n) \(HTML.escape(f.rule))</a>"
                 }.joined(separator: " ") + "</p>\n"
             }
             // Charts for the first connections and every connection with a problem (bounded page size).
@@ -32,7 +32,7 @@ struct ConnectionsHTML {
                 s += story(c) + "</section>\n"
                 continue
             }
-            s += ConnectionChartSVG(connection: c, findings: mine, extras: extras, captureEnd: captureEnd).render()
+            s += ConnectionChartSVG(connection: c, findings: mine, extras: extras, captureEnd: captureEnd, layout: layout).render()
             s += "<p class=\"legend\"><i class=\"sw credits\"></i>buffers this link holds <i class=\"sw full\"></i>all buffers in use "
             s += "<i class=\"sw cap\"></i>controller buffers <i class=\"sw tx\"></i>ACL sent/s <i class=\"sw rx\"></i>ACL received/s "
             s += "<i class=\"sw values\"></i>notifications+indications/s <i class=\"sw writes\"></i>writes/s "
@@ -126,6 +126,7 @@ struct ConnectionsHTML {
 struct FramesHTML {
     let findings: [Finding]
     let extras: ReportExtras
+    let layout: PageLayout
 
     func render() -> String {
         guard !extras.frames.isEmpty else { return "<p class=\"none\">No evidence frames to show.</p>\n" }
@@ -145,7 +146,7 @@ struct FramesHTML {
             s += "<div class=\"run\"><h4>Frames \(frames[i].number)–\(frames[j].number)"
             if !cites.isEmpty {
                 s += " <span class=\"cites\">evidence for " + cites.map { n in
-                    "<a class=\"badge badge-\(findings[n - 1].severity.rawValue)\" href=\"#finding-\(n)\">#\(n) \(HTML.escape(findings[n - 1].rule))</a>"
+                    "<a class=\"badge badge-\(findings[n - 1].severity.rawValue)\" href=\"\(layout.findingHref(n))\">#\(n) \(HTML.escape(findings[n - 1].rule))</a>"
                 }.joined(separator: " ") + "</span>"
             }
             s += "</h4>\n"

@@ -43,7 +43,7 @@ public enum HTMLReport {
         s += "<section id=\"connections\"><h2>Connections</h2>\n"
         s += ConnectionsHTML(model: model, findings: findings, extras: extras, captureStart: start, captureEnd: end, layout: layout).render()
         s += attempts(model, start: start) + "</section>\n"
-        s += "<section id=\"frames\"><h2>Evidence frames</h2>\n" + FramesHTML(findings: findings, extras: extras).render() + "</section>\n"
+        s += "<section id=\"frames\"><h2>Evidence frames</h2>\n" + FramesHTML(findings: findings, extras: extras, layout: layout).render() + "</section>\n"
         s += "<section id=\"gatt\"><h2>GATT databases</h2>\n" + TablesHTML.gatt(model) + "</section>\n"
         s += "<section id=\"advertisers\"><h2>Advertisers</h2>\n" + TablesHTML.advertisers(model) + "</section>\n"
         s += "<section id=\"capture\"><h2>Capture</h2>\n" + TablesHTML.capture(facts) + "</section>\n"

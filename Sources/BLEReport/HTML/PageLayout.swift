@@ -27,6 +27,9 @@ struct PageLayout {
     /// Group of each connection index (summarised pages).
     private let groupOf: [Int: Int]
     private let hasSection: Set<Int>
+    /// Findings (numbered from 1) past `FindingsHTML.maxRows` of their rule, which have no row: links
+    /// to them go to their rule's group.
+    private let unlisted: [Int: String]
 
     /// The connections to one peer (adapter and address; those of unknown peer together per adapter).
     struct PeerGroup {
@@ -42,6 +45,13 @@ struct PageLayout {
     }
 
     init(model: SessionModel, findings: [Finding]) {
+        var perRule: [String: Int] = [:]
+        var unlisted: [Int: String] = [:]
+        for (i, f) in findings.enumerated() {
+            perRule[f.rule, default: 0] += 1
+            if perRule[f.rule, default: 0] > FindingsHTML.maxRows { unlisted[i + 1] = f.rule }
+        }
+        self.unlisted = unlisted
         let connections = model.connections
         summarised = connections.count > Self.maxSections
         guard summarised else {
@@ -81,6 +91,12 @@ struct PageLayout {
         var groupOf: [Int: Int] = [:]
         for g in groups { for c in g.connections { groupOf[c.index] = g.number } }
         self.groupOf = groupOf
+    }
+
+    /// Where a link to finding `n` (numbered from 1) goes: its row, or its rule's group when the rule
+    /// lists fewer findings than it has.
+    func findingHref(_ n: Int) -> String {
+        unlisted[n].map { "#rule-" + HTML.escape($0) } ?? "#finding-\(n)"
     }
 
     /// Where a link to connection `index` goes: its section, or its peer group's row (the last

@@ -448,7 +448,7 @@ struct TimelineSVG {
             }
             if f.severity == .info {
                 out.onTop { out in
-                    out += "<a href=\"#finding-\(n)\">"
+                    out += "<a href=\"\(layout.findingHref(n))\">"
                     out.at(x, g.barY, "<path d=\"M0,-4 L4,0 L0,4 L-4,0 Z\" class=\"flag-info\"><title>\(HTML.escape(tip(n, f)))</title></path>")
                     out += "</a>\n"
                 }
@@ -465,7 +465,7 @@ struct TimelineSVG {
             let tips = cluster.items.prefix(12).map { tip($0.number, $0.finding) }.joined(separator: "\n")
                 + (cluster.items.count > 12 ? "\n… \(cluster.items.count - 12) more" : "")
             out.onTop { out in
-                out += "<a href=\"#finding-\(n)\">"
+                out += "<a href=\"\(layout.findingHref(n))\">"
                 out.at(cluster.x, g.barY, "<path d=\"M0,-4 L4,0 L0,4 L-4,0 Z\" class=\"flag-info\"><title>\(HTML.escape(tips))</title></path>")
                 out += "</a>\n"
             }
@@ -506,7 +506,7 @@ struct TimelineSVG {
             let tips = cluster.items.prefix(12).map { tip($0.number, $0.finding) }.joined(separator: "\n")
                 + (cluster.items.count > 12 ? "\n… \(cluster.items.count - 12) more" : "")
             out.onTop { out in
-                out += "<a href=\"#finding-\(n)\">"
+                out += "<a href=\"\(layout.findingHref(n))\">"
                 out.at(x, top, "<path d=\"M0,0 L0,\(HTML.num(g.barY - top)) M0,0 L\(left ? -9 : 9),4 L0,8 Z\" class=\"flag flag-\(f.severity.rawValue)\">"
                     + "<title>\(HTML.escape(tips))</title></path>")
                 if let placed {
