@@ -27,6 +27,7 @@ extension SessionModel {
             flow.sent(c)
             if recordsActivity {
                 c.activity.capacity = flow.capacity(isLE: c.isLE)
+                activityLink = c
                 c.activity.record(frame.timestamp) { b in
                     b.aclSent += 1
                     b.bytesSent += Int(dlen)
@@ -41,6 +42,7 @@ extension SessionModel {
             c.traffic.lastReceivedFrame = frame.number
             c.traffic.lastReceivedTime = frame.timestamp
             if recordsActivity {
+                activityLink = c
                 c.activity.record(frame.timestamp) { b in
                     b.aclReceived += 1
                     b.bytesReceived += Int(dlen)

@@ -42,6 +42,9 @@ extension SessionModel {
             emit(.advertising, .advertisingData(frame: frame.number, time: frame.timestamp, declaredLength: Int(declared), problem: problem))
         case let .setAdvertisingEnable(enabled):
             emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
+            radio?.enable(.advertising, enabled, frame: frame)
+        case let .setScanEnable(enabled):
+            radio?.enable(.scanning, enabled, frame: frame)
         case let .enableEncryption(handle, _):
             lastEncryptionCommand = handle
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)

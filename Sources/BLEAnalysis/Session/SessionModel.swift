@@ -27,6 +27,12 @@ public final class SessionModel {
     /// other outputs never read it). Off by default: a capture of thousands of short links spent
     /// a sixth of its analysis filling pages for series nobody drew.
     @exclusivity(unchecked) public var recordsActivity = false
+    /// The connection of the last ACL packet while `recordsActivity` is on (the collector notes its
+    /// time in the connection's `activity` for an HCI ACL frame, and clears it).
+    @exclusivity(unchecked) var activityLink: Connection?
+    /// Scanning and advertising periods, from the enables the model decodes (nil unless the HTML
+    /// report's collector asked for them).
+    @exclusivity(unchecked) var radio: RadioTracker?
 
     struct AttemptSlot: Hashable {
         var adapter: UInt16
