@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib", "CArchive"]),
         .target(name: "BLEProtocol", dependencies: ["BLEBytes"]),
         .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"]),
-        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"]),
+        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReplay"]),
         .target(name: "BLEReplay", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
             .target(name: "CBluetooth", condition: .when(platforms: [.linux])),
@@ -57,8 +57,9 @@ let package = Package(
         // `-sanitize=fuzzer,address -DFUZZ_DRIVER` (scripts/fuzz.sh, `make fuzz`).
         .executableTarget(name: "Fuzz", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReport"]),
 
-        // Shared by every test target: repository paths, running tools, a seeded generator.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Shared by every test target: repository paths, running tools and the project's binaries, a seeded
+        // generator, the one builder of HCI captures (CaptureBuilder).
+        .target(name: "TestSupport", dependencies: ["BLECapture"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes"]),
         .testTarget(name: "BLECaptureTests", dependencies: ["TestSupport", "BLECapture", "BLEBytes"]),
         .testTarget(name: "BLEProtocolTests", dependencies: ["TestSupport", "BLEProtocol", "BLEBytes"]),
@@ -67,5 +68,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "BLECapture", "BLEBytes"]),
         .testTarget(name: "ReportTests", dependencies: ["TestSupport", "BLEReport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
+        // Redaction (`redact`, its oracle over every capture) and `export`.
+        .testTarget(name: "RedactionTests", dependencies: ["TestSupport", "BLEAnalysis", "BLECapture", "BLEProtocol", "BLEBytes"]),
     ]
 )

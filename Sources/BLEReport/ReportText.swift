@@ -97,7 +97,7 @@ public enum ReportText {
                 let head = "    " + TimeFormat.time(e.time) + "  " + ("#" + String(e.frame)).padding(7)
                 // A disconnect says why in a few words (the finding and `timeline` give the sentence).
                 var line = e.text
-                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause, let reason = c.disconnectReason {
+                if e.kind == .disconnected, e.frame == c.lifecycle.disconnectFrame, let end = c.endCause, let reason = c.lifecycle.disconnectReason {
                     line = "disconnected (0x\(Hex.pad(reason.rawValue, 2)) \(Self.shortReason(reason))): \(end.cause.short)"
                 }
                 let text = wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width)

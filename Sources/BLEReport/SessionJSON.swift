@@ -41,17 +41,17 @@ public enum SessionJSON {
         w.optional("peer", c.peerAddress?.description)
         w.optional("peerAddressType", c.peerAddressType?.name)
         if let name = c.peerName { w.string("peerName", name) }
-        w.bool("inferred", c.inferred)
-        w.optional("connectFrame", c.completeFrame)
-        w.optional("connectTime", c.completeTime)
-        w.optional("disconnectFrame", c.disconnectFrame)
-        w.optional("disconnectTime", c.disconnectTime)
-        if let r = c.disconnectReason { w.int("disconnectReason", r.rawValue); w.string("disconnectReasonName", r.name) }
-        if c.intervalUnits > 0 { w.double("intervalMs", c.intervalMillis); w.int("latency", c.latency); w.int("supervisionTimeoutMs", c.supervisionTimeoutMillis) }
+        w.bool("inferred", c.lifecycle.inferred)
+        w.optional("connectFrame", c.lifecycle.completeFrame)
+        w.optional("connectTime", c.lifecycle.completeTime)
+        w.optional("disconnectFrame", c.lifecycle.disconnectFrame)
+        w.optional("disconnectTime", c.lifecycle.disconnectTime)
+        if let r = c.lifecycle.disconnectReason { w.int("disconnectReason", r.rawValue); w.string("disconnectReasonName", r.name) }
+        if c.link.intervalUnits > 0 { w.double("intervalMs", c.intervalMillis); w.int("latency", c.link.latency); w.int("supervisionTimeoutMs", c.supervisionTimeoutMillis) }
         w.int("mtu", c.att.mtu)
         w.bool("mtuKnown", c.att.mtuKnown)
-        w.int("aclSent", c.aclSent)
-        w.int("aclReceived", c.aclReceived)
+        w.int("aclSent", c.traffic.aclSent)
+        w.int("aclReceived", c.traffic.aclReceived)
         w.int("attRequests", c.att.requests)
         w.int("attResponses", c.att.responses)
         if let avg = c.att.averageLatency { w.int("attLatencyAverageMicros", avg); w.int("attLatencyMaxMicros", c.att.latencyMax) }
@@ -84,7 +84,7 @@ public enum SessionJSON {
         case .connected, .attempt, .connectionFailed, .disconnected:
             if let a = c.peerAddress { w.string("peer", a.description) }
             if let n = c.peerName { w.string("peerName", n) }
-            if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+            if e.kind == .disconnected, e.frame == c.lifecycle.disconnectFrame, let end = c.endCause {
                 w.beginObject("cause")
                 w.string("kind", end.cause.kind.rawValue)
                 w.beginArray("frames")
@@ -105,6 +105,10 @@ public enum SessionJSON {
         for db in model.databases.values.filter({ !$0.isEmpty }).sorted(by: { $0.owner < $1.owner }) {
             w.beginObject()
             w.string("owner", db.owner)
+            w.optional("peerName", db.peerName)
+            w.beginArray("connections")
+            for n in db.servedConnections { w.int(nil, n) }
+            w.endArray()
             w.beginArray("services")
             for s in db.services.values.sorted(by: { $0.handle < $1.handle }) {
                 w.beginObject()

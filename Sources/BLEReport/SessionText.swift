@@ -13,7 +13,7 @@ public enum SessionText {
             s += header(c) + "\n"
             for e in mergedEvents(c) {
                 s += "  " + TimeFormat.time(e.time) + "  #" + String(e.frame).padding(6) + e.text + "\n"
-                if e.kind == .disconnected, e.frame == c.disconnectFrame, let end = c.endCause {
+                if e.kind == .disconnected, e.frame == c.lifecycle.disconnectFrame, let end = c.endCause {
                     s += "  " + String(repeating: " ", count: 15) + "  " + String(repeating: " ", count: 7)
                         + "why (\(end.cause.kind.rawValue)): " + end.cause.text.naming(c) + "\n"
                 }
@@ -37,13 +37,13 @@ public enum SessionText {
         if c.peerAddress != nil || c.peerName != nil { parts.append("peer " + c.peerLabel) }
         if let start = c.startTime {
             // Set up before the capture began (no set-up in it): its span in the capture is a lower bound.
-            let atLeast = c.inferred ? "at least " : ""
+            let atLeast = c.lifecycle.inferred ? "at least " : ""
             if c.isOpen {
                 // Open when the capture ended: it lasted at least until then.
-                let end = max(c.captureEnd, c.lastDataTime ?? start)
+                let end = max(c.captureEnd, c.traffic.lastDataTime ?? start)
                 parts.append("open until the capture ended (\(atLeast)\(TimeFormat.duration(end - start)))")
             } else {
-                parts.append("lasted " + atLeast + TimeFormat.duration((c.disconnectTime ?? start) - start))
+                parts.append("lasted " + atLeast + TimeFormat.duration((c.lifecycle.disconnectTime ?? start) - start))
             }
         }
         return parts.joined(separator: ", ")
@@ -239,11 +239,18 @@ public enum SessionText {
         let dbs = model.databases.values.filter { !$0.isEmpty }.sorted { $0.owner < $1.owner }
         if dbs.isEmpty { return "No GATT discovery in this capture.\n" }
         for db in dbs {
-            s += "GATT server \(db.owner)\n"
+            s += "GATT server \(serverHeading(db))\n"
             for line in gattLines(db) { s += line + "\n" }
             s += "\n"
         }
         return s
+    }
+
+    /// The server as the report names its peer: `HORIZON 7.4AT 55FD (FA:E4:E3:24:20:09)`, then what
+    /// else the owner says (`(table 2, from connection 3)`); the owner alone when no name is known.
+    public static func serverHeading(_ db: GATTDatabase) -> String {
+        guard let name = db.peerName, let a = db.peerAddress?.description, db.owner.hasPrefix(a) else { return db.owner }
+        return "\(name) (\(a))" + db.owner.dropFirst(a.count)
     }
 
     /// `0x000e  Primary Service  Heart Rate (0x180D)  0x000e–0x0013` and nested characteristics/descriptors.

@@ -46,7 +46,7 @@ struct AirLinkLossTests {
         let a = Analyzer(detect: true)
         _ = try CaptureFile(path: path).read { a.consume($0) }
         let findings = a.finish()
-        let notes = a.session.connections.flatMap { $0.timeline.map(\.text) }
+        let notes = a.session.connections.flatMap { $0.timeline.compactMap(\.freeText) }
         return (a, findings, notes)
     }
 
@@ -55,7 +55,7 @@ struct AirLinkLossTests {
     func peripheralSilent() throws {
         let (a, findings, _) = try #require(try Self.run(.peripheralSilent))
         let c = try #require(a.session.connections.first)
-        #expect(c.disconnectReason == .connectionTimeout)
+        #expect(c.lifecycle.disconnectReason == .connectionTimeout)
         let lost = findings.filter { $0.rule == "link.disconnect" && $0.severity == .warning }
         #expect(lost.count == 1, "\(findings.map(\.message.description))")
         let text = lost.first?.message.description ?? ""
@@ -68,7 +68,7 @@ struct AirLinkLossTests {
           .enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
     func snifferLost() throws {
         let (a, findings, notes) = try #require(try Self.run(.snifferLost))
-        #expect(a.session.connections.first?.disconnectReason == nil)
+        #expect(a.session.connections.first?.lifecycle.disconnectReason == nil)
         #expect(!findings.contains { $0.severity >= .warning }, "\(findings.map(\.message.description))")
         #expect(notes.contains { $0.contains("the sniffer lost the link") }, "\(notes)")
     }
@@ -77,7 +77,7 @@ struct AirLinkLossTests {
           .enabled(if: AnalysisFixtures.sharedReal != nil, "../shared/captures/real is absent"))
     func snifferMissesPeripheral() throws {
         let (a, findings, notes) = try #require(try Self.run(.snifferMissesPeripheral))
-        #expect(a.session.connections.first?.disconnectReason == nil)
+        #expect(a.session.connections.first?.lifecycle.disconnectReason == nil)
         #expect(!findings.contains { $0.severity >= .warning }, "\(findings.map(\.message.description))")
         #expect(!notes.contains { $0.contains("went silent") })
         // The central acknowledged PDUs the sniffer never saw: the Read By Type Request of frame 189 is not

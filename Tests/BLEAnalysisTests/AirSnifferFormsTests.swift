@@ -125,7 +125,7 @@ struct AirSnifferFormsTests {
         let a = try Self.analyze(path)
         let original = try Self.analyze(try #require(Self.idealled))
         let link = try #require(a.air.links.first { $0.accessAddress == 0x5BC1_4F55 })
-        #expect(a.session.connections.contains { $0.encrypted })
+        #expect(a.session.connections.contains { $0.encryption.encrypted })
         #expect(link.encryptedPDUs == 0)
         #expect(link.plainAfterEncryption > 100)
         // Every ATT PDU of the real capture is still there, and tshark finds the same ones in both files
@@ -351,7 +351,7 @@ extension AirSnifferFormsTests {
         let original = try #require(Self.connectionUpdate)
         let good = try Self.analyze(try #require(try Self.phdrEncryptedTwin(micValid: true)))
         let b = try Self.analyze(original)
-        #expect(good.session.connections.first?.encrypted == true)
+        #expect(good.session.connections.first?.encryption.encrypted == true)
         #expect(good.air.links.first?.encryptedPDUs == 0)
         #expect(Self.ours(good) == Self.ours(b))
         #expect(Self.tsharkATT(try #require(try Self.phdrEncryptedTwin(micValid: true))) == Self.tsharkATT(original))

@@ -40,3 +40,14 @@ enum AnalysisFixtures {
 
     static func run(_ executable: String, _ arguments: [String]) -> String? { Tool.run(executable, arguments) }
 }
+
+extension TimelineEvent {
+    /// The free text a line carries (a line made outside the model, an air adapter's line, a syslog
+    /// line); typed facts are compared as facts.
+    var freeText: String? {
+        switch fact {
+        case let .said(text), let .air(text), let .log(text): return text
+        default: return nil
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import BLEProtocol
@@ -14,11 +15,10 @@ import Testing
 
     /// LE Connection Complete from another peer than the builder's.
     static func connected(_ b: inout B, _ dt: Int64, handle: UInt16, peer: [UInt8]) {
-        b.add(dt, .received, .event, [0x3E, 19, 0x01, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, 0x01] + peer
-            + [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00])
+        b.leConnected(dt, handle: handle, peer: peer)
     }
     static func disconnected(_ b: inout B, _ dt: Int64, handle: UInt16, reason: UInt8) {
-        b.add(dt, .received, .event, [0x05, 4, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), reason])
+        b.disconnected(dt, handle: handle, reason: reason)
     }
     static func cause(_ findings: [Finding], _ rule: String, frame: Int) -> FindingCause? {
         findings.first { $0.rule == rule && $0.frames.first == frame }?.cause
@@ -56,7 +56,7 @@ import Testing
         b.leConnected(1000, handle: 0x40)                                                        // 1
         b.command(1000, 0x2019, [0x40, 0x00] + [UInt8](repeating: 0, count: 26))                // 2
         b.commandStatus(1000, 0x2019, 0x00)                                                      // 3
-        b.add(5_000_000, .received, .event, [0x08, 4, 0x08, 0x40, 0x00, 0x00])                   // 4 Encryption Change 0x08
+        b.encryptionChange(5_000_000, handle: 0x40, status: 0x08, enabled: false)                // 4 Encryption Change 0x08
         Self.disconnected(&b, 1000, handle: 0x40, reason: 0x08)                                  // 5
         let (_, findings) = try PrecisionRuleTests.analyze(b)
         #expect(!findings.contains { $0.rule == "security.encryption-failed" }, "\(findings.map(\.rule))")
@@ -69,7 +69,7 @@ import Testing
         c.leConnected(1000, handle: 0x40)
         c.command(1000, 0x2019, [0x40, 0x00] + [UInt8](repeating: 0, count: 26))
         c.commandStatus(1000, 0x2019, 0x00)
-        c.add(100_000, .received, .event, [0x08, 4, 0x06, 0x40, 0x00, 0x00])
+        c.encryptionChange(100_000, handle: 0x40, status: 0x06, enabled: false)
         Self.disconnected(&c, 1000, handle: 0x40, reason: 0x05)
         let (_, other) = try PrecisionRuleTests.analyze(c)
         let failed = try #require(other.first { $0.rule == "security.encryption-failed" })

@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLEProtocol
 import BLECapture
@@ -15,23 +16,19 @@ import Testing
     /// the file offset of each fragment's first data byte, read from the btsnoop layout (16-byte file
     /// header; per record a 24-byte header, the H4 indicator, the 4-byte ACL header).
     static func capture(_ pdu: [UInt8], cuts: [Int]) -> (bytes: [UInt8], fragmentOffsets: [Int]) {
-        var w = BTSnoopWriter()
-        w.append(RecordToWrite(timestamp: t0, direction: .received, kind: .event,
-                               payload: [0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6,
-                                         0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]))
+        var b = CaptureBuilder(start: t0, peer: [0x11, 0x22, 0x33, 0x44, 0x55, 0xC6])
+        b.leConnected(0, handle: 0x0040)
         var offsets: [Int] = []
         let bounds = [0] + cuts + [pdu.count]
         for k in 0 ..< bounds.count - 1 {
-            let part = Array(pdu[bounds[k] ..< bounds[k + 1]])
-            let word: UInt16 = 0x0040 | (k == 0 ? 0x2000 : 0x1000)   // PB: first flushable / continuing
-            offsets.append(w.bytes.count + 24 + 1 + 4)
-            w.append(RecordToWrite(timestamp: t0 + 1000 + Int64(k), direction: .received, kind: .aclData,
-                                   payload: [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(part.count), 0] + part))
+            offsets.append(b.bytes.count + 24 + 1 + 4)
+            b.fragment(k == 0 ? 1000 : 1, .received, handle: 0x0040, pb: k == 0 ? 0x2000 : 0x1000,   // PB: first flushable / continuing
+                       Array(pdu[bounds[k] ..< bounds[k + 1]]))
         }
-        return (w.bytes, offsets)
+        return (b.bytes, offsets)
     }
 
-    static func l2cap(_ cid: UInt8, _ payload: [UInt8]) -> [UInt8] { [UInt8(payload.count), 0, cid, 0] + payload }
+    static func l2cap(_ cid: UInt16, _ payload: [UInt8]) -> [UInt8] { CaptureBuilder.l2cap(cid, payload) }
 
     /// The one malformed frame's (frame, offset), from analysing `bytes`.
     static func malformed(_ bytes: [UInt8]) throws -> [(frame: Int, offset: Int)] {

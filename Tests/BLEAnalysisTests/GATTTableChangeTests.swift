@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import BLEProtocol
@@ -16,7 +17,7 @@ import Testing
     }
 
     static func disconnect(_ b: inout B, handle: UInt16) {
-        b.add(1000, .received, .event, [0x05, 4, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13])
+        b.disconnected(1000, handle: handle, reason: 0x13)
     }
 
     @Test func aChangedTableIsASecondVersion() throws {

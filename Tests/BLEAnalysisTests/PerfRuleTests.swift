@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import BLEProtocol

@@ -13,51 +13,12 @@ import Testing
     static let peer: [UInt8] = [0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0]   // C0:FF:EE:00:00:01, little-endian
 
     /// Builds a btsnoop H4 capture from (µs offset, direction, kind, payload) records.
-    struct Builder {
-        var w = BTSnoopWriter()
-        var t: Int64 = 0
-        mutating func add(_ dt: Int64, _ dir: Direction, _ kind: FrameKind, _ payload: [UInt8], original: Int? = nil) {
-            t += dt
-            var r = RecordToWrite(timestamp: PrecisionRuleTests.t0 + t, direction: dir, kind: kind, payload: payload)
-            if let original { r.originalLength = original }
-            w.append(r)
-        }
-        /// HCI command: opcode, parameters.
-        mutating func command(_ dt: Int64, _ opcode: UInt16, _ p: [UInt8]) {
-            add(dt, .sent, .command, [UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(p.count)] + p)
-        }
-        mutating func commandStatus(_ dt: Int64, _ opcode: UInt16, _ status: UInt8) {
-            add(dt, .received, .event, [0x0F, 4, status, 1, UInt8(opcode & 0xFF), UInt8(opcode >> 8)])
-        }
-        /// LE Connection Complete (Core v5.4 Vol 4 Part E 7.7.65.1), the host as central.
-        mutating func leConnected(_ dt: Int64, handle: UInt16, status: UInt8 = 0) {
-            add(dt, .received, .event, [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, 0x01] + peer
-                + [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00])
-        }
-        /// One ACL packet: handle with PB flags, L2CAP basic header on `cid`, payload.
-        mutating func acl(_ dt: Int64, _ dir: Direction, handle: UInt16, pb: UInt16 = 0x2000, cid: UInt16 = 4, _ payload: [UInt8],
-                          l2capLength: Int? = nil, cutTo: Int? = nil) {
-            let l2 = [UInt8(((l2capLength ?? payload.count)) & 0xFF), UInt8((l2capLength ?? payload.count) >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
-            let word = handle | pb
-            var bytes = [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(l2.count & 0xFF), UInt8(l2.count >> 8)] + l2
-            if let cutTo, bytes.count > cutTo {
-                let original = bytes.count
-                bytes = Array(bytes.prefix(cutTo))
-                add(dt, dir, .aclData, bytes, original: original)
-            } else {
-                add(dt, dir, .aclData, bytes)
-            }
-        }
-        /// A continuation fragment carrying raw bytes.
-        mutating func continuation(_ dt: Int64, _ dir: Direction, handle: UInt16, _ bytes: [UInt8]) {
-            let word = handle | 0x1000
-            add(dt, dir, .aclData, [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(bytes.count), 0] + bytes)
-        }
-    }
+    /// The shared test builder (TestSupport): its default start and peer are `t0` and `peer` above.
+    typealias Builder = CaptureBuilder
 
     static func analyze(_ b: Builder) throws -> (Analyzer, [Finding]) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("precision-\(UUID().uuidString).btsnoop")
-        try Data(b.w.bytes).write(to: url)
+        try Data(b.bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let analyzer = Analyzer(detect: true)
         _ = try CaptureFile(path: url.path).read { analyzer.consume($0) }
@@ -88,7 +49,7 @@ import Testing
         for i in 0 ..< 5 { b.acl(10_000, .sent, handle: 0x0040, [0x52, 0x10, 0x00] + [UInt8](repeating: UInt8(i), count: 100)) }
         let (a, findings) = try Self.analyze(b)
         let c = try #require(a.session.connections.first)
-        #expect(c.inferred)
+        #expect(c.lifecycle.inferred)
         #expect(!c.att.mtuKnown)
         #expect(c.att.mtu == 103)
         #expect(!findings.contains { $0.rule.hasPrefix("mtu.") && $0.severity != .info }, "\(findings.map(\.message))")
@@ -234,7 +195,7 @@ import Testing
     func attOverBREDRCountsLikeTshark() throws {
         for b in [Self.attOverBREDR()] {
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("bearer-\(UUID().uuidString).btsnoop")
-            try Data(b.w.bytes).write(to: url)
+            try Data(b.bytes).write(to: url)
             defer { try? FileManager.default.removeItem(at: url) }
             let out = try #require(AnalysisFixtures.run("tshark", ["-r", url.path, "-Y", "btatt", "-T", "fields", "-e", "btatt.opcode"]))
             let theirs = out.split(separator: "\n").flatMap { $0.split(separator: ",") }.count

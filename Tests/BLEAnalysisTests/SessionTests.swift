@@ -14,8 +14,8 @@ import Testing
         #expect(c.role == .central)
         #expect(c.peerAddress?.description == "C0:11:22:33:44:02")
         #expect(c.att.mtu == 247)
-        #expect(c.disconnectReason == .remoteUserTerminated)
-        #expect(c.localDisconnectReason != nil)
+        #expect(c.lifecycle.disconnectReason == .remoteUserTerminated)
+        #expect(c.lifecycle.localDisconnectReason != nil)
         let hr = try #require(c.valueStreams[0x0010])
         #expect(hr.notifications == 20)
         let ind = try #require(c.valueStreams[0x001F])
@@ -42,7 +42,7 @@ import Testing
         let dir = try #require(AnalysisFixtures.sharedReal)
         let (analyzer, _) = try AnalysisFixtures.analyze(dir.appendingPathComponent("android_revcar_acl_only_no_hci.btsnoop").path)
         let c = try #require(analyzer.session.connections.first)
-        #expect(c.inferred)
+        #expect(c.lifecycle.inferred)
         #expect(analyzer.statistics.malformed == 0)
         #expect((c.gatt(serverIsHost: false)?.services.count ?? 0) >= 5)
     }
@@ -70,13 +70,13 @@ import Testing
         let (analyzer, _) = try AnalysisFixtures.analyze(AnalysisFixtures.capture("mid_connection_start.btsnoop"))
         #expect(analyzer.session.connections.count == 1)
         let c = try #require(analyzer.session.connections.first)
-        #expect(c.inferred)
+        #expect(c.lifecycle.inferred)
         #expect(c.handle == 0x0001)
         #expect(!c.att.mtuKnown)
         #expect(c.att.knownMTU == nil)
         #expect(c.att.mtu == 247, "the largest ATT PDU seen is the lower bound")
         #expect(c.valueStreams[0x0010]?.notifications == 5)
-        #expect(c.disconnectReason == .remoteUserTerminated)
+        #expect(c.lifecycle.disconnectReason == .remoteUserTerminated)
     }
 
     /// Every capture: analysis runs to the end; frames are all counted.
@@ -107,7 +107,7 @@ import Testing
         feed(1, .command, [0x03, 0x0C, 0x00])   // HCI_Reset on hci1
         let open = analyzer.session.live.keys.map { "\($0.adapter)/\($0.handle)" }
         #expect(open == ["0/64"])
-        let closed = analyzer.session.connections.filter { $0.disconnectFrame != nil }.map(\.adapter)
+        let closed = analyzer.session.connections.filter { $0.lifecycle.disconnectFrame != nil }.map(\.adapter)
         #expect(closed == [1])
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import Foundation
@@ -17,25 +18,17 @@ import Testing
     /// 3. an LE Advertising Report (ADV_IND) carrying 38 bytes of legacy advertising data → `adv.oversize`;
     /// 4. a well-formed report (counter-example: no finding).
     static func advOversize() -> [UInt8] {
-        var w = BTSnoopWriter()
+        var b = CaptureBuilder(start: t0)
         let name = Array("bleanalyze-oversized-name-xx".utf8)   // 28 bytes
         var adv: [UInt8] = [0x02, 0x01, 0x06, 0x1E, 0x09] + name   // 3 + 2 + 28 = 33 bytes: runs past 31
         adv = Array(adv.prefix(31))
-        w.append(RecordToWrite(timestamp: t0, direction: .sent, kind: .command,
-                               payload: [0x08, 0x20, 32, 31] + adv))
-        w.append(RecordToWrite(timestamp: t0 + 200, direction: .received, kind: .event, payload: [0x0E, 0x04, 0x01, 0x08, 0x20, 0x00]))
+        b.leSetAdvertisingData(0, declared: 31, adv)
+        b.commandComplete(200, 0x2008, [0x00])
         let long: [UInt8] = [0x02, 0x01, 0x06, 0x21, 0x09] + Array("bleanalyze-far-too-long-name-xyz".utf8)   // 37 + … = 38 bytes
-        w.append(RecordToWrite(timestamp: t0 + 100_000, direction: .received, kind: .event,
-                               payload: report(long)))
+        b.advertisingReport(99_800, long)      // ADV_IND from C0:FF:EE:00:00:01 (static random)
         let ok: [UInt8] = [0x02, 0x01, 0x06, 0x05, 0x09] + Array("ok-1".utf8)
-        w.append(RecordToWrite(timestamp: t0 + 200_000, direction: .received, kind: .event, payload: report(ok)))
-        return w.bytes
-    }
-
-    /// An LE Meta / LE Advertising Report event with one ADV_IND report from C0:FF:EE:00:00:01 (static random).
-    static func report(_ data: [UInt8]) -> [UInt8] {
-        let body: [UInt8] = [0x02, 0x01, 0x00, 0x01, 0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0, UInt8(data.count)] + data + [0xC4]
-        return [0x3E, UInt8(body.count)] + body
+        b.advertisingReport(100_000, ok)
+        return b.bytes
     }
 
     /// `capture_truncated.btsnoop`: `healthy.btsnoop` with every ACL record cut to 14 bytes, as

@@ -21,7 +21,7 @@ struct SyslogCorrelatorTests {
         let (hci, _) = try AnalysisFixtures.analyze(source)
         let c = try #require(hci.session.connections.first)
         let peer = try #require(c.peerAddress)
-        let connectTime = try #require(c.completeTime)
+        let connectTime = try #require(c.lifecycle.completeTime)
         let lastTime = try #require(records.last?.timestamp)
         var w = PacketLoggerWriter(bigEndian: false)
         var inserted = false
@@ -44,7 +44,7 @@ struct SyslogCorrelatorTests {
         w.append(RecordToWrite(timestamp: lastTime + 2, direction: .unknown, kind: .syslog, payload: [1, 2, 3, 4, 5, 0xFF, 0xFE]))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-syslog-tests-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("healthy-with-syslog.pklg").path
+        let path = dir.appendingPathComponent("healthy-with-syslog-\(UUID().uuidString).pklg").path   // one per test: they run in parallel
         try Data(w.bytes).write(to: URL(fileURLWithPath: path))
         return (path, peer, c.handle, connectTime, lastTime)
     }
@@ -58,9 +58,9 @@ struct SyslogCorrelatorTests {
         let lines = a.syslog.attached[c.index] ?? []
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.connectionIndex == c.index && $0.process == "bluetoothd" && $0.subsystem == "com.apple.bluetooth" })
-        let logEvents = c.timeline.filter { $0.text.hasPrefix("log: ") }
+        let logEvents = c.timeline.filter { if case .log = $0.fact { true } else { false } }
         #expect(logEvents.count == 2)
-        #expect(logEvents.first?.text.contains("established") == true)
+        #expect(logEvents.first?.freeText?.contains("established") == true)
         // Timeline order is by time: each log line sits between the HCI events around it.
         #expect(c.timeline.map(\.time) == c.timeline.map(\.time).sorted())
     }
@@ -109,7 +109,7 @@ struct SyslogCorrelatorTests {
         let source = AnalysisFixtures.capture("healthy.btsnoop")
         let records = try CaptureFile(path: source).records().records
         let (hci, _) = try AnalysisFixtures.analyze(source)
-        let connectTime = try #require(hci.session.connections.first?.completeTime)
+        let connectTime = try #require(hci.session.connections.first?.lifecycle.completeTime)
         var w = PacketLoggerWriter(bigEndian: true)
         var inserted = false
         for r in records {

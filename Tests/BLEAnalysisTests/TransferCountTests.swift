@@ -68,8 +68,8 @@ struct TransferCountTests {
                 // (its set-up, or for a link with no set-up its first event: a handle reused by a new
                 // session of an ACL-only export is a new connection, issue 24).
                 guard let c = connections.last(where: {
-                    Int($0.adapter) == adapter && Int($0.handle) == handle && ($0.completeFrame ?? $0.timeline.first?.frame ?? 0) <= frame
-                        && ($0.disconnectFrame ?? Int.max) >= frame
+                    Int($0.adapter) == adapter && Int($0.handle) == handle && ($0.lifecycle.completeFrame ?? $0.timeline.first?.frame ?? 0) <= frame
+                        && ($0.lifecycle.disconnectFrame ?? Int.max) >= frame
                 }) else { continue }
                 // L2CAP lengths and ATT opcodes pair up in order when one frame holds several PDUs.
                 for (i, op) in opcodes.enumerated() {

@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLECapture
 import BLEProtocol
@@ -36,7 +37,7 @@ import Testing
         }
         b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0028))
         b.acl(10_000, .received, handle: link, [0x0B, 0x02])
-        b.add(1_000_000, .received, .event, [0x05, 4, 0x00] + le16(link) + [0x13])
+        b.disconnected(1_000_000, handle: link, reason: 0x13)
         return b
     }
 
@@ -221,7 +222,7 @@ import Testing
         b.acl(3_000_000, .received, handle: link, [0x1B] + le16(0x0012) + [0x01])   // the peer still sends
         b.command(9_000_000, 0x0406, le16(link) + [0x13])                          // the host gives up
         b.commandStatus(1000, 0x0406, 0x00)
-        b.add(20_000, .received, .event, [0x05, 4, 0x00] + le16(link) + [0x16])
+        b.disconnected(20_000, handle: link, reason: 0x16)
         return b
     }
 
@@ -266,7 +267,7 @@ import Testing
         // The phone's own server notifies a peer that encrypted the link with a stored key (no pairing).
         var b = Builder()
         b.leConnected(1000, handle: link)
-        b.add(10_000, .received, .event, [0x08, 4, 0x00] + le16(link) + [0x01])
+        b.encryptionChange(10_000, handle: link)
         b.acl(10_000, .sent, handle: link, [0x1B] + le16(0x0030) + [0x01])
         let (_, findings) = try Self.analyze(b)
         let f = try #require(findings.first { $0.rule == "gatt.unsubscribed-notification" }, "\(Self.describe(findings))")
@@ -277,7 +278,7 @@ import Testing
         // earlier connection (not "never subscribed"), which the capture cannot show: information.
         var k = Builder()
         k.leConnected(1000, handle: link)
-        k.add(10_000, .received, .event, [0x08, 4, 0x00] + le16(link) + [0x01])
+        k.encryptionChange(10_000, handle: link)
         k.acl(10_000, .sent, handle: link, [0x1D] + le16(0x0030) + [0x01])
         k.acl(10_000, .received, handle: link, [0x0A] + le16(0x0003))
         k.acl(10_000, .sent, handle: link, [0x0B, 0x01])
@@ -297,13 +298,13 @@ import Testing
             discover(&b, declaration: 0x0002, properties: 0x12, uuid: 0x2A00)
             b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))
             b.acl(10_000, .received, handle: link, [0x0B, 0x41])
-            b.add(10_000, .received, .event, [0x05, 4, 0x00] + le16(link) + [0x13])
+            b.disconnected(10_000, handle: link, reason: 0x13)
         }
         let (a, _) = try Self.analyze(b)
         #expect(a.session.connections.count == 2)
         for c in a.session.connections {
             let line = try #require(c.timeline.first { $0.kind == .discovery })
-            #expect(line.text == "discovery: 1 service, 1 characteristic, 1 descriptor", "connection \(c.index)")
+            #expect(line.fact == .discovery(services: 1, characteristics: 1, descriptors: 1), "connection \(c.index)")
             // Stamped where discovery ran: its last response (Find Information Response).
             #expect(line.frame == (c.index == 1 ? 7 : 17), "connection \(c.index)")
         }
@@ -351,7 +352,7 @@ import Testing
         b.acl(10_000, .sent, handle: link, [0x0A] + le16(0x0003))
         b.acl(10_000, .received, handle: link, [0x0B] + Array("Lamp".utf8) + [0x00, 0x00, 0xFF])
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString).btsnoop")
-        try Data(b.w.bytes).write(to: url)
+        try Data(b.bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         // Without detectors (timeline, gatt, info) as with them (the report).
         for detect in [false, true] {
@@ -364,13 +365,14 @@ import Testing
 
     @Test func keySizeZeroIsNotReported() throws {
         // Encryption Change v2 (0x59) with key size 0, as Apple's controllers log it; then a real size.
-        for (size, text) in [(UInt8(0), "encryption on, key size not reported"), (16, "encryption on, key size 16")] {
+        // (ReportTests.StoryTextTests words it: "key size not reported".)
+        for size: UInt8 in [0, 16] {
             var b = Builder()
             b.leConnected(1000, handle: link)
             b.add(10_000, .received, .event, [0x59, 5, 0x00] + le16(link) + [0x01, size])
             let (a, _) = try Self.analyze(b)
             let line = try #require(a.session.connections.first?.timeline.first { $0.kind == .security })
-            #expect(line.text == text)
+            #expect(line.fact == .encryption(on: true, keySize: size))
         }
     }
 

@@ -7,17 +7,7 @@ enum CLI {
     static let repoRoot: URL = Repo.root
 
     /// The binary next to the test bundle (same build configuration), or `.build/debug`.
-    static let binary: String = {
-        if let env = ProcessInfo.processInfo.environment["BLEANALYZE_BIN"] { return env }
-        let bundleDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundleDir.appendingPathComponent("bleanalyze"),
-                          bundleDir.deletingLastPathComponent().appendingPathComponent("bleanalyze"),
-                          repoRoot.appendingPathComponent(".build/debug/bleanalyze")]
-        where FileManager.default.isExecutableFile(atPath: candidate.path) {
-            return candidate.path
-        }
-        return repoRoot.appendingPathComponent(".build/debug/bleanalyze").path
-    }()
+    static let binary: String = ProcessInfo.processInfo.environment["BLEANALYZE_BIN"] ?? Built.binary("bleanalyze")
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 

@@ -138,19 +138,15 @@ import Testing
 
     /// Device names are attacker-controlled: markup and terminal escapes in them must stay text.
     @Test func hostileDeviceNamesAreEscaped() throws {
-        func report(_ name: [UInt8], address: UInt8) -> [UInt8] {
-            let ad: [UInt8] = [UInt8(name.count + 1), 0x09] + name
-            let body: [UInt8] = [0x02, 0x01, 0x00, 0x00, address, 0x22, 0x33, 0x44, 0x55, 0x66, UInt8(ad.count)] + ad + [0xC4]
-            return [0x3E, UInt8(body.count)] + body
-        }
-        var w = BTSnoopWriter()
+        var b = CaptureBuilder(start: 1_700_000_000_000_000)
         let names: [[UInt8]] = [Array("<script>alert(1)</script>".utf8), Array("\"><img src=x onerror=1>".utf8),
                                 [0x1B] + Array("[31mred\u{202E}evil".utf8)]
         for (i, n) in names.enumerated() {
-            w.append(RecordToWrite(timestamp: 1_700_000_000_000_000 + Int64(i) * 100_000, direction: .received, kind: .event,
-                                   payload: report(n, address: UInt8(i + 1))))
+            // ADV_IND from the public address 66:55:44:33:22:0i with a Complete Local Name.
+            b.advertisingReport(i == 0 ? 0 : 100_000, address: [UInt8(i + 1), 0x22, 0x33, 0x44, 0x55, 0x66], addressType: 0x00,
+                                [UInt8(n.count + 1), 0x09] + n)
         }
-        let capture = try CLI.temporaryFile("hostile.btsnoop", w.bytes)
+        let capture = try CLI.temporaryFile("hostile.btsnoop", b.bytes)
         let html = try Self.html(capture)
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(!html.contains("<script>alert"))

@@ -35,36 +35,32 @@ import Testing
     /// 7.7.65.1 LE Connection Complete, 7.7.5 Disconnection Complete).
     @Test(.enabled(if: browser, "needs chromium and python3"))
     func denseSyntheticCaptureHasNoOverlappingOrCutLabels() throws {
-        var w = BTSnoopWriter()
+        var b = CaptureBuilder()
         var rng = SplitMix64(seed: 15)
         let t0: Int64 = 1_700_000_000_000_000
-        func event(_ t: Int64, _ payload: [UInt8]) { w.append(RecordToWrite(timestamp: t, direction: .received, kind: .event, payload: payload)) }
-        func create(_ t: Int64, _ peer: UInt8) {
-            let params: [UInt8] = [0x60, 0, 0x30, 0, 0, 0, peer, 0x22, 0x33, 0x44, 0x55, 0xC6, 0, 0x18, 0, 0x28, 0, 0, 0, 0xF4, 0x01, 0, 0, 0, 0]
-            w.append(RecordToWrite(timestamp: t, direction: .sent, kind: .command, payload: [0x0D, 0x20, UInt8(params.count)] + params))
-            event(t + 300, [0x0F, 4, 0x00, 1, 0x0D, 0x20])
-        }
-        func complete(_ t: Int64, status: UInt8, handle: UInt16, peer: UInt8) {
-            event(t, [0x3E, 19, 0x01, status, UInt8(handle & 0xFF), UInt8(handle >> 8), 0, 0, peer, 0x22, 0x33, 0x44, 0x55, 0xC6,
-                      0x18, 0, 0, 0, 0xF4, 0x01, 0])
-        }
+        func address(_ peer: UInt8) -> [UInt8] { [peer, 0x22, 0x33, 0x44, 0x55, 0xC6] }
         var times: [(Int64, Int)] = []
         for i in 0 ..< 490 { times.append((Int64(rng.next() % 2_000_000), i)) }
         var disconnects: [(Int64, UInt16, UInt8)] = []
         for (t, i) in times.sorted(by: { $0.0 < $1.0 }) {
             let peer = UInt8(i % 250)
-            create(t0 + t, peer)
+            b.seek(to: t0 + t)
+            b.leCreateConnection(0, peer: address(peer))
+            b.commandStatus(300, 0x200D, 0x00)
             if i < 90 {
                 let handle = UInt16(0x40 + i)
-                complete(t0 + t + 2_000, status: 0, handle: handle, peer: peer)
+                b.leConnected(1_700, handle: handle, peer: address(peer), timeout: 0x01F4)
                 let reasons: [UInt8] = [0x08, 0x13, 0x16, 0x3E, 0x22]
                 disconnects.append((t0 + t + 5_000 + Int64(rng.next() % 300_000), handle, reasons[i % reasons.count]))
             } else {
-                complete(t0 + t + 2_000, status: 0x3E, handle: 0, peer: peer)
+                b.leConnected(1_700, handle: 0, status: 0x3E, peer: address(peer), timeout: 0x01F4)
             }
         }
-        for (t, h, r) in disconnects.sorted(by: { $0.0 < $1.0 }) { event(t, [0x05, 4, 0, UInt8(h & 0xFF), UInt8(h >> 8), r]) }
-        let capture = try CLI.temporaryFile("dense.btsnoop", w.bytes)
+        for (t, h, r) in disconnects.sorted(by: { $0.0 < $1.0 }) {
+            b.seek(to: t)
+            b.disconnected(0, handle: h, reason: r)
+        }
+        let capture = try CLI.temporaryFile("dense.btsnoop", b.bytes)
         let connections = try CLI.json(try CLI.run([capture, "--json"]).stdout)["connections"] as? [Any] ?? []
         #expect(connections.count == 90, "the capture holds what it was built with")
         try check([capture], name: "dense")

@@ -1,9 +1,9 @@
 import Testing
 import TestSupport
-import BLEAnalysis
 import BLECapture
 import BLEBytes
 @testable import BLEReport
+@testable import BLEAnalysis
 
 /// The HTML report's evidence windows, gathered during the analysis pass (`EvidenceCollector`).
 @Suite struct EvidenceCollectorTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import BLEReport
+@testable import BLEAnalysis
 
 /// The HTML report's building blocks: escaping, the folded time axis, number and time labels,
 /// buffer series, and the terminal's clean-up of captured text.

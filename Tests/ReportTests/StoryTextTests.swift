@@ -32,6 +32,26 @@ import BLECapture
         #expect(SessionText.shortAttribute(name) == short)
     }
 
+    /// Each fact of the story in words (StoryText): the sentences a person reads, from typed facts.
+    /// Encryption Change v2 with key size 0 (Apple's controllers) is "not reported", not 0 octets
+    /// (Core v5.4 Vol 4 Part E 7.7.8.1); intervals are exact in 1.25 ms units.
+    @Test(arguments: [
+        (StoryFact.encryption(on: true, keySize: 0), "encryption on, key size not reported"),
+        (.encryption(on: true, keySize: 16), "encryption on, key size 16"),
+        (.encryption(on: false, keySize: nil), "encryption off"),
+        (.parameters(.init(interval: 6, latency: 0, timeout: 500)), "parameters: interval 7.50 ms, latency 0, timeout 5000 ms"),
+        (.disconnected(reason: HCIStatus(rawValue: 0x08), byHost: false), "disconnected: Connection Timeout (0x08), initiated by peer or controller"),
+        (.pairingTimedOut(after: SMPCode(rawValue: 0x03)), "pairing timed out: no SMP step for 30 s after the Pairing Confirm (Core v5.4 Vol 3 Part H 3.4)"),
+        (.discovery(services: 0, characteristics: 3, descriptors: 1),
+         "discovery: 3 characteristics, 1 descriptor (no service discovery on this connection: the client knew the services)"),
+        (.subscriptionAccepted(byPeer: false, value: 2, characteristic: "Service Changed (0x2A05) @0x0003"),
+         "host subscribed (indications) to Service Changed (0x2A05) @0x0003"),
+        (.log("Connected"), "log: Connected"),
+    ])
+    func factsInWords(_ fact: StoryFact, _ sentence: String) {
+        #expect(StoryText.sentence(fact) == sentence)
+    }
+
     /// tshark on the horizon capture: 261 Write Requests, 260 of them to 0x0011, one to 0x0015
     /// (`tshark -Y btatt.opcode==0x12 -T fields -e btatt.handle | sort | uniq -c`), all answered.
     @Test(.enabled(if: Repo.sharedReal != nil, "../shared/captures/real is absent"))

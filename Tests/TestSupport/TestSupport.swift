@@ -129,3 +129,71 @@ public struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Running the project's own binaries (`bleanalyze`, `Fuzz`) as a user would, with what they printed,
+/// how they ended and how long they took.
+public enum Built {
+    /// A binary built by SwiftPM next to the test bundle, or in `.build/debug`.
+    public static func binary(_ name: String) -> String {
+        let bundleDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundleDir.appendingPathComponent(name), bundleDir.deletingLastPathComponent().appendingPathComponent(name),
+                          Repo.root.appendingPathComponent(".build/debug/\(name)")]
+        where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        return Repo.root.appendingPathComponent(".build/debug/\(name)").path
+    }
+
+    public struct RunResult: Sendable {
+        public var status: Int32
+        public var signaled: Bool
+        public var stdout: String
+        public var stderr: String
+        public var seconds: Double
+    }
+
+    /// Runs `executable` (a path) with `arguments`; with `limitVirtualKB` through `/bin/sh -c 'ulimit -v …; exec …'`.
+    /// Standard error goes to a file in `scratch`, so a large stdout and stderr cannot block each other.
+    public static func run(_ executable: String, _ arguments: [String], limitVirtualKB: Int? = nil, scratch: URL) throws -> RunResult {
+        let p = Process()
+        if let limit = limitVirtualKB {
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            let quoted = ([executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            p.arguments = ["-c", "ulimit -v \(limit); exec \(quoted)"]
+        } else {
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = arguments
+        }
+        let errURL = scratch.appendingPathComponent("stderr-\(UInt64.random(in: 0...UInt64.max))")
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let start = Date()
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try err.close()
+        let errData = (try? Data(contentsOf: errURL)) ?? Data()
+        return RunResult(status: p.terminationStatus, signaled: p.terminationReason == .uncaughtSignal,
+                         stdout: String(decoding: data, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
+                         seconds: Date().timeIntervalSince(start))
+    }
+
+    /// A scratch directory of this test process, made on first use.
+    public static func scratch(_ label: String) -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-\(label)-\(getpid())")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The project's captures (`captures/`), every format the readers take.
+    public static let projectCaptures: [String] = {
+        let dir = Repo.root.appendingPathComponent("captures")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.filter { n in [".btsnoop", ".pcap", ".pcapng", ".gz", ".pklg"].contains { n.hasSuffix($0) } }
+            .sorted().map { dir.appendingPathComponent($0).path }
+    }()
+}

@@ -68,7 +68,7 @@ extension AirCaptureAdapter {
         connected(c, handle: links[i].handle, frame, analyzer)
         let aa = Hex.code(c.accessAddress, 8)
         note(i, analyzer.session, frame, .connected,
-             "air: access address \(aa), initiator \(c.initiator), CRC init 0x\(Hex.pad(c.crcInit, 6)), hop \(c.hop), "
-             + "channels \(LinkLayerDisplay.channelList(c.channelMap)), window \(Double(c.windowSize) * 1.25) ms at +\(Double(c.windowOffset) * 1.25) ms")
+             .air("access address \(aa), initiator \(c.initiator), CRC init 0x\(Hex.pad(c.crcInit, 6)), hop \(c.hop), "
+             + "channels \(LinkLayerDisplay.channelList(c.channelMap)), window \(Double(c.windowSize) * 1.25) ms at +\(Double(c.windowOffset) * 1.25) ms"))
     }
 }

@@ -15,10 +15,10 @@ extension AirCaptureAdapter {
             links[i].pendingInterval = interval
             // Reported when the procedure is announced, not at its instant.
             parametersUpdated(handle, interval: interval, latency: latency, timeout: timeout, frame, analyzer, &status)
-            note(i, session, frame, .parameters, "air: LL_CONNECTION_UPDATE_IND from the \(from), at connection event \(instant)")
+            note(i, session, frame, .parameters, .air("LL_CONNECTION_UPDATE_IND from the \(from), at connection event \(instant)"))
         case let .channelMap(map, instant):
             links[i].channelMap = map
-            note(i, session, frame, .parameters, "air: channel map \(LinkLayerDisplay.channelList(map)) from event \(instant)")
+            note(i, session, frame, .parameters, .air("channel map \(LinkLayerDisplay.channelList(map)) from event \(instant)"))
         case let .terminate(reason):
             let hciReason = HCIStatus(rawValue: reason)
             // The central's host ended it: the story says so.
@@ -27,23 +27,23 @@ extension AirCaptureAdapter {
             disconnected(handle, reason: hciReason, frame, analyzer, &status)
             end(i)
         case .encryptionRequest:
-            note(i, session, frame, .security, "air: LL_ENC_REQ from the \(from) (encryption start)")
+            note(i, session, frame, .security, .air("LL_ENC_REQ from the \(from) (encryption start)"))
         case .startEncryptionRequest:
             links[i].encrypted = true
             encryptionStarted(handle, frame, analyzer, &status)
-            note(i, session, frame, .security, "air: LL_START_ENC_REQ: the link is encrypted from here"
-                 + (p.radio.decrypted ? " (the sniffer decrypts it)" : "; payloads the sniffer did not decrypt are counted, not decoded"))
+            note(i, session, frame, .security, .air("LL_START_ENC_REQ: the link is encrypted from here"
+                 + (p.radio.decrypted ? " (the sniffer decrypts it)" : "; payloads the sniffer did not decrypt are counted, not decoded")))
         case .pauseEncryptionResponse:
             links[i].encrypted = false
         case let .featureRequest(f), let .featureResponse(f), let .peripheralFeatureRequest(f):
             let name = LinkLayerDisplay.controlNames.name(UInt64(frame.payload[p.payloadOffset])) ?? "LL features"
-            note(i, session, frame, .signaling, "air: \(name) from the \(from): features 0x\(Hex.pad(f, 16))")
+            note(i, session, frame, .signaling, .air("\(name) from the \(from): features 0x\(Hex.pad(f, 16))"))
         case let .version(v, company, sub):
-            note(i, session, frame, .signaling, "air: \(from) LL version 0x\(Hex.pad(v, 2)), company \(CompanyNames.table.name(UInt64(company)) ?? Hex.code(company, 4)), subversion 0x\(Hex.pad(sub, 4))")
+            note(i, session, frame, .signaling, .air("\(from) LL version 0x\(Hex.pad(v, 2)), company \(CompanyNames.table.name(UInt64(company)) ?? Hex.code(company, 4)), subversion 0x\(Hex.pad(sub, 4))"))
         case let .reject(reason), let .rejectExtended(_, reason):
-            note(i, session, frame, .signaling, "air: \(from) rejected an LL procedure: \(HCIStatus(rawValue: reason).name)")
+            note(i, session, frame, .signaling, .air("\(from) rejected an LL procedure: \(HCIStatus(rawValue: reason).name)"))
         case let .connectionParameterRequest(a, b, latency, timeout):
-            note(i, session, frame, .parameters, "air: \(from) asks for interval \(Double(a) * 1.25)–\(Double(b) * 1.25) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
+            note(i, session, frame, .parameters, .air("\(from) asks for interval \(Double(a) * 1.25)–\(Double(b) * 1.25) ms, latency \(latency), timeout \(Int(timeout) * 10) ms"))
         case let .lengthRequest(rx, _, tx, _), let .lengthResponse(rx, _, tx, _):
             let side = direction == .peripheralToCentral ? 1 : 0
             links[i].lengthRequest[side] = (rx, tx)
@@ -57,7 +57,7 @@ extension AirCaptureAdapter {
             let tx = Self.hciPHY(cToP) ?? links[i].phy.tx, rx = Self.hciPHY(pToC) ?? links[i].phy.rx
             links[i].phy = (tx, rx)
             phyUpdated(handle, tx: tx, rx: rx, frame, analyzer, &status)
-            note(i, session, frame, .phy, "air: LL_PHY_UPDATE_IND at connection event \(instant)")
+            note(i, session, frame, .phy, .air("LL_PHY_UPDATE_IND at connection event \(instant)"))
         default:
             break
         }

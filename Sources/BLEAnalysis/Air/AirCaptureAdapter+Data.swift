@@ -15,7 +15,7 @@ extension AirCaptureAdapter {
                 index = openLink(p.accessAddress, frame)
                 if let i = index {
                     note(i, analyzer.session, frame, .connected,
-                         "air: access address 0x\(Hex.pad(p.accessAddress, 8)) seen with no CONNECT_IND in the capture (began mid-connection)")
+                         .air("access address 0x\(Hex.pad(p.accessAddress, 8)) seen with no CONNECT_IND in the capture (began mid-connection)"))
                 }
             } else {
                 if sightings.count < Self.maxSightings { sightings[p.accessAddress] = seen }
@@ -162,6 +162,6 @@ extension AirCaptureAdapter {
     private func closeLostTransaction(_ i: Int, requester: ATTBearer.Side, _ frame: Frame, _ session: SessionModel, why: String) {
         guard let c = session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)], c.att.take(requester: requester) != nil else { return }
         links[i].lostResponses += 1
-        if links[i].lostResponses <= 20 { c.note(frame.timestamp, frame.number, .attError, "air: " + why + ": taken as answered") }
+        if links[i].lostResponses <= 20 { c.note(frame.timestamp, frame.number, .attError, .air(why + ": taken as answered")) }
     }
 }

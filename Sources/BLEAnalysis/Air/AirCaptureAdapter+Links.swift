@@ -22,7 +22,7 @@ extension AirCaptureAdapter {
         let handle = links[j].handle
         summarize(j, analyzer.session, time: frame.timestamp, frame: frame.number, ending: "lost: " + why)
         if let c = analyzer.session.live[LinkKey(adapter: frame.adapter, handle: handle)] {
-            c.lossInferred = "no LL_TERMINATE_IND; " + why
+            c.snifferLoss.lossInferred = "no LL_TERMINATE_IND; " + why
         }
         var unused = FrameStatus.ok
         disconnected(handle, reason: .connectionTimeout, frame, analyzer, &unused)
@@ -39,17 +39,17 @@ extension AirCaptureAdapter {
     /// a request unanswered when its response may be among them).
     func syncLoss(_ i: Int, _ session: SessionModel, adapter: UInt16) {
         guard links[i].lastLossFrame > 0, let c = session.live[LinkKey(adapter: adapter, handle: links[i].handle)] else { return }
-        c.captureLossFrame = links[i].lastLossFrame
-        if c.firstCaptureLossFrame == 0 { c.firstCaptureLossFrame = links[i].lastLossFrame }
+        c.snifferLoss.captureLossFrame = links[i].lastLossFrame
+        if c.snifferLoss.firstCaptureLossFrame == 0 { c.snifferLoss.firstCaptureLossFrame = links[i].lastLossFrame }
     }
 
     /// The radio facts of a link, once, on its timeline.
     func summarize(_ i: Int, _ session: SessionModel, time: Int64, frame: Int, ending: String) {
         guard let c = session.live[LinkKey(adapter: 0, handle: links[i].handle)] else { return }
-        c.note(time, frame, .signaling, "air: " + links[i].summary + "; " + ending)
+        c.note(time, frame, .signaling, .air(links[i].summary + "; " + ending))
     }
 
-    func note(_ i: Int, _ session: SessionModel, _ frame: Frame, _ kind: TimelineEvent.Kind, _ text: String) {
-        session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)]?.note(frame.timestamp, frame.number, kind, text)
+    func note(_ i: Int, _ session: SessionModel, _ frame: Frame, _ kind: TimelineEvent.Kind, _ fact: StoryFact) {
+        session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)]?.note(frame.timestamp, frame.number, kind, fact)
     }
 }

@@ -136,7 +136,7 @@ public final class AirCaptureAdapter {
     func silent(_ i: Int, _ s: Link.Silence, _ analyzer: Analyzer) {
         let span = s.lastTime - s.firstTime
         let interval = Int64(links[i].intervalUnits) * 1250
-        let timeout = Int64(analyzer.session.live[LinkKey(adapter: 0, handle: links[i].handle)]?.timeoutUnits ?? 0) * 10_000
+        let timeout = Int64(analyzer.session.live[LinkKey(adapter: 0, handle: links[i].handle)]?.link.timeoutUnits ?? 0) * 10_000
         let stopped = interval > 0 && lastCapture.time - s.lastTime > 2 * interval
         let story = "the peripheral went silent after frame \(links[i].lastFromPeripheral.map(String.init) ?? "?"): the central transmitted in "
             + "\(s.events) connection events in a row (frames \(s.firstFrame)–\(s.lastFrame), \(Format.duration(span))), resending the same "

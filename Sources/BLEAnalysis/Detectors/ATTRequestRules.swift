@@ -26,24 +26,24 @@ final class ATTServerStalled: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .disconnected(c, unacknowledged) = event else { return }
         // A lost link may be why nothing came back (att.unanswered says so).
-        if let reason = c.disconnectReason, Disconnects.warnings.contains(reason.rawValue) { return }
-        check(c, end: c.disconnectTime ?? context.captureEnd, unacknowledged: unacknowledged, context, &findings)
+        if let reason = c.lifecycle.disconnectReason, Disconnects.warnings.contains(reason.rawValue) { return }
+        check(c, end: c.lifecycle.disconnectTime ?? context.captureEnd, unacknowledged: unacknowledged, context, &findings)
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for c in context.model.live.values.sorted(by: { $0.index < $1.index }) {
-            check(c, end: context.captureEnd, unacknowledged: c.unacknowledged.all, context, &findings)
+            check(c, end: context.captureEnd, unacknowledged: c.buffers.unacknowledged.all, context, &findings)
         }
     }
 
     private func check(_ c: Connection, end: Int64, unacknowledged: [SentPacket], _ context: DetectorContext, _ findings: inout [Finding]) {
-        let outstanding = c.att.allOutstanding.filter { $0.sentByHost && c.captureLossFrame <= $0.frame }
+        let outstanding = c.att.allOutstanding.filter { $0.sentByHost && c.snifferLoss.captureLossFrame <= $0.frame }
         guard let p = outstanding.first else { return }
         let waited = end - p.time
         guard waited >= micros("wait", context), waited < OutstandingRequests.transactionTimeout else { return }
         // Delivered: the peer spoke after it, or the controller completed the request's packet.
-        let heard = c.lastReceivedFrame.flatMap { $0 > p.frame ? $0 : nil }
-        let completed = c.packetsCompleted > 0 && !unacknowledged.contains { $0.frame == p.frame }
+        let heard = c.traffic.lastReceivedFrame.flatMap { $0 > p.frame ? $0 : nil }
+        let completed = c.buffers.packetsCompleted > 0 && !unacknowledged.contains { $0.frame == p.frame }
         guard heard != nil || completed else { return }
         let how = heard.map { "\(FindingMessage.peer(c)) kept sending (frame \($0))" } ?? "its link layer acknowledged it (Number Of Completed Packets)"
         let more = outstanding.count > 1 ? "; \(outstanding.count - 1) later request\(outstanding.count == 2 ? "" : "s") also unanswered" : ""

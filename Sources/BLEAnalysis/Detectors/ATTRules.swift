@@ -8,7 +8,7 @@ enum OutstandingRequests {
     /// Each request still outstanding whose response the capture could have shown: on an air capture,
     /// not one followed by packets the sniffer lost (its response may be among them).
     static func each(_ c: Connection, _ body: (ATTBearer.Pending) -> Void) {
-        for p in c.att.allOutstanding where c.captureLossFrame <= p.frame { body(p) }
+        for p in c.att.allOutstanding where c.snifferLoss.captureLossFrame <= p.frame { body(p) }
     }
 }
 
@@ -30,7 +30,7 @@ final class ATTTimeout: Detector {
             if time - request.time >= OutstandingRequests.transactionTimeout { report(c, request, after: time - request.time, &findings) }
         case let .disconnected(c, _):
             OutstandingRequests.each(c) { p in
-                if (c.disconnectTime ?? p.time) - p.time >= OutstandingRequests.transactionTimeout { report(c, p, after: nil, &findings) }
+                if (c.lifecycle.disconnectTime ?? p.time) - p.time >= OutstandingRequests.transactionTimeout { report(c, p, after: nil, &findings) }
             }
         default:
             break
@@ -72,10 +72,10 @@ final class ATTUnanswered: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .disconnected(c, _) = event else { return }
-        let lost = c.disconnectReason.map { Disconnects.warnings.contains($0.rawValue) } ?? false
-        let by = c.localDisconnectReason != nil ? "before the host closed the connection" : "before the peer closed the connection"
+        let lost = c.lifecycle.disconnectReason.map { Disconnects.warnings.contains($0.rawValue) } ?? false
+        let by = c.lifecycle.localDisconnectReason != nil ? "before the host closed the connection" : "before the peer closed the connection"
         OutstandingRequests.each(c) { p in
-            let end = c.disconnectTime ?? p.time
+            let end = c.lifecycle.disconnectTime ?? p.time
             guard end - p.time < OutstandingRequests.transactionTimeout else { return }
             if lost {
                 report(c, p, "before the link was lost", .warning, &findings)
@@ -145,10 +145,10 @@ final class ATTProtocolViolation: Detector {
     private func orphan(_ c: Connection, _ what: String, frame: Int, time: Int64, sent: Bool, _ findings: inout [Finding]) {
         let client: ATTBearer.Side = sent ? .peer : .host
         let last = c.att.lastRequestFrame(from: client)
-        if c.inferred, last == 0 { return }
+        if c.lifecycle.inferred, last == 0 { return }
         let undecoded = c.att.undecodedFrame(from: client)
-        if undecoded > last || c.captureLossFrame > last {
-            let why = undecoded > last ? "frame \(undecoded), which could not be decoded" : "packets the sniffer lost (frame \(c.captureLossFrame))"
+        if undecoded > last || c.snifferLoss.captureLossFrame > last {
+            let why = undecoded > last ? "frame \(undecoded), which could not be decoded" : "packets the sniffer lost (frame \(c.snifferLoss.captureLossFrame))"
             findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame] + (undecoded > last ? [undecoded] : []),
                                     message: "\(what) with no request in the capture: the request may be in \(why)", actor: Actor.none))
             return
@@ -193,7 +193,7 @@ final class IndicationUnconfirmed: Detector {
         case let .attConfirmation(c, indication?, _, _):
             open.removeAll { $0.c === c && $0.p.frame == indication.frame }
         case let .disconnected(c, _):
-            for o in open where o.c === c { decide(o, end: c.disconnectTime ?? o.p.time, &findings) }
+            for o in open where o.c === c { decide(o, end: c.lifecycle.disconnectTime ?? o.p.time, &findings) }
             open.removeAll { $0.c === c }
         default:
             break
@@ -207,12 +207,12 @@ final class IndicationUnconfirmed: Detector {
     private func decide(_ o: Open, end: Int64, _ findings: inout [Finding]) {
         // The client sent ATT PDUs after the indication (its last one, as evidence).
         let spoke = Self.clientPDUs(o.c, indicationSentByHost: o.sentByHost) > o.clientPDUs
-        let lastFromClient = o.sentByHost ? o.c.lastReceivedFrame : o.c.lastSentFrame
+        let lastFromClient = o.sentByHost ? o.c.traffic.lastReceivedFrame : o.c.traffic.lastSentFrame
         let clientSpoke: Int? = spoke ? lastFromClient.flatMap { $0 > o.p.frame ? $0 : nil } : nil
         let o = (c: o.c, p: o.p, sentByHost: o.sentByHost, clientSpoke: clientSpoke)
         let waited = end - o.p.time
         // 30 s "with the link up" needs the link's life in the capture (not an ATT-only export).
-        guard (waited >= OutstandingRequests.transactionTimeout && !o.c.inferred) || o.clientSpoke != nil else { return }
+        guard (waited >= OutstandingRequests.transactionTimeout && !o.c.lifecycle.inferred) || o.clientSpoke != nil else { return }
         // The host's own server indicating a client that never subscribed (Android's Service Changed):
         // a client may ignore what it did not ask for; information.
         let subscribed = o.c.subscriptions.values.contains { s in
@@ -292,7 +292,7 @@ final class SlowResponse: Detector {
         // A peer with peripheral latency hears a request only when it wakes, up to (1 + latency)
         // intervals later, and answers at a later event: a few such events are the link's own pace,
         // not a slow answer, however long they are.
-        let eventMicros = Int64(Double(c.intervalUnits) * 1250 * Double(1 + Int(c.latency)))
+        let eventMicros = Int64(Double(c.link.intervalUnits) * 1250 * Double(1 + Int(c.link.latency)))
         let manyEvents = eventMicros > 0 && took >= Int64(threshold("events", context)) * eventMicros
         let linkPace = eventMicros > 0 && took <= 4 * eventMicros
         guard (took >= micros("slow", context) && !linkPace) || manyEvents else { return }
@@ -312,9 +312,9 @@ final class SlowResponse: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for s in slow.values {
             let server: FindingMessage = s.byHost ? .peer(s.c) : "the host"
-            let effective = Double(s.c.intervalUnits) * 1250 * Double(1 + Int(s.c.latency))
-            let events = s.c.intervalUnits > 0
-                ? " (\(Int(Double(s.worst) / effective)) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.latency > 0 ? ", latency \(s.c.latency)" : ""))" : ""
+            let effective = Double(s.c.link.intervalUnits) * 1250 * Double(1 + Int(s.c.link.latency))
+            let events = s.c.link.intervalUnits > 0
+                ? " (\(Int(Double(s.worst) / effective)) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.link.latency > 0 ? ", latency \(s.c.link.latency)" : ""))" : ""
             let many: FindingMessage = s.count > 1 ? "\(s.count) responses from \(server) were slow; the slowest took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
                 : "a response from \(server) took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
             let near = s.worst >= 20_000_000

@@ -87,14 +87,14 @@ final class Disconnects: Detector {
     static let warnings = LinkLoss.reasons
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, _) = event, let frame = c.disconnectFrame, let reason = c.disconnectReason else { return }
+        guard case let .disconnected(c, _) = event, let frame = c.lifecycle.disconnectFrame, let reason = c.lifecycle.disconnectReason else { return }
         let severity: Severity = Self.warnings.contains(reason.rawValue) ? .warning : .info
-        let who = c.localDisconnectReason != nil ? "the host" : "the peer or the controller"
-        let message: FindingMessage = c.lossInferred.map { "Link to \(peer: c) lost (\($0))" }
-            ?? (Self.warnings.contains(reason.rawValue) && c.localDisconnectReason == nil
+        let who = c.lifecycle.localDisconnectReason != nil ? "the host" : "the peer or the controller"
+        let message: FindingMessage = c.snifferLoss.lossInferred.map { "Link to \(peer: c) lost (\($0))" }
+            ?? (Self.warnings.contains(reason.rawValue) && c.lifecycle.localDisconnectReason == nil
                 ? "Link to \(peer: c) lost: \(reason.name) (0x\(Format.hex(reason.rawValue)))"
                 : "Disconnected from \(peer: c): \(reason.name) (0x\(Format.hex(reason.rawValue))), initiated by \(who)")
-        findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: c.disconnectTime ?? 0, frames: [frame],
+        findings.append(Finding(rule: Self.rule.id, severity: severity, connection: c, time: c.lifecycle.disconnectTime ?? 0, frames: [frame],
                                 message: message))
     }
 }
@@ -109,13 +109,13 @@ final class DisconnectSummary: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let closed = context.model.connections.filter { $0.disconnectReason != nil }.sorted { ($0.disconnectFrame ?? 0) < ($1.disconnectFrame ?? 0) }
+        let closed = context.model.connections.filter { $0.lifecycle.disconnectReason != nil }.sorted { ($0.lifecycle.disconnectFrame ?? 0) < ($1.lifecycle.disconnectFrame ?? 0) }
         guard !closed.isEmpty else { return }
         var counts: [UInt8: Int] = [:]
-        for c in closed { counts[c.disconnectReason!.rawValue, default: 0] += 1 }   // safe: filtered non-nil
+        for c in closed { counts[c.lifecycle.disconnectReason!.rawValue, default: 0] += 1 }   // safe: filtered non-nil
         let text = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value)× \(HCIStatus(rawValue: $0.key).name) (0x\(Format.hex($0.key)))" }
-        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].disconnectTime ?? 0,
-                                frames: closed.prefix(50).compactMap(\.disconnectFrame),
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].lifecycle.disconnectTime ?? 0,
+                                frames: closed.prefix(50).compactMap(\.lifecycle.disconnectFrame),
                                 message: "Disconnect reasons: \(text.joined(separator: ", "))"))
     }
 }

@@ -31,7 +31,7 @@ enum Causes {
         // Disconnects: why, and what that makes of them.
         for i in disconnectOf.values {
             guard let c = connection(findings[i]) else { continue }
-            findings[i].status = c.disconnectReason?.rawValue
+            findings[i].status = c.lifecycle.disconnectReason?.rawValue
             guard let end = c.endCause else { continue }
             findings[i].cause = end.cause
             if end.severity > findings[i].severity { findings[i].severity = end.severity }
@@ -49,15 +49,15 @@ enum Causes {
             guard let c = connection(f) else { continue }
             let disconnect = disconnectOf[c.index]
             switch f.rule {
-            case ATTUnanswered.rule.id where c.disconnectReason.map({ LinkLoss.reasons.contains($0.rawValue) }) ?? false:
-                guard let frame = c.disconnectFrame, let reason = c.disconnectReason else { continue }
+            case ATTUnanswered.rule.id where c.lifecycle.disconnectReason.map({ LinkLoss.reasons.contains($0.rawValue) }) ?? false:
+                guard let frame = c.lifecycle.disconnectFrame, let reason = c.lifecycle.disconnectReason else { continue }
                 findings[i].severity = .info
                 findings[i].actor = .none
                 findings[i].cause = FindingCause(.linkLoss, frames: [frame], "the request died with the link, lost at frame \(frame) (\(reason.name)); see its link.disconnect")
                 if let disconnect { findings[disconnect].folded[f.rule, default: 0] += 1 }
             case EncryptionFailed.rule.id:
                 guard let status = f.status else { continue }
-                if LinkLoss.reasons.contains(status) || [0x22, 0x28].contains(status), c.disconnectFrame != nil {
+                if LinkLoss.reasons.contains(status) || [0x22, 0x28].contains(status), c.lifecycle.disconnectFrame != nil {
                     // Encryption Change carried the link loss's reason: the loss is the problem.
                     fold(i, into: disconnect)
                 } else if status == 0x06 {
@@ -103,7 +103,7 @@ enum Causes {
             case InsufficientSecurity.rule.id:
                 if let k = f.frames.first, let s = subscriptionErrors[k] {
                     findings[s].cause = findings[s].cause ?? FindingCause(.pairing, frames: [k], """
-                        the characteristic needs \(c.encrypted || c.everEncrypted ? "more security than the link had" : "an encrypted link, and the link was not encrypted")
+                        the characteristic needs \(c.encryption.encrypted || c.encryption.everEncrypted ? "more security than the link had" : "an encrypted link, and the link was not encrypted")
                         """)
                     fold(i, into: s)
                 }

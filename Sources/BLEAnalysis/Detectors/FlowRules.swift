@@ -99,7 +99,7 @@ final class SkippedReady: Detector {
                 let pace = run.gaps.isEmpty ? 0 : run.gaps.sorted()[run.gaps.count / 2]
                 let inUse = state[c]?.inUseBefore ?? 0
                 // Nothing from the peer since the last chunk: the host was not waiting for an answer.
-                let heard = c.lastReceivedTime.map { $0 > last.time } ?? false
+                let heard = c.traffic.lastReceivedTime.map { $0 > last.time } ?? false
                 if run.count >= Self.runBefore, inUse == 0, pace > 0, gap >= 20 * pace, !heard {
                     run.candidate = (last.frame, last.time, frame, gap, pace)
                     run.resumed = 0
@@ -162,10 +162,10 @@ final class CreditsLost: Detector {
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .disconnected(c, pending) = event, let frame = c.disconnectFrame, let end = c.disconnectTime else { return }
+        guard case let .disconnected(c, pending) = event, let frame = c.lifecycle.disconnectFrame, let end = c.lifecycle.disconnectTime else { return }
         // A link that was lost (supervision timeout, LL response timeout…) flushes what it held: the
         // loss is the problem (link.disconnect), not the packets (Core v5.4 Vol 4 Part E 4.3).
-        if let reason = c.disconnectReason, Disconnects.warnings.contains(reason.rawValue) { return }
+        if let reason = c.lifecycle.disconnectReason, Disconnects.warnings.contains(reason.rawValue) { return }
         let old = pending.filter { end - $0.time >= micros("age", context) }
         guard let oldest = old.first else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: end, frames: [frame, oldest.frame],

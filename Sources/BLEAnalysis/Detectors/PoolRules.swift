@@ -77,12 +77,12 @@ final class IdleConnection: Detector {
         // connection slots: not a BR/EDR page, not the OS's background auto-connect, not a rejected create.
         guard a.isLE, !a.usesFilterAcceptList, a.outcome == .pending else { return }
         for c in context.model.live.values.sorted(by: { $0.index < $1.index })
-            where !reported.contains(c.index) && c.adapter == a.adapter && c.isLE && !c.inferred {
-            let lastFrame = max(c.lastSentFrame ?? 0, c.lastReceivedFrame ?? 0)
-            let lastTime = c.lastDataTime ?? c.completeTime ?? c.firstDataTime ?? a.time
+            where !reported.contains(c.index) && c.adapter == a.adapter && c.isLE && !c.lifecycle.inferred {
+            let lastFrame = max(c.traffic.lastSentFrame ?? 0, c.traffic.lastReceivedFrame ?? 0)
+            let lastTime = c.traffic.lastDataTime ?? c.lifecycle.completeTime ?? c.traffic.firstDataTime ?? a.time
             guard a.time - lastTime >= micros("idle", context) else { continue }
             reported.insert(c.index)
-            let evidence = lastFrame > 0 ? lastFrame : (c.completeFrame ?? a.frame)
+            let evidence = lastFrame > 0 ? lastFrame : (c.lifecycle.completeFrame ?? a.frame)
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: a.time, frames: [evidence, a.frame],
                                     message: "Connection \(c.index) to \(peer: c) carried no data for \(Format.seconds(a.time - lastTime)) and was still open when the host started connecting to \(a.peerAddress?.description ?? "another device")"))
         }
@@ -114,20 +114,20 @@ final class UnresponsivePeer: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { check(c, c.unacknowledged.all, context, &findings) }
+        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) { check(c, c.buffers.unacknowledged.all, context, &findings) }
     }
 
     private func check(_ c: Connection, _ pending: [SentPacket], _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard let lastSent = c.lastSentTime, let lastSentFrame = c.lastSentFrame else { return }
-        let lastHeard = c.lastReceivedTime ?? c.completeTime ?? c.firstDataTime ?? lastSent
-        guard lastSent - lastHeard >= micros("silence", context), c.aclSent >= 2 else { return }
+        guard let lastSent = c.traffic.lastSentTime, let lastSentFrame = c.traffic.lastSentFrame else { return }
+        let lastHeard = c.traffic.lastReceivedTime ?? c.lifecycle.completeTime ?? c.traffic.firstDataTime ?? lastSent
+        guard lastSent - lastHeard >= micros("silence", context), c.traffic.aclSent >= 2 else { return }
         // What was due: a host request outstanding since before the silence, or undelivered packets.
         let request = c.att.allOutstanding.first { $0.sentByHost && $0.time <= lastSent && $0.time >= lastHeard }
-        let undelivered = c.packetsCompleted > 0 ? pending.first.flatMap { $0.time <= lastSent - micros("silence", context) ? $0 : nil } : nil
+        let undelivered = c.buffers.packetsCompleted > 0 ? pending.first.flatMap { $0.time <= lastSent - micros("silence", context) ? $0 : nil } : nil
         guard request != nil || undelivered != nil else { return }
         // Air captures: the sniffer missed packets after the request; its answer may be among them.
-        if let request, undelivered == nil, c.captureLossFrame > request.frame { return }
-        let heardFrame = c.lastReceivedFrame ?? c.completeFrame ?? lastSentFrame
+        if let request, undelivered == nil, c.snifferLoss.captureLossFrame > request.frame { return }
+        let heardFrame = c.traffic.lastReceivedFrame ?? c.lifecycle.completeFrame ?? lastSentFrame
         let why = request.map { "its \($0.opcode.name) (frame \($0.frame)) is still unanswered" }
             ?? "the controller delivered none of its last packets"
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: lastHeard, frames: [heardFrame, lastSentFrame],
@@ -247,7 +247,7 @@ final class ConcurrentConnections: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         let m = context.model
         guard m.peakConnections >= 2 else { return }
-        let time = m.connections.first { $0.completeFrame == m.peakConnectionsFrame }?.completeTime ?? 0
+        let time = m.connections.first { $0.lifecycle.completeFrame == m.peakConnectionsFrame }?.lifecycle.completeTime ?? 0
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: time, frames: [m.peakConnectionsFrame],
                                 message: "Up to \(m.peakConnections) connections were open at the same time"))
     }

@@ -161,7 +161,7 @@ final class InsufficientSecurity: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for r in refusals {
             // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
-            let ownCheck = r.error.rawValue == 0x08 && (r.c.encrypted || r.c.everEncrypted)
+            let ownCheck = r.error.rawValue == 0x08 && (r.c.encryption.encrypted || r.c.encryption.everEncrypted)
             var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
                                   message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
                                       + (r.recovered ? "; it succeeded after the link was secured" : "")

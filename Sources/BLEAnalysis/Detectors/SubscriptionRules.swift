@@ -65,10 +65,10 @@ final class SubscriptionUnanswered: Detector {
 
     private func check(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
         for s in c.subscriptions.values.sorted(by: { $0.frame < $1.frame }) where s.outcome == .pending {
-            let end = c.disconnectTime ?? context.captureEnd
+            let end = c.lifecycle.disconnectTime ?? context.captureEnd
             // Unanswered only when the link stayed up long enough to tell: 30 s (the ATT transaction
             // timeout), or a link lost with it. Otherwise the capture or the link ended first.
-            let lost = c.disconnectReason.map { Disconnects.warnings.contains($0.rawValue) } ?? false
+            let lost = c.lifecycle.disconnectReason.map { Disconnects.warnings.contains($0.rawValue) } ?? false
             guard end - s.time >= OutstandingRequests.transactionTimeout || lost else { continue }
             let server: Actor = s.serverIsHost ? .app : .peripheralFirmware
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.time, frames: [s.frame],
@@ -153,7 +153,7 @@ final class SubscriptionSilent: Detector {
             active.append(Active(c: c, sub: sub, valueHandle: owner?.valueHandle ?? sub.cccdHandle &- 1,
                                  responseFrame: responseFrame, since: time))
         case let .disconnected(c, _):
-            for a in active where a.c === c { check(a, end: c.disconnectTime ?? a.since, context, &findings) }
+            for a in active where a.c === c { check(a, end: c.lifecycle.disconnectTime ?? a.since, context, &findings) }
             active.removeAll { $0.c === c }
         default:
             break
@@ -183,7 +183,7 @@ final class SubscriptionSilent: Detector {
 extension Connection {
     /// Encrypted on this connection without pairing on it: a key stored by an earlier pairing, so the
     /// peers are bonded and the server keeps the client's CCCDs (Core v5.4 Vol 3 Part G 3.3.3.3).
-    var encryptedWithStoredKey: Bool { everEncrypted && smp.pairingRequests == 0 }
+    var encryptedWithStoredKey: Bool { encryption.everEncrypted && smp.pairingRequests == 0 }
 }
 
 /// Names for subscription findings.
@@ -235,7 +235,7 @@ final class UnsubscribedNotification: Detector {
             subscribedHere.insert(Key(peer: 0, connection: c.index, handle: handle))
         case let .attValue(c, handle, _, indication, frame, time, sent, _, first):
             // Once per handle and connection: only the first value of a handle is looked at.
-            guard first, !c.inferred, !subscribedHere.contains(Key(peer: 0, connection: c.index, handle: handle)) else { return }
+            guard first, !c.lifecycle.inferred, !subscribedHere.contains(Key(peer: 0, connection: c.index, handle: handle)) else { return }
             pending.append(Pending(c: c, handle: handle, indication: indication, frame: frame, time: time,
                                    earlier: subscribed.contains(Self.key(c, handle))))
             _ = sent
@@ -256,10 +256,10 @@ final class UnsubscribedNotification: Detector {
             let what = c.attributeName(p.handle, serverIsHost: hostServes)
             let kind = p.indication ? "Indication" : "Notification"
             let sender: FindingMessage = hostServes ? "the host" : .peer(c)
-            let neverEncrypted = !c.encrypted && c.smp.pairingRequests == 0 && !c.everEncrypted
+            let neverEncrypted = !c.encryption.encrypted && c.smp.pairingRequests == 0 && !c.encryption.everEncrypted
             // Proof needs the peer as the sender (the host's own GATT server is the OS's, e.g. Service
             // Changed), and, on an air capture, no packet lost before it (the CCCD write may be among them).
-            if neverEncrypted, !hostServes, c.firstCaptureLossFrame == 0 || c.firstCaptureLossFrame > p.frame {
+            if neverEncrypted, !hostServes, c.snifferLoss.firstCaptureLossFrame == 0 || c.snifferLoss.firstCaptureLossFrame > p.frame {
                 let why = p.earlier ? "; the CCCD was written on an earlier connection, which an unbonded server must forget" : ""
                 findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame],
                                         message: "\(kind) of \(what) from \(sender) on a new, unencrypted connection before any CCCD write on it\(why)",

@@ -1,6 +1,11 @@
-/// A connection's activity over time, for charts (throughput, notifications/writes per second,
-/// controller buffers in use): fixed-width buckets that double in width when full, so a connection
-/// of any length keeps at most `maxBuckets` of them.
+/// A connection's activity over time, for the HTML report's charts, recorded only when
+/// `SessionModel.recordsActivity` is on (`EvidenceCollector`): per bucket ACL packets, bytes,
+/// notifications/writes and buffers in use (fixed-width buckets that double in width when full, so a
+/// connection of any length keeps at most `maxBuckets` of them); the times of its ACL packets
+/// (thinned, for the timeline's traffic); and, once its end is known, controller buffers in use over
+/// its life (`buffers`, from `SeriesCollector`). The timeline and the connection's chart read this
+/// one series. `reduce()` shrinks a closed connection's series when the capture has more connections
+/// than a page shows one by one, so what is kept per connection stays small.
 public struct ActivitySeries: Sendable {
     public struct Bucket: Sendable, Equatable {
         public var aclSent = 0
@@ -34,6 +39,11 @@ public struct ActivitySeries: Sendable {
     public private(set) var buckets: [Bucket] = []
     /// Controller buffers available to this connection's transport, when known.
     public var capacity: Int?
+    /// Times of ACL packets the host sent and received (thinned when there are many).
+    public internal(set) var sent = TimeSamples()
+    public internal(set) var received = TimeSamples()
+    /// Controller ACL buffers in use over the connection's life (nil until its end is known).
+    public internal(set) var buffers: BufferSeries?
 
     public init() {}
 
@@ -79,6 +89,24 @@ public struct ActivitySeries: Sendable {
         buckets = merged
         width *= 2
         lastFrom = 1; lastUntil = 0   // the cached span is stale
+    }
+
+    /// Buckets, times and buffer buckets kept per connection once reduced.
+    static let reducedBuckets = 32
+    static let reducedTimes = 256
+    static let reducedBufferBuckets = 48
+    /// The series was reduced (`reduce()`).
+    public private(set) var reduced = false
+
+    /// Shrinks the series to the reduced sizes (coarser buckets, fewer times) and lets go of spare
+    /// capacity: for a closed connection of a capture with more connections than a page details.
+    mutating func reduce() {
+        reduced = true
+        while buckets.count > Self.reducedBuckets { coarsen() }
+        if buckets.capacity > buckets.count { buckets = buckets.withUnsafeBufferPointer { Array($0) } }
+        sent.thin(to: Self.reducedTimes)
+        received.thin(to: Self.reducedTimes)
+        buffers?.reduce(to: Self.reducedBufferBuckets)
     }
 
     mutating func record(_ time: Int64, _ update: (inout Bucket) -> Void) {

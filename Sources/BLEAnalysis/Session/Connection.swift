@@ -36,49 +36,13 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
         }
     }
 
-    // Lifecycle
-    @exclusivity(unchecked) public internal(set) var attemptFrame: Int?
-    @exclusivity(unchecked) public internal(set) var attemptTime: Int64?
-    @exclusivity(unchecked) public internal(set) var completeFrame: Int?
-    @exclusivity(unchecked) public internal(set) var completeTime: Int64?
-    /// True when the capture shows traffic but no connection set-up (it began mid-connection).
-    @exclusivity(unchecked) public internal(set) var inferred = false
-    @exclusivity(unchecked) public internal(set) var disconnectFrame: Int?
-    @exclusivity(unchecked) public internal(set) var disconnectTime: Int64?
-    @exclusivity(unchecked) public internal(set) var disconnectReason: HCIStatus?
-    /// LE air captures: the last frame where the sniffer lost packets of this link (a response may be
-    /// among them).
-    @exclusivity(unchecked) public internal(set) var captureLossFrame = 0
-    /// …and the first such frame.
-    @exclusivity(unchecked) public internal(set) var firstCaptureLossFrame = 0
-    /// How the end of a link that was lost without a disconnect on air is known (LE air captures).
-    @exclusivity(unchecked) public internal(set) var lossInferred: String?
-    /// The host asked for the disconnect (HCI Disconnect seen), with this reason.
-    @exclusivity(unchecked) public internal(set) var localDisconnectReason: HCIStatus?
-
-    // Parameters
-    @exclusivity(unchecked) public internal(set) var intervalUnits: UInt16 = 0
-    @exclusivity(unchecked) public internal(set) var latency: UInt16 = 0
-    @exclusivity(unchecked) public internal(set) var timeoutUnits: UInt16 = 0
-    @exclusivity(unchecked) public internal(set) var parameterUpdates = 0
-    @exclusivity(unchecked) public internal(set) var dataLength: (tx: UInt16, rx: UInt16)?
-    @exclusivity(unchecked) public internal(set) var phy: (tx: UInt8, rx: UInt8)?
-    @exclusivity(unchecked) public internal(set) var encrypted = false
-    /// Encryption was on at some point of the connection.
-    @exclusivity(unchecked) public internal(set) var everEncrypted = false
-    @exclusivity(unchecked) public internal(set) var encryptionFailures = 0
-
-    // Traffic
-    @exclusivity(unchecked) public internal(set) var aclSent = 0
-    @exclusivity(unchecked) public internal(set) var aclReceived = 0
-    @exclusivity(unchecked) public internal(set) var bytesSent = 0
-    @exclusivity(unchecked) public internal(set) var bytesReceived = 0
-    @exclusivity(unchecked) public internal(set) var firstDataTime: Int64?
-    @exclusivity(unchecked) public internal(set) var lastDataTime: Int64?
-    @exclusivity(unchecked) public internal(set) var lastReceivedFrame: Int?
-    @exclusivity(unchecked) public internal(set) var lastReceivedTime: Int64?
-    @exclusivity(unchecked) public internal(set) var lastSentFrame: Int?
-    @exclusivity(unchecked) public internal(set) var lastSentTime: Int64?
+    /// The connection's state in parts, each written by one layer (`ConnectionParts.swift`).
+    @exclusivity(unchecked) public internal(set) var lifecycle = ConnectionLifecycle()
+    @exclusivity(unchecked) public internal(set) var snifferLoss = SnifferLoss()
+    @exclusivity(unchecked) public internal(set) var link = LinkState()
+    @exclusivity(unchecked) public internal(set) var encryption = EncryptionState()
+    @exclusivity(unchecked) public internal(set) var traffic = TrafficCounts()
+    @exclusivity(unchecked) public internal(set) var buffers = ControllerBuffers()
 
     @exclusivity(unchecked) public internal(set) var att = ATTBearer()
     /// Application data per direction with what the link allowed (`LinkBudget.swift`).
@@ -89,12 +53,6 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     @exclusivity(unchecked) public internal(set) var channelBearers: [UInt16: ChannelBearer] = [:]
     /// BR/EDR signalling: connection requests waiting for their response, by identifier.
     @exclusivity(unchecked) var pendingChannels: [UInt8: (psm: UInt16, sourceCID: UInt16, requesterIsHost: Bool)] = [:]
-    /// Host ACL packets in the controller not yet reported completed (Number Of Completed Packets).
-    @exclusivity(unchecked) public internal(set) var buffersInFlight = 0
-    /// Host packets the controller reported completed (Number Of Completed Packets) on this link.
-    @exclusivity(unchecked) public internal(set) var packetsCompleted = 0
-    /// The oldest of those packets first (bounded), for `flow.credits-lost`.
-    @exclusivity(unchecked) var unacknowledged = SentQueue()
     /// Activity over time for charts (throughput, values, buffers in use): kept only when
     /// `SessionModel.recordsActivity` is on (the HTML report turns it on), empty otherwise.
     @exclusivity(unchecked) public internal(set) var activity = ActivitySeries()
@@ -138,24 +96,24 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
         self.handle = handle
     }
 
-    public var isOpen: Bool { disconnectFrame == nil }
+    public var isOpen: Bool { lifecycle.disconnectFrame == nil }
     /// Time of the capture's last frame, set when the pass ends (an open connection lasted until then).
     public internal(set) var captureEnd: Int64 = 0
-    public var intervalMillis: Double { Double(intervalUnits) * 1.25 }
-    public var supervisionTimeoutMillis: Int { Int(timeoutUnits) * 10 }
+    public var intervalMillis: Double { Double(link.intervalUnits) * 1.25 }
+    public var supervisionTimeoutMillis: Int { Int(link.timeoutUnits) * 10 }
 
     /// Time the connection started (set-up, or first traffic when inferred).
-    public var startTime: Int64? { completeTime ?? attemptTime ?? firstDataTime }
+    public var startTime: Int64? { lifecycle.completeTime ?? lifecycle.attemptTime ?? traffic.firstDataTime }
     /// Time the link was up (set-up complete, or first traffic when inferred), else `startTime`: where a
     /// connection's bar begins on the report's timeline.
-    public var barStart: Int64? { completeTime ?? firstDataTime ?? startTime }
+    public var barStart: Int64? { lifecycle.completeTime ?? traffic.firstDataTime ?? startTime }
 
     /// Replaces the sentence of event `i` (the facts it tells were complete only at the end).
-    func retell(_ i: Int, _ text: String) { timeline[i].text = text }
+    func retell(_ i: Int, _ fact: StoryFact) { timeline[i].fact = fact }
 
-    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ text: String, _ fields: TimelineEvent.Fields = .init()) {
+    func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ fact: StoryFact, _ fields: TimelineEvent.Fields = .init()) {
         guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
-        var e = TimelineEvent(time: time, frame: frame, kind: kind, text: text)
+        var e = TimelineEvent(time: time, frame: frame, kind: kind, fact: fact)
         e.fields = fields
         timeline.append(e)
     }
@@ -178,7 +136,7 @@ public struct TimelineEvent: Sendable {
         /// A summary of the application's answered requests on the connection (counts, latency).
         case requests
     }
-    /// The facts of the event, typed, for renderers and JSON (`text` is the sentence for a person).
+    /// The facts of the event, typed, for renderers and JSON (`fact` is what the sentence for a person says).
     public struct Fields: Sendable {
         /// ATT_MTU in force after an MTU exchange.
         public var mtu: Int?
@@ -209,11 +167,16 @@ public struct TimelineEvent: Sendable {
     public var time: Int64
     public var frame: Int
     public var kind: Kind
-    public var text: String
+    /// What the line says; BLEReport words it (`StoryText`, `TimelineEvent.text`).
+    public var fact: StoryFact
     public var fields = Fields()
 
+    public init(time: Int64, frame: Int, kind: Kind, fact: StoryFact) {
+        (self.time, self.frame, self.kind, self.fact) = (time, frame, kind, fact)
+    }
+
     public init(time: Int64, frame: Int, kind: Kind, text: String) {
-        (self.time, self.frame, self.kind, self.text) = (time, frame, kind, text)
+        self.init(time: time, frame: frame, kind: kind, fact: .said(text))
     }
 }
 

@@ -22,7 +22,7 @@ public struct FlowControl: Sendable {
     func usesLEPool(isLE: Bool) -> Bool { isLE && (leBuffers?.aclPackets ?? 1) > 0 }
 
     mutating func sent(_ c: Connection) {
-        c.buffersInFlight += 1
+        c.buffers.buffersInFlight += 1
         if usesLEPool(isLE: c.isLE) {
             leInFlight += 1
             peakLEInFlight = max(peakLEInFlight, leInFlight)
@@ -33,16 +33,16 @@ public struct FlowControl: Sendable {
 
     /// Returns how many of `count` were actually outstanding (a controller may over-report).
     mutating func completed(_ c: Connection, count: Int) -> Int {
-        let n = min(c.buffersInFlight, count)
-        c.buffersInFlight -= n
+        let n = min(c.buffers.buffersInFlight, count)
+        c.buffers.buffersInFlight -= n
         if usesLEPool(isLE: c.isLE) { leInFlight = max(0, leInFlight - n) } else { aclInFlight = max(0, aclInFlight - n) }
         return n
     }
 
     /// On disconnect the controller flushes the link's packets (they are returned implicitly).
     mutating func dropLink(_ c: Connection) -> Int {
-        let n = c.buffersInFlight
-        c.buffersInFlight = 0
+        let n = c.buffers.buffersInFlight
+        c.buffers.buffersInFlight = 0
         if usesLEPool(isLE: c.isLE) { leInFlight = max(0, leInFlight - n) } else { aclInFlight = max(0, aclInFlight - n) }
         return n
     }

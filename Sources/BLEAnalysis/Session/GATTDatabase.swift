@@ -56,6 +56,12 @@ public final class GATTDatabase: @unchecked Sendable {   // safe: mutated only b
     /// is (2 and up: the server changed its table between connections, `SessionModel.tableChanged`).
     @exclusivity(unchecked) public internal(set) var builtBy: Int?
     @exclusivity(unchecked) public internal(set) var version = 1
+    /// Set when the pass ends (`SessionModel.resolvePeerNames`): the connections that used this
+    /// table, in order, and the name and address the report gives their peer, so `gatt` names a
+    /// server as the report and the timeline name its connections.
+    @exclusivity(unchecked) public internal(set) var servedConnections: [Int] = []
+    @exclusivity(unchecked) public internal(set) var peerName: String?
+    @exclusivity(unchecked) public internal(set) var peerAddress: BDAddr?
 
     public init(owner: String) { self.owner = owner }
 

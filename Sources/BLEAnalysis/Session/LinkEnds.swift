@@ -27,15 +27,15 @@ extension SessionModel {
     /// Ends every pairing that stalled and explains every closed connection. Called once when the
     /// pass ends.
     func explainEnds(captureEnd: Int64) {
-        for c in connections { closeStalledPairings(c, end: c.disconnectTime ?? captureEnd) }
+        for c in connections { closeStalledPairings(c, end: c.lifecycle.disconnectTime ?? captureEnd) }
         // Links lost, in time order: the others lost within a second of one are found by bisection (a
         // capture may hold thousands of connections; comparing each with each was quadratic).
-        let lost = connections.filter { c in c.disconnectReason.map { LinkLoss.reasons.contains($0.rawValue) } ?? false }
-            .sorted { ($0.disconnectTime ?? 0) < ($1.disconnectTime ?? 0) }
-        let lostTimes = lost.map { $0.disconnectTime ?? 0 }
+        let lost = connections.filter { c in c.lifecycle.disconnectReason.map { LinkLoss.reasons.contains($0.rawValue) } ?? false }
+            .sorted { ($0.lifecycle.disconnectTime ?? 0) < ($1.lifecycle.disconnectTime ?? 0) }
+        let lostTimes = lost.map { $0.lifecycle.disconnectTime ?? 0 }
         var failedToEstablish: [BDAddr: Int] = [:]
         for c in connections {
-            guard let reason = c.disconnectReason, let frame = c.disconnectFrame, let time = c.disconnectTime else { continue }
+            guard let reason = c.lifecycle.disconnectReason, let frame = c.lifecycle.disconnectFrame, let time = c.lifecycle.disconnectTime else { continue }
             var n = 0
             if reason.rawValue == 0x3E, let a = c.peerAddress { failedToEstablish[a, default: 0] += 1; n = failedToEstablish[a]! }   // safe: just set
             var others: [Connection] = []
@@ -61,8 +61,7 @@ extension SessionModel {
             if next - c.pairings[i].last.time >= SMP.timeout - Self.timerSlack {
                 c.pairings[i].outcome = .timedOut
                 let s = c.pairings[i]
-                c.note(s.last.time + SMP.timeout, s.last.frame, .security,
-                       "pairing timed out: no SMP step for 30 s after the \(s.lastCode.name) (Core v5.4 Vol 3 Part H 3.4)", .init(security: .pairingFailed))
+                c.note(s.last.time + SMP.timeout, s.last.frame, .security, .pairingTimedOut(after: s.lastCode), .init(security: .pairingFailed))
             }
         }
     }
@@ -87,7 +86,7 @@ extension SessionModel {
         }
         if reason.rawValue == 0x3E {
             let times = establishFailures > 1 ? "; the \(ordinal(establishFailures)) time with this peer in the capture" : ""
-            return LinkEnd(cause: .init(.establishment, frames: (c.completeFrame.map { [$0] } ?? []) + [frame], """
+            return LinkEnd(cause: .init(.establishment, frames: (c.lifecycle.completeFrame.map { [$0] } ?? []) + [frame], """
                 never established: the peer did not answer its first packets (interference, or it stopped advertising or \
                 connected elsewhere)\(times)
                 """), severity: .warning, actor: .none)
@@ -119,7 +118,7 @@ extension SessionModel {
     /// A supervision timeout, LL response timeout or collision: what the capture shows before it.
     private func lost(_ c: Connection, reason: HCIStatus, code: String, frame: Int, time: Int64, together: [Connection]) -> LinkEnd {
         let f = c.forensics
-        let lastHeard = c.lastReceivedTime ?? c.completeTime ?? c.firstDataTime
+        let lastHeard = c.traffic.lastReceivedTime ?? c.lifecycle.completeTime ?? c.traffic.firstDataTime
         let silence = lastHeard.map { " its last data packet came \(Self.span(time - $0)) before" } ?? ""
         // The peer advertising connectable after its last packet, while we still held the link.
         if let a = f.peerAdvertisedFirst, a.time <= time, a.time > (lastHeard ?? 0), a.time < (f.localDisconnect?.time ?? .max) {
@@ -129,7 +128,7 @@ extension SessionModel {
                 frames.append(p.frame)
                 let what = p.handle.map { " to " + c.attributeName($0, serverIsHost: false) } ?? ""
                 after = " and \(Self.span(a.time - p.time)) after the \(p.opcode.name)\(what) (frame \(p.frame)), which it never answered"
-            } else if let sent = c.lastSentFrame, let t = c.lastSentTime, t <= a.time {
+            } else if let sent = c.traffic.lastSentFrame, let t = c.traffic.lastSentTime, t <= a.time {
                 frames.append(sent)
                 after = " and \(Self.span(a.time - t)) after the host's last (frame \(sent))"
             }
@@ -150,7 +149,7 @@ extension SessionModel {
                 """), severity: .warning, actor: .none)
         }
         if !together.isEmpty {
-            let frames = [frame] + together.compactMap(\.disconnectFrame).prefix(8)
+            let frames = [frame] + together.compactMap(\.lifecycle.disconnectFrame).prefix(8)
             return LinkEnd(cause: .init(.phoneSide, frames: frames, """
                 \(together.count + 1) links to different peers were lost within the same second (frames \
                 \(frames.map(String.init).joined(separator: ", "))): the phone's side (its controller or radio), not this peer
@@ -176,7 +175,7 @@ extension SessionModel {
         }
         // The parameters in force: a short supervision timeout, or one changed just before.
         let timeoutMs = c.supervisionTimeoutMillis
-        let eventMs = c.intervalMillis * Double(1 + Int(c.latency))
+        let eventMs = c.intervalMillis * Double(1 + Int(c.link.latency))
         let specFloor = eventMs * 2   // Core v5.4 Vol 6 Part B 4.5.2: timeout > (1 + latency) × interval × 2
         let recent = f.lastParameterChange.flatMap { time - $0.time <= Self.recentParameterChange ? $0 : nil }
         if timeoutMs > 0, timeoutMs < Self.shortSupervisionMillis || Double(timeoutMs) <= specFloor || recent != nil {
@@ -192,13 +191,13 @@ extension SessionModel {
             if let p = recent, timeoutMs >= Self.shortSupervisionMillis, Double(timeoutMs) > specFloor {
                 text = "the connection parameters changed \(Self.span(time - p.time)) before the loss (frame \(p.frame)): the peer may not have taken the new ones;\(silence)"
             } else {
-                text = "the supervision timeout in force was \(timeoutMs) ms\(origin) (interval \(Self.format(c.intervalMillis)) ms, latency \(c.latency)): "
+                text = "the supervision timeout in force was \(timeoutMs) ms\(origin) (interval \(Self.format(c.intervalMillis)) ms, latency \(c.link.latency)): "
                     + "a few missed connection events end the link (ask for a few seconds: Apple's accessory guidelines say 2–6 s);\(silence)"
             }
             return LinkEnd(cause: .init(.parameters, frames: frames, FindingMessage(text)), severity: .warning,
                            actor: origin.contains("peer") ? .peripheralFirmware : .hostStack)
         }
-        let heard = c.lastReceivedFrame.map { [$0] } ?? []
+        let heard = c.traffic.lastReceivedFrame.map { [$0] } ?? []
         let timeout = c.isLE && timeoutMs > 0 ? " for its supervision timeout (\(timeoutMs) ms)" : ""
         let pending = c.att.outstanding(from: .host).map { "; the host's \($0.opcode.name) at frame \($0.frame) was waiting for its answer" } ?? ""
         return LinkEnd(cause: .init(.peerSilent, frames: heard + [frame], """
@@ -217,7 +216,7 @@ extension SessionModel {
         if let i = c.att.unconfirmedIndication(from: .peer) { candidates.append((i, true, false)) }
         // The side whose transaction timed out drops the bearer when its 30 s timer fires: the end came
         // at that moment (not minutes later: then the timer did not end the link), from that side.
-        let local = c.forensics.localDisconnect != nil || c.disconnectReason?.rawValue == 0x16
+        let local = c.forensics.localDisconnect != nil || c.lifecycle.disconnectReason?.rawValue == 0x16
         let expired = candidates.filter { t in
             end - t.p.time >= limit && end - t.p.time <= ATT.transactionTimeout + Self.timerWindow && t.byHost == local
         }

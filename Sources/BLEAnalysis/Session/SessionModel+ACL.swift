@@ -17,30 +17,32 @@ extension SessionModel {
         guard let found = connection(for: frame, handle: header.handle) else { return }
         let sent = frame.direction != .received
         // A `let`: the reassembler's closure below captures it, and a captured `var` is boxed per packet.
-        let c = found.inferred && header.isStart ? newSessionIfReused(found, r, frame: frame, handle: header.handle, sent: sent) : found
+        let c = found.lifecycle.inferred && header.isStart ? newSessionIfReused(found, r, frame: frame, handle: header.handle, sent: sent) : found
         if sent {
-            c.aclSent += 1
-            c.bytesSent += Int(dlen)
-            c.lastSentFrame = frame.number
-            c.lastSentTime = frame.timestamp
+            c.traffic.aclSent += 1
+            c.traffic.bytesSent += Int(dlen)
+            c.traffic.lastSentFrame = frame.number
+            c.traffic.lastSentTime = frame.timestamp
             let before = flow.inUse(isLE: c.isLE)
             flow.sent(c)
             if recordsActivity {
                 c.activity.capacity = flow.capacity(isLE: c.isLE)
+                activityLink = c
                 c.activity.record(frame.timestamp) { b in
                     b.aclSent += 1
                     b.bytesSent += Int(dlen)
                     b.maxBuffersInUse = max(b.maxBuffersInUse, before + 1)
                 }
             }
-            c.unacknowledged.append(SentPacket(frame: frame.number, time: frame.timestamp))
+            c.buffers.unacknowledged.append(SentPacket(frame: frame.number, time: frame.timestamp))
             emit(.aclSent, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
         } else {
-            c.aclReceived += 1
-            c.bytesReceived += Int(dlen)
-            c.lastReceivedFrame = frame.number
-            c.lastReceivedTime = frame.timestamp
+            c.traffic.aclReceived += 1
+            c.traffic.bytesReceived += Int(dlen)
+            c.traffic.lastReceivedFrame = frame.number
+            c.traffic.lastReceivedTime = frame.timestamp
             if recordsActivity {
+                activityLink = c
                 c.activity.record(frame.timestamp) { b in
                     b.aclReceived += 1
                     b.bytesReceived += Int(dlen)
@@ -48,8 +50,8 @@ extension SessionModel {
             }
             emit(.aclReceived, .aclReceived(c, frame: frame.number, time: frame.timestamp))
         }
-        if c.firstDataTime == nil { c.firstDataTime = frame.timestamp }
-        c.lastDataTime = frame.timestamp
+        if c.traffic.firstDataTime == nil { c.traffic.firstDataTime = frame.timestamp }
+        c.traffic.lastDataTime = frame.timestamp
         let linkKey = L2CAPReassembler.Key(adapter: frame.adapter, handle: header.handle, received: !sent)
         if frame.isCaptureTruncated {
             // Cut by the capture: upper layers are not decodable. Its continuation fragments (btsnooz keeps
@@ -94,7 +96,7 @@ extension SessionModel {
             self.l2cap(&pdu, c, frame: frame, sent: sent, origin: origin, status: &status)
         }
         if let problem, status == .ok {
-            if case .orphanContinuation = problem, c.inferred, c.aclSent + c.aclReceived <= 2 {
+            if case .orphanContinuation = problem, c.lifecycle.inferred, c.traffic.aclSent + c.traffic.aclReceived <= 2 {
                 return   // the capture began in the middle of a PDU: not the stack's fault
             }
             status = .malformed(reason: problem.description, offset: frame.payloadOffset)
@@ -116,15 +118,15 @@ extension SessionModel {
         if case .exchangeMTURequest = att, c.att.mtuRequests > 0, c.att.clientIsHost == sent {
             why = "a second Exchange MTU Request from the same client"
         } else if case let .readByGroupTypeRequest(range, type) = att, range.start == 0x0001, type == .primaryService,
-                  c.att.discoveryRequests > 0, let last = c.lastDataTime, frame.timestamp - last >= Self.sessionGap {
+                  c.att.discoveryRequests > 0, let last = c.traffic.lastDataTime, frame.timestamp - last >= Self.sessionGap {
             why = "a new primary service discovery from 0x0001 after \(Format.duration(frame.timestamp - last)) of silence"
         } else {
             return c
         }
         guard connections.count < Self.maxConnections else { return c }
-        c.disconnectFrame = frame.number
-        c.disconnectTime = c.lastDataTime ?? frame.timestamp
-        c.note(c.disconnectTime ?? frame.timestamp, frame.number, .disconnected, "a new session on handle \(handle) begins (\(why)): no HCI events for this link")
+        c.lifecycle.disconnectFrame = frame.number
+        c.lifecycle.disconnectTime = c.traffic.lastDataTime ?? frame.timestamp
+        c.note(c.lifecycle.disconnectTime ?? frame.timestamp, frame.number, .disconnected, .sessionEnds(handle: handle, why: why))
         emit(.connection, .disconnected(c, unacknowledged: []))
         _ = flow.dropLink(c)
         let key = LinkKey(adapter: frame.adapter, handle: handle)
@@ -132,9 +134,9 @@ extension SessionModel {
         if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
         reassembler.reset(adapter: frame.adapter, handle: handle)
         let n = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
-        n.inferred = true
+        n.lifecycle.inferred = true
         n.att.mtuKnown = false
-        n.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle): a new session (\(why)), no connection set-up in the capture")
+        n.note(frame.timestamp, frame.number, .connected, .sessionBegins(handle: handle, why: why))
         open(n, frame: frame)
         return n
     }

@@ -64,26 +64,24 @@ extension SessionModel {
             c.att.mtuFrame = frame.number
             c.att.mtuTime = frame.timestamp
             emit(.mtu, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
-            c.note(frame.timestamp, frame.number, .mtu,
-                   "MTU exchanged: client \(c.att.clientMTU.map(String.init) ?? "?"), server \(mtu), ATT_MTU \(effective)", .init(mtu: effective))
+            c.note(frame.timestamp, frame.number, .mtu, .mtuExchanged(client: c.att.clientMTU, server: mtu, effective: effective), .init(mtu: effective))
         case let .errorResponse(requestOpcode, handle, error):
             let p = response(c, peer, frame: frame, pdu: pdu, sent: sent)
             transferAnswered(c, p, requestSentByHost: !sent, at: frame.timestamp)
             c.att.errors += 1
             emit(.attResponse, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
-            var text = "\(requestOpcode.name) failed: \(error)"
-            if handle != 0 { text += " on " + describe(c, handle, server) }
             if let p, let h = p.handle, c.gatt(serverIsHost: server)?.isCCCD(h) == true || c.subscriptions[h] != nil {
                 c.subscriptions[h]?.outcome = .failed(error)
                 if let sub = c.subscriptions[h] {
                     emit(.subscription, .subscriptionAnswered(c, sub, responseFrame: frame.number, time: frame.timestamp))
                 }
-                c.note(frame.timestamp, frame.number, .subscribeFailed, "subscription to \(describeCCCDOwner(c, h, server)) failed: \(error)",
+                c.note(frame.timestamp, frame.number, .subscribeFailed, .subscriptionFailed(characteristic: describeCCCDOwner(c, h, server), error: error),
                        cccdFields(c, h, server))
                 return
             }
-            c.note(frame.timestamp, frame.number, .attError, text)
+            c.note(frame.timestamp, frame.number, .attError,
+                   .requestFailed(request: requestOpcode, error: error, attribute: handle != 0 ? describe(c, handle, server) : nil))
         case let .readByGroupTypeResponse(resp):
             guard let p = response(c, peer, frame: frame, pdu: pdu, sent: sent) else { return }
             var db = database(for: c, serverIsHost: sent)
@@ -136,9 +134,8 @@ extension SessionModel {
                 s.outcome = .accepted
                 c.subscriptions[h] = s
                 emit(.subscription, .subscriptionAnswered(c, s, responseFrame: frame.number, time: frame.timestamp))
-                let what = s.value == 0 ? "unsubscribed from" : s.enablesIndicate ? "subscribed (indications) to" : "subscribed (notifications) to"
-                let who = server ? "peer" : "host"
-                c.note(frame.timestamp, frame.number, .subscribe, "\(who) \(what) \(describeCCCDOwner(c, h, server))", cccdFields(c, h, server))
+                c.note(frame.timestamp, frame.number, .subscribe,
+                       .subscriptionAccepted(byPeer: server, value: s.value, characteristic: describeCCCDOwner(c, h, server)), cccdFields(c, h, server))
             }
         case .prepareWriteResponse:
             let answered = response(c, peer, frame: frame, pdu: pdu, sent: sent)
@@ -151,8 +148,7 @@ extension SessionModel {
         case .executeWriteResponse:
             guard response(c, peer, frame: frame, pdu: pdu, sent: sent) != nil else { return }
             if let w = c.att.preparedWrite {
-                c.note(frame.timestamp, frame.number, .write,
-                       "long write of \(w.bytes) bytes to \(describe(c, w.handle, server)) (\(w.requests) Prepare Write + Execute Write)")
+                c.note(frame.timestamp, frame.number, .write, .longWrite(attribute: describe(c, w.handle, server), bytes: w.bytes, requests: w.requests))
             }
             c.att.preparedWrite = nil
         case .readMultipleResponse, .readMultipleVariableResponse:
@@ -200,8 +196,6 @@ extension SessionModel {
         default: 0
         }
     }
-
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     static func isDiscovery(_ op: ATTOpcode) -> Bool {
         op == .readByGroupTypeRequest || op == .readByTypeRequest || op == .findInformationRequest || op == .findByTypeValueRequest
@@ -258,7 +252,7 @@ extension SessionModel {
     /// request is the one answered, malformed. Not when the sniffer lost packets since it started.
     private func answeredPartialRequest(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame) {
         guard let partial = requester == .host ? c.att.partialSent : c.att.partialReceived,
-              ATTOpcode(partial.opcode).kind == .request, c.captureLossFrame < partial.frame else { return }
+              ATTOpcode(partial.opcode).kind == .request, c.snifferLoss.captureLossFrame < partial.frame else { return }
         if requester == .host { c.att.partialSent = nil } else { c.att.partialReceived = nil }
         let wasMalformed = malformedATT
         malformedATT = true
@@ -270,31 +264,9 @@ extension SessionModel {
         guard !c.att.discoveryReported, let db = c.gatt(serverIsHost: serverIsHost), !db.isEmpty else { return }
         c.att.discoveryReported = true
         // Stamped where discovery ran: its last response (else the frame that ended it).
-        let at = c.att.lastDiscoveryResponse ?? (frame?.number ?? c.lastSentFrame ?? 0, frame?.timestamp ?? c.lastDataTime ?? 0)
-        c.note(at.time, at.frame, .discovery, Self.discoveryText(db.services.count, db.characteristics.count, db.descriptors.count))
-    }
-
-    static func discoveryText(_ services: Int, _ characteristics: Int, _ descriptors: Int) -> String {
-        // One String grown in place: the chain of `+` made a String per piece (told twice per connection).
-        var text = "discovery: "
-        text.reserveCapacity(64)
-        func add(_ n: Int, _ noun: String) {
-            text += String(n)
-            text += " "
-            text += noun
-            if n != 1 { text += "s" }
-        }
-        if services > 0 || characteristics == 0 {
-            add(services, "service")
-            text += ", "
-        }
-        add(characteristics, "characteristic")
-        text += ", "
-        add(descriptors, "descriptor")
-        // Characteristics found within services the client did not discover here: it knew them
-        // from an earlier connection (cached), not a discovery that found nothing.
-        if services == 0, characteristics > 0 { text += " (no service discovery on this connection: the client knew the services)" }
-        return text
+        let at = c.att.lastDiscoveryResponse ?? (frame?.number ?? c.traffic.lastSentFrame ?? 0, frame?.timestamp ?? c.traffic.lastDataTime ?? 0)
+        c.note(at.time, at.frame, .discovery, .discovery(services: db.services.count, characteristics: db.characteristics.count,
+                                                         descriptors: db.descriptors.count))
     }
 
     /// The discovery line tells the table this connection's discovery found in the end: an app that
@@ -306,7 +278,7 @@ extension SessionModel {
             // frame of their latest discovery, which a later connection's rediscovery moves): the
             // peer's table (the host discovered it), else the host's own (the peer discovered it).
             for found in [c.att.discoveredPeer, c.att.discoveredLocal] where found.services + found.characteristics + found.descriptors > 0 {
-                c.retell(i, Self.discoveryText(found.services, found.characteristics, found.descriptors))
+                c.retell(i, .discovery(services: found.services, characteristics: found.characteristics, descriptors: found.descriptors))
                 break
             }
         }
@@ -329,7 +301,7 @@ extension SessionModel {
         c.subscriptions[handle] = sub
         emit(.subscription, .subscriptionWritten(c, sub, characteristic: db?.owningCharacteristic(of: handle)))
         if !pending {
-            c.note(frame.timestamp, frame.number, .subscribe, "CCCD 0x\(Hex.pad(v, 4)) written (command) to \(describeCCCDOwner(c, handle, server))",
+            c.note(frame.timestamp, frame.number, .subscribe, .cccdWrittenByCommand(value: v, characteristic: describeCCCDOwner(c, handle, server)),
                    cccdFields(c, handle, server))
         }
     }
@@ -346,8 +318,7 @@ extension SessionModel {
         sub.serverIsHost = w.serverIsHost
         c.subscriptions[w.handle] = sub
         emit(.subscription, .subscriptionWritten(c, sub, characteristic: nil))
-        c.note(w.time, w.frame, .subscribe,
-               "\(sent ? "peer" : "host") subscribed (\(w.value == 2 ? "indications" : "notifications")) to handle 0x\(Hex.pad(valueHandle, 4)) by writing 0x\(Hex.pad(w.value, 4)) to 0x\(Hex.pad(w.handle, 4)) (handles cached: no discovery here)",
+        c.note(w.time, w.frame, .subscribe, .cachedSubscription(byPeer: sent, value: w.value, valueHandle: valueHandle, cccd: w.handle),
                .init(handle: valueHandle))
     }
 
@@ -387,7 +358,7 @@ extension SessionModel {
         }
         if first {
             c.note(frame.timestamp, frame.number, indication ? .indications : .notifications,
-                   "first \(indication ? "indication" : "notification") \(sent ? "sent" : "received"): \(describe(c, handle, server)) (\(Self.count(length, "byte")))",
+                   .firstValue(indication: indication, sent: sent, attribute: describe(c, handle, server), length: length),
                    .init(handle: handle, uuid: c.gatt(serverIsHost: server)?.characteristic(valueHandle: handle)?.uuid, firstOfHandle: true))
         }
     }
@@ -437,8 +408,7 @@ extension SessionModel {
         lr.bytes += length
         lr.requests += 1
         if length < full {
-            c.note(frame.timestamp, frame.number, .read,
-                   "long read of \(describe(c, handle, server)): \(lr.bytes) bytes in \(lr.requests) requests (Read + Read Blob)")
+            c.note(frame.timestamp, frame.number, .read, .longRead(attribute: describe(c, handle, server), bytes: lr.bytes, requests: lr.requests))
             c.att.longRead = nil
         } else {
             c.att.longRead = lr
@@ -477,21 +447,19 @@ extension SessionModel {
         return "CCCD 0x" + Hex.pad(cccd, 4)
     }
 
-    /// Characteristic declaration value: properties (1), value handle (2), UUID (2 or 16). Vol 3 Part G 3.3.1.
+    /// A characteristic declaration from Read By Type (layout: `GATTDeclaration.Characteristic`).
     private func characteristicDeclaration(_ db: GATTDatabase, _ e: ATT.HandleValue, frame: Frame) {
         withBytes(e.value, frame: frame) { r in
-            guard let props = try? r.u8("Properties"), let value = try? r.u16le("Value Handle"),
-                  let uuid = try? r.uuid(width: r.remaining) else { return }
-            db.addCharacteristic(declaration: e.handle, value: value, properties: props, uuid: uuid, frame: frame.number)
+            guard let d = try? GATTDeclaration.Characteristic.read(&r) else { return }
+            db.addCharacteristic(declaration: e.handle, value: d.valueHandle, properties: d.properties, uuid: d.uuid, frame: frame.number)
         }
     }
 
-    /// Include declaration value: start, end, optional 16-bit UUID. Vol 3 Part G 3.2.
+    /// An include declaration from Read By Type (layout: `GATTDeclaration.Include`).
     private func includeDeclaration(_ db: GATTDatabase, _ e: ATT.HandleValue, frame: Frame) {
         withBytes(e.value, frame: frame) { r in
-            guard let start = try? r.u16le("Start"), let end = try? r.u16le("End") else { return }
-            let uuid = r.remaining == 2 ? try? r.uuid(width: 2) : nil
-            db.addInclude(handle: e.handle, range: ATT.HandleRange(start: start, end: end), uuid: uuid)
+            guard let d = try? GATTDeclaration.Include.read(&r) else { return }
+            db.addInclude(handle: e.handle, range: d.range, uuid: d.uuid)
         }
     }
 

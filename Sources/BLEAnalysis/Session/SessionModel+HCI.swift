@@ -42,12 +42,15 @@ extension SessionModel {
             emit(.advertising, .advertisingData(frame: frame.number, time: frame.timestamp, declaredLength: Int(declared), problem: problem))
         case let .setAdvertisingEnable(enabled):
             emit(.advertising, .advertisingEnable(frame: frame.number, time: frame.timestamp, adapter: frame.adapter, enabled: enabled))
+            radio?.enable(.advertising, enabled, frame: frame)
+        case let .setScanEnable(enabled):
+            radio?.enable(.scanning, enabled, frame: frame)
         case let .enableEncryption(handle, _):
             lastEncryptionCommand = handle
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         case let .disconnect(handle, reason):
             if let c = live[LinkKey(adapter: frame.adapter, handle: handle)] {
-                c.localDisconnectReason = reason
+                c.lifecycle.localDisconnectReason = reason
                 c.forensics.localDisconnect = .init(frame: frame.number, time: frame.timestamp)
                 c.forensics.localDisconnectOnAir = frame.kind == .airLE
             }
@@ -57,11 +60,11 @@ extension SessionModel {
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
             for (key, c) in live where key.adapter == frame.adapter {
-                c.disconnectFrame = frame.number
-                c.disconnectTime = frame.timestamp
-                c.note(frame.timestamp, frame.number, .disconnected, "closed by HCI Reset")
+                c.lifecycle.disconnectFrame = frame.number
+                c.lifecycle.disconnectTime = frame.timestamp
+                c.note(frame.timestamp, frame.number, .disconnected, .closedByReset)
                 _ = flow.dropLink(c)
-                c.unacknowledged.removeAll()
+                c.buffers.unacknowledged.removeAll()
                 live[key] = nil
             }
             if frame.adapter == 0 { for i in adapter0.indices { adapter0[i] = nil } }
@@ -87,14 +90,13 @@ extension SessionModel {
             guard let c = live.removeValue(forKey: key) else { return }
             if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
             lastLink = nil
-            c.disconnectFrame = frame.number
-            c.disconnectTime = frame.timestamp
-            c.disconnectReason = reason
-            let who = c.localDisconnectReason != nil ? "host" : "peer or controller"
-            c.note(frame.timestamp, frame.number, .disconnected, "disconnected: \(reason.name) (0x\(Hex.pad(reason.rawValue, 2))), initiated by \(who)",
+            c.lifecycle.disconnectFrame = frame.number
+            c.lifecycle.disconnectTime = frame.timestamp
+            c.lifecycle.disconnectReason = reason
+            c.note(frame.timestamp, frame.number, .disconnected, .disconnected(reason: reason, byHost: c.lifecycle.localDisconnectReason != nil),
                    .init(reason: reason.rawValue))
-            emit(.connection, .disconnected(c, unacknowledged: c.unacknowledged.all))
-            c.unacknowledged.removeAll()
+            emit(.connection, .disconnected(c, unacknowledged: c.buffers.unacknowledged.all))
+            c.buffers.unacknowledged.removeAll()
             _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
         case let .commandStatus(status, _, opcode):
@@ -102,7 +104,7 @@ extension SessionModel {
             if opcode == .leEnableEncryption, status != .success {
                 // The encryption attempt was refused; the connection is the one the command named.
                 if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
-                    c.encryptionFailures += 1
+                    c.encryption.encryptionFailures += 1
                     emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
                 }
                 return
@@ -112,7 +114,7 @@ extension SessionModel {
                 if status == .success {
                     live[LinkKey(adapter: frame.adapter, handle: update.handle)]?.forensics.pendingConnectionUpdate = .init(frame: update.frame, time: frame.timestamp)
                 } else if let c = live[LinkKey(adapter: frame.adapter, handle: update.handle)] {
-                    c.note(frame.timestamp, frame.number, .parameters, "connection update refused by the controller: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    c.note(frame.timestamp, frame.number, .parameters, .connectionUpdateRefused(status))
                     emit(.link, .parameterUpdateRefused(c, commandFrame: update.frame, frame: frame.number, time: frame.timestamp, status: status, completed: false))
                 }
                 return
@@ -163,7 +165,7 @@ extension SessionModel {
             pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
                 guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
                 let n = flow.completed(c, count: Int(count))
-                if n > 0 { c.unacknowledged.removeFirst(n); c.packetsCompleted += n }
+                if n > 0 { c.buffers.unacknowledged.removeFirst(n); c.buffers.packetsCompleted += n }
                 emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
             }
         case let .encryptionChange(status, handle, enabled, keySize):
@@ -175,22 +177,20 @@ extension SessionModel {
             if status == .success, enabled { pairingEncrypted(c, frame: frame.number) }
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: enabled))
             if status == .success {
-                c.encrypted = enabled
-                if enabled { c.everEncrypted = true }
-                c.note(frame.timestamp, frame.number, .security, "encryption \(enabled ? "on" : "off")" + (keySize.map { Self.keySizeText($0) } ?? ""),
+                c.encryption.encrypted = enabled
+                if enabled { c.encryption.everEncrypted = true }
+                c.note(frame.timestamp, frame.number, .security, .encryption(on: enabled, keySize: keySize),
                        .init(security: enabled ? .encryptionOn : .encryptionOff))
             } else {
-                c.encryptionFailures += 1
-                c.note(frame.timestamp, frame.number, .security, "encryption failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
-                       .init(security: .encryptionFailed))
+                c.encryption.encryptionFailures += 1
+                c.note(frame.timestamp, frame.number, .security, .encryptionFailed(status), .init(security: .encryptionFailed))
             }
         case let .encryptionKeyRefreshComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.forensics.encryptionFailure = (.init(frame: frame.number, time: frame.timestamp), status)
-            c.encryptionFailures += 1
+            c.encryption.encryptionFailures += 1
             emit(.security, .encryptionChanged(c, frame: frame.number, time: frame.timestamp, status: status, enabled: false))
-            c.note(frame.timestamp, frame.number, .security, "encryption key refresh failed: \(status.name)",
-                   .init(security: .keyRefreshFailed))
+            c.note(frame.timestamp, frame.number, .security, .keyRefreshFailed(status), .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             let command = c.forensics.pendingConnectionUpdate
@@ -201,32 +201,31 @@ extension SessionModel {
                 if [0x08, 0x22, 0x28, 0x3D, 0x3E].contains(status.rawValue) {
                     c.forensics.failedConnectionUpdate = (command ?? .init(frame: frame.number, time: frame.timestamp),
                                                           .init(frame: frame.number, time: frame.timestamp), status)
-                    c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                    c.note(frame.timestamp, frame.number, .parameters, .connectionUpdateFailed(status))
                     return
                 }
                 // Accepted in its Command Status, then failed in the LL procedure (e.g. 0x20 Unsupported LL
                 // Parameter Value, 0x3B Unacceptable Connection Parameters): the parameters never change.
-                c.note(frame.timestamp, frame.number, .parameters, "connection update failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))")
+                c.note(frame.timestamp, frame.number, .parameters, .connectionUpdateFailed(status))
                 emit(.link, .parameterUpdateRefused(c, commandFrame: command?.frame ?? frame.number, frame: frame.number, time: frame.timestamp, status: status, completed: true))
                 return
             }
             c.forensics.lastParameterChange = .init(frame: frame.number, time: frame.timestamp)
-            c.forensics.timeoutBeforeChange = c.timeoutUnits
-            c.intervalUnits = interval
-            c.latency = latency
-            c.timeoutUnits = timeout
-            c.parameterUpdates += 1
-            c.note(frame.timestamp, frame.number, .parameters,
-                   "parameters: interval \(Self.ms(interval)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms")
+            c.forensics.timeoutBeforeChange = c.link.timeoutUnits
+            c.link.intervalUnits = interval
+            c.link.latency = latency
+            c.link.timeoutUnits = timeout
+            c.link.parameterUpdates += 1
+            c.note(frame.timestamp, frame.number, .parameters, .parameters(.init(interval: interval, latency: latency, timeout: timeout)))
         case let .dataLengthChange(handle, tx, txTime, rx, rxTime):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
-            c.dataLength = (tx, rx)
+            c.link.dataLength = (tx, rx)
             c.transfer.dataLengthTime = (txTime, rxTime)
-            c.note(frame.timestamp, frame.number, .dataLength, "data length: TX \(tx) bytes, RX \(rx) bytes")
+            c.note(frame.timestamp, frame.number, .dataLength, .dataLength(tx: tx, rx: rx))
         case let .phyUpdateComplete(status, handle, tx, rx):
             guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
-            c.phy = (tx, rx)
-            c.note(frame.timestamp, frame.number, .phy, "PHY: TX \(HCINames.phy.name(UInt64(tx)) ?? "?"), RX \(HCINames.phy.name(UInt64(rx)) ?? "?")")
+            c.link.phy = (tx, rx)
+            c.note(frame.timestamp, frame.number, .phy, .phy(tx: tx, rx: rx))
         case let .advertisingReports(reports):
             var problem: (text: String, offset: Int, address: BDAddr)? = nil
             let watch = !live.isEmpty
@@ -248,8 +247,7 @@ extension SessionModel {
             guard status != .success,
                   let c = live.values.filter({ !$0.isLE && $0.adapter == frame.adapter && $0.peerAddress == address }).min(by: { $0.index < $1.index })
             else { return }
-            c.note(frame.timestamp, frame.number, .security, "Secure Simple Pairing failed: \(status.name) (0x\(Hex.pad(status.rawValue, 2)))",
-                   .init(security: .pairingFailed))
+            c.note(frame.timestamp, frame.number, .security, .simplePairingFailed(status), .init(security: .pairingFailed))
             emit(.security, .simplePairingFailed(c, frame: frame.number, time: frame.timestamp, status: status, step: ssp?.step, rejected: ssp?.rejected))
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
@@ -275,9 +273,9 @@ extension SessionModel {
     /// the latest, and as the first since the peer's last packet (`LinkForensics.peerAdvertised`).
     private func peerAdvertising(_ address: BDAddr, frame: Frame) {
         for c in live.values where c.isLE && c.adapter == frame.adapter && c.peerAddress == address {
-            guard let up = c.completeTime, frame.timestamp > up else { continue }
+            guard let up = c.lifecycle.completeTime, frame.timestamp > up else { continue }
             let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
-            let lastHeard = c.lastReceivedTime ?? up
+            let lastHeard = c.traffic.lastReceivedTime ?? up
             if let first = c.forensics.peerAdvertisedFirst, first.time > lastHeard {} else { c.forensics.peerAdvertisedFirst = mark }
             c.forensics.peerAdvertised = mark
         }
@@ -301,15 +299,6 @@ extension SessionModel {
     func promoteAwaiting(_ slot: AttemptSlot, frame: Frame) {
         if let i = awaitingStatus.removeValue(forKey: slot) { start(i, slot: slot, frame: frame) }
     }
-
-    static func ms(_ units: UInt16) -> String {
-        let v = Int(units) * 125
-        return "\(v / 100).\(v % 100 < 10 ? "0" : "")\(v % 100)"
-    }
-
-    /// Encryption Change v2's key size (7.7.8.1): 7–16 octets; Apple's controllers report 0 on an
-    /// encrypted link, which is "not reported", not a key of 0 octets.
-    static func keySizeText(_ size: UInt8) -> String { size == 0 ? ", key size not reported" : ", key size \(size)" }
 
     func connectionComplete(_ cc: ConnectionComplete, frame: Frame) {
         let slot = AttemptSlot(adapter: frame.adapter, isLE: cc.isLE)
@@ -338,24 +327,23 @@ extension SessionModel {
         c.peerAddress = cc.peerAddress
         c.peerAddressType = cc.peerAddressType
         c.peerName = advertisers.name(of: cc.peerAddress)
-        c.completeFrame = frame.number
-        c.completeTime = frame.timestamp
-        c.intervalUnits = cc.intervalUnits
-        c.latency = cc.latency
-        c.timeoutUnits = cc.timeoutUnits
+        c.lifecycle.completeFrame = frame.number
+        c.lifecycle.completeTime = frame.timestamp
+        c.link.intervalUnits = cc.intervalUnits
+        c.link.latency = cc.latency
+        c.link.timeoutUnits = cc.timeoutUnits
         if let i = attemptIndex, cc.role != 1 || !cc.isLE {
             attempts[i].outcome = .connected(connection: c.index)
             attempts[i].endFrame = frame.number
             attempts[i].endTime = frame.timestamp
-            c.attemptFrame = attempts[i].frame
-            c.attemptTime = attempts[i].time
+            c.lifecycle.attemptFrame = attempts[i].frame
+            c.lifecycle.attemptTime = attempts[i].time
             pendingAttempt[slot] = nil
             emit(.attempt, .attemptEnded(index: i))
         }
-        let peer = cc.peerAddressType.map { "\(cc.peerAddress) (\($0.describe(cc.peerAddress)))" } ?? cc.peerAddress.description
-        var text = c.role == .unknown ? "connected to \(peer)" : "connected as \(c.role.rawValue) to \(peer)"
-        if cc.isLE { text += ", interval \(Self.ms(cc.intervalUnits)) ms, latency \(cc.latency), timeout \(Int(cc.timeoutUnits) * 10) ms" }
-        c.note(frame.timestamp, frame.number, .connected, text)
+        c.note(frame.timestamp, frame.number, .connected,
+               .connected(role: c.role, peer: cc.peerAddress, peerType: cc.peerAddressType,
+                          le: cc.isLE ? .init(interval: cc.intervalUnits, latency: cc.latency, timeout: cc.timeoutUnits) : nil))
         open(c, frame: frame)
         emit(.connection, .connected(c))
     }
@@ -364,9 +352,9 @@ extension SessionModel {
         let key = LinkKey(adapter: c.adapter, handle: c.handle)
         if let old = live[key] {
             // A handle reused without a Disconnection Complete in the capture.
-            old.disconnectFrame = frame.number
-            old.disconnectTime = frame.timestamp
-            old.note(frame.timestamp, frame.number, .disconnected, "handle reused: no Disconnection Complete in the capture")
+            old.lifecycle.disconnectFrame = frame.number
+            old.lifecycle.disconnectTime = frame.timestamp
+            old.note(frame.timestamp, frame.number, .disconnected, .handleReused)
         }
         live[key] = c
         if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = c }

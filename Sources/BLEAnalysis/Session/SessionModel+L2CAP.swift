@@ -19,10 +19,10 @@ extension SessionModel {
             }
             emit(.link, .parameterRequest(c, frame: frame.number, time: frame.timestamp, sent: sent))
             c.note(frame.timestamp, frame.number, .signaling,
-                   "\(who) asked for connection parameters: interval \(Self.ms(p.intervalMinUnits))–\(Self.ms(p.intervalMaxUnits)) ms, latency \(p.latency), timeout \(Int(p.timeoutUnits) * 10) ms")
+                   .parametersRequested(byHost: sent, intervalMin: p.intervalMinUnits, intervalMax: p.intervalMaxUnits, latency: p.latency, timeout: p.timeoutUnits))
         case let .connectionParameterUpdateResponse(result):
             emit(.link, .parameterResponse(c, frame: frame.number, time: frame.timestamp, sent: sent, accepted: result == 0))
-            if result != 0 { c.note(frame.timestamp, frame.number, .signaling, "connection parameter update rejected by \(who)") }
+            if result != 0 { c.note(frame.timestamp, frame.number, .signaling, .parameterUpdateRejected(byHost: sent)) }
         case let .leCreditBasedConnectionRequest(r):
             c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: [r.sourceCID], mtu: r.mtu, credits: r.initialCredits, sent: sent)
         case let .creditBasedConnectionRequest(r):
@@ -40,7 +40,7 @@ extension SessionModel {
         case let .disconnectionRequest(destination, source):
             c.channelBearers[sent ? source : destination] = nil
             c.creditChannels.close(cid: destination, frame: frame.number)
-            c.note(frame.timestamp, frame.number, .signaling, "\(who) closed L2CAP channel 0x\(Hex.pad(destination, 4))")
+            c.note(frame.timestamp, frame.number, .signaling, .channelClosed(byHost: sent, cid: destination))
         default:
             break
         }
@@ -48,11 +48,12 @@ extension SessionModel {
 
     private func opened(_ c: Connection, _ channels: [CreditChannels.Channel], frame: Frame, result: UInt16) {
         if channels.isEmpty, result != 0 {
-            c.note(frame.timestamp, frame.number, .signaling, "credit-based channel refused (result 0x\(Hex.pad(result, 4)))")
+            c.note(frame.timestamp, frame.number, .signaling, .creditChannelRefused(result: result))
         }
         for ch in channels {
             c.note(frame.timestamp, frame.number, .signaling,
-                   "credit-based channel open: SPSM 0x\(Hex.pad(ch.spsm, 4)), host CID 0x\(Hex.pad(ch.hostCID, 4)) / peer CID 0x\(Hex.pad(ch.peerCID, 4)), MTU \(ch.hostMTU)/\(ch.peerMTU), credits \(ch.hostCredits)/\(ch.peerCredits)")
+                   .creditChannelOpen(spsm: ch.spsm, hostCID: ch.hostCID, peerCID: ch.peerCID, hostMTU: ch.hostMTU, peerMTU: ch.peerMTU,
+                                      hostCredits: Int(ch.hostCredits), peerCredits: Int(ch.peerCredits)))
         }
     }
 
@@ -80,7 +81,7 @@ extension SessionModel {
                 // ATT_MTU over BR/EDR is the L2CAP MTU from configuration, not read here: unknown.
                 bearer.att.mtuKnown = false
                 c.channelBearers[hostCID] = bearer
-                c.note(frame.timestamp, frame.number, .signaling, "ATT over BR/EDR channel open: host CID 0x\(Hex.pad(hostCID, 4)) / peer CID 0x\(Hex.pad(peerCID, 4))")
+                c.note(frame.timestamp, frame.number, .signaling, .attOverBREDROpen(hostCID: hostCID, peerCID: peerCID))
             case let .creditBasedConnectionRequest(r):
                 c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: r.sourceCIDs, mtu: r.mtu, credits: r.initialCredits, sent: sent)
             case let .creditBasedConnectionResponse(r):

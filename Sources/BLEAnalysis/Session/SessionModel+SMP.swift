@@ -12,21 +12,21 @@ extension SessionModel {
             c.smp.pairingRequests += 1
             emit(.security, .pairingRequest(c, frame: frame.number, time: frame.timestamp, sent: sent))
             c.note(frame.timestamp, frame.number, .security,
-                   "pairing requested by \(who): IO \(p.ioCapability), " + Self.authText(p.authReq) + ", key size \(p.maxEncryptionKeySize)",
+                   .pairingRequested(byHost: sent, io: p.ioCapability, authReq: p.authReq, keySize: p.maxEncryptionKeySize),
                    .init(security: .pairingRequested))
         case .securityRequest:
-            c.note(frame.timestamp, frame.number, .security, "security requested by \(who)", .init(security: .securityRequested))
+            c.note(frame.timestamp, frame.number, .security, .securityRequested(byHost: sent), .init(security: .securityRequested))
         case let .pairingFailed(reason):
             c.smp.failures.append((frame.number, reason, sent))
             emit(.security, .pairingFailed(c, frame: frame.number, time: frame.timestamp, reason: reason, sent: sent))
-            c.note(frame.timestamp, frame.number, .security, "pairing failed (sent by \(who)): \(reason)", .init(security: .pairingFailed))
+            c.note(frame.timestamp, frame.number, .security, .pairingFailed(byHost: sent, reason: reason), .init(security: .pairingFailed))
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             c.smp.succeeded = true
-            if let key = cmd.distributedKey, let name = SMP.KeyDistribution.names.name(UInt64(key.rawValue)) {
+            if let key = cmd.distributedKey, SMP.KeyDistribution.names.name(UInt64(key.rawValue)) != nil {
                 let entry = SMPState.DistributedKey(key: key, sentByHost: sent)
                 if !c.smp.keysDistributed.contains(entry) {
                     c.smp.keysDistributed.append(entry)
-                    c.note(frame.timestamp, frame.number, .security, "key distributed: \(name) from \(who)", .init(security: .keyDistributed))
+                    c.note(frame.timestamp, frame.number, .security, .keyDistributed(key, byHost: sent), .init(security: .keyDistributed))
                 }
             }
         case .pairingDHKeyCheck:
@@ -65,7 +65,8 @@ extension SessionModel {
             if let method = story.method, let sc = story.secureConnections, let keySize = story.keySize {
                 let (host, peer) = story.initiatorIsHost ? (story.request, p) : (p, story.request)
                 c.note(frame.timestamp, frame.number, .security,
-                       "pairing method: \(sc ? "LE Secure Connections" : "LE legacy pairing"), \(method.rawValue) (IO \(host.ioCapability) / \(peer.ioCapability)), key size \(keySize), \(story.bonding ? "bonding" : "no bonding")")
+                       .pairingMethod(secureConnections: sc, method: method, hostIO: host.ioCapability, peerIO: peer.ioCapability,
+                                      keySize: keySize, bonding: story.bonding))
             }
         case let .pairingFailed(reason):
             c.pairings[i].outcome = .failed(reason: reason, sentByHost: sent)
@@ -83,11 +84,5 @@ extension SessionModel {
         guard let i = c.pairings.indices.last, c.pairings[i].outcome == .open, c.pairings[i].response != nil else { return }
         c.pairings[i].outcome = .succeeded
         c.pairings[i].outcomeFrame = frame
-    }
-
-    /// `Bonding, MITM, SC` (or `no bonding`).
-    static func authText(_ a: SMP.AuthReq) -> String {
-        let names = SMP.AuthReq.names.flagNames(UInt64(a.rawValue)).names
-        return names.isEmpty ? "no bonding, no MITM" : names.joined(separator: ", ")
     }
 }

@@ -9,10 +9,10 @@ extension SessionModel {
     @inline(__always)
     func transferPDU(_ c: Connection, _ kind: LinkBudget.Kind, value: Int, attLength: Int, overhead: Int, time: Int64, frame: Int, sent: Bool) {
         let full = c.att.mtuKnown && value == c.att.mtu - overhead
-        var link = LinkInputs(intervalUnits: c.isLE ? c.intervalUnits : 0, latency: c.latency, octets: UInt16(LinkBudget.defaultOctets),
-                              time: UInt16(LinkBudget.defaultTime), phy: 1, encrypted: c.encrypted, bufferCount: 0, bufferLength: 0)
-        if let p = c.phy { link.phy = sent ? p.tx : p.rx }
-        if let d = c.dataLength { link.octets = sent ? d.tx : d.rx }
+        var link = LinkInputs(intervalUnits: c.isLE ? c.link.intervalUnits : 0, latency: c.link.latency, octets: UInt16(LinkBudget.defaultOctets),
+                              time: UInt16(LinkBudget.defaultTime), phy: 1, encrypted: c.encryption.encrypted, bufferCount: 0, bufferLength: 0)
+        if let p = c.link.phy { link.phy = sent ? p.tx : p.rx }
+        if let d = c.link.dataLength { link.octets = sent ? d.tx : d.rx }
         if let t = c.transfer.dataLengthTime { link.time = sent ? t.tx : t.rx }
         if sent, let buffers = c.isLE && (flow.leBuffers?.aclPackets ?? 0) > 0 ? flow.leBuffers : flow.aclBuffers {
             (link.bufferCount, link.bufferLength) = (buffers.aclPackets, buffers.aclLength)

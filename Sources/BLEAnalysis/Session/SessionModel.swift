@@ -27,6 +27,12 @@ public final class SessionModel {
     /// other outputs never read it). Off by default: a capture of thousands of short links spent
     /// a sixth of its analysis filling pages for series nobody drew.
     @exclusivity(unchecked) public var recordsActivity = false
+    /// The connection of the last ACL packet while `recordsActivity` is on (the collector notes its
+    /// time in the connection's `activity` for an HCI ACL frame, and clears it).
+    @exclusivity(unchecked) var activityLink: Connection?
+    /// Scanning and advertising periods, from the enables the model decodes (nil unless the HTML
+    /// report's collector asked for them).
+    @exclusivity(unchecked) var radio: RadioTracker?
 
     struct AttemptSlot: Hashable {
         var adapter: UInt16
@@ -101,9 +107,9 @@ public final class SessionModel {
         if let c = liveConnection(key) { return c }
         guard connections.count < Self.maxConnections else { return nil }
         let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
-        c.inferred = true
+        c.lifecycle.inferred = true
         c.att.mtuKnown = false
-        c.note(frame.timestamp, frame.number, .connected, "traffic on handle \(handle) with no connection set-up in the capture")
+        c.note(frame.timestamp, frame.number, .connected, .trafficWithoutSetUp(handle: handle))
         open(c, frame: frame)
         return c
     }
@@ -160,7 +166,9 @@ public final class SessionModel {
     }
 
     /// Names learnt after a connection opened (advertising heard later, GAP Device Name read):
-    /// called once when the pass ends.
+    /// called once when the pass ends, detectors or not, so the report, `timeline` and `gatt` name
+    /// every peer alike. Each peer's table learns the connections that used it and their peer's
+    /// name (when they agree on one).
     func resolvePeerNames() {
         let deviceName = BluetoothUUID(uuid16: 0x2A00)
         for c in connections where c.peerName == nil {
@@ -169,6 +177,17 @@ public final class SessionModel {
                let bytes = db.values[ch.valueHandle], let name = Advertisers.displayName(bytes) {
                 c.peerName = name
             }
+        }
+        for db in databases.values { db.servedConnections = []; db.peerName = nil; db.peerAddress = nil }
+        for c in connections {
+            guard let db = c.peerGATT, db.servedConnections.last != c.index else { continue }
+            db.servedConnections.append(c.index)
+        }
+        for db in databases.values where !db.servedConnections.isEmpty {
+            let peers = db.servedConnections.map { connections[$0 - 1] }
+            let names = Set(peers.compactMap(\.peerName)), addresses = Set(peers.compactMap(\.peerAddress))
+            if names.count == 1 { db.peerName = names.first }
+            if addresses.count == 1 { db.peerAddress = addresses.first }
         }
     }
 }

@@ -75,7 +75,7 @@ public final class SyslogCorrelator {
             let n = onTimeline[c.index, default: 0]
             if n < Self.maxTimelineLines {
                 onTimeline[c.index] = n + 1
-                c.note(l.time, l.frame, Self.timelineKind, "log: " + l.text)
+                c.note(l.time, l.frame, Self.timelineKind, .log(l.text))
             }
         }
         if recent.count >= Self.maxRecent { recent.removeFirst(recent.count - Self.maxRecent + 1) }

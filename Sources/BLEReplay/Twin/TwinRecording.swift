@@ -68,7 +68,7 @@ public struct TwinRecording: Sendable {
 
         // ATT PDUs per connection (handle + frame range; a handle is reused by later connections).
         func attCount(_ c: Connection) -> Int {
-            let from = c.completeFrame ?? 0, to = c.disconnectFrame ?? Int.max
+            let from = c.lifecycle.completeFrame ?? 0, to = c.lifecycle.disconnectFrame ?? Int.max
             return script.units.reduce(0) { n, u in
                 guard case let .l2cap(h, pdu) = u.content, h == c.handle, pdu.count >= 4, pdu[2] == 4, pdu[3] == 0,
                       u.frame >= from, u.frame <= to else { return n }
@@ -97,9 +97,9 @@ public struct TwinRecording: Sendable {
 
         // Every connection of the central to the device, in order: the story plays them in turn.
         let played = candidates.filter { $0.peerAddress == address && $0.role != .peripheral }
-            .sorted { ($0.completeFrame ?? 0) < ($1.completeFrame ?? 0) }
-        let ranges = played.map { (handle: $0.handle, from: $0.completeFrame ?? 0, to: $0.disconnectFrame ?? Int.max) }
-        let from = ranges.first?.from ?? chosen.completeFrame ?? 0
+            .sorted { ($0.lifecycle.completeFrame ?? 0) < ($1.lifecycle.completeFrame ?? 0) }
+        let ranges = played.map { (handle: $0.handle, from: $0.lifecycle.completeFrame ?? 0, to: $0.lifecycle.disconnectFrame ?? Int.max) }
+        let from = ranges.first?.from ?? chosen.lifecycle.completeFrame ?? 0
         let story = TwinStory(connections: ranges.map { r in
             script.units.filter { u in
                 guard case let .l2cap(h, _) = u.content else { return false }
@@ -130,12 +130,12 @@ public struct TwinRecording: Sendable {
                                  firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)
         twin.connectionCount = max(1, ranges.count)
         twin.deviceEnds = played.map { c -> Int64? in
-            guard let reason = c.disconnectReason, reason.rawValue != 0x16, let end = c.disconnectTime else { return nil }
+            guard let reason = c.lifecycle.disconnectReason, reason.rawValue != 0x16, let end = c.lifecycle.disconnectTime else { return nil }
             let last = script.units.last { u in
                 guard u.fromHost, case let .l2cap(h, _) = u.content else { return false }
-                return h == c.handle && u.frame >= (c.completeFrame ?? 0) && u.frame <= (c.disconnectFrame ?? Int.max)
+                return h == c.handle && u.frame >= (c.lifecycle.completeFrame ?? 0) && u.frame <= (c.lifecycle.disconnectFrame ?? Int.max)
             }
-            return max(0, end - (last?.timestamp ?? c.completeTime ?? end))
+            return max(0, end - (last?.timestamp ?? c.lifecycle.completeTime ?? end))
         }
         return twin
     }

@@ -8,6 +8,7 @@ struct ConnectionChartSVG {
     let findings: [(number: Int, finding: Finding)]
     let extras: ReportExtras
     let captureEnd: Int64
+    let layout: PageLayout
 
     static let width = 1320.0
     static let left = 196.0
@@ -19,7 +20,7 @@ struct ConnectionChartSVG {
     static let height = transferTop + panelHeight + 26
 
     var begin: Int64 { connection.barStart ?? 0 }
-    var finish: Int64 { max(connection.disconnectTime ?? captureEnd, begin + 1) }
+    var finish: Int64 { max(connection.lifecycle.disconnectTime ?? captureEnd, begin + 1) }
 
     func x(_ t: Int64) -> Double {
         Self.left + Self.plotWidth * Double(min(max(t, begin), finish) - begin) / Double(finish - begin)
@@ -29,7 +30,7 @@ struct ConnectionChartSVG {
         var s = "<svg class=\"chart\" viewBox=\"0 0 \(HTML.num(Self.width)) \(HTML.num(Self.height))\" role=\"img\" "
         s += "aria-label=\"Buffers and throughput of connection \(connection.index)\" xmlns=\"http://www.w3.org/2000/svg\">\n"
         s += panelFrame(top: Self.buffersTop, title: "ACL buffers in use",
-                        sub: extras.buffers[connection.index]?.capacity.map { "controller has \($0)" } ?? "controller size unknown")
+                        sub: connection.activity.buffers?.capacity.map { "controller has \($0)" } ?? "controller size unknown")
         s += panelFrame(top: Self.ratesTop, title: "Per second", sub: "packets · values · writes")
         s += panelFrame(top: Self.transferTop, title: "Application data", sub: "bytes/s · the link's ceiling")
         s += bands()
@@ -55,7 +56,7 @@ struct ConnectionChartSVG {
             let (t0, t1) = extras.span(f)
             let x0 = x(t0) - 2, x1 = max(x(t1) + 2, x(t0) + 3)
             let sev = f.severity.rawValue
-            s += "<a href=\"#finding-\(n)\"><rect x=\"\(HTML.num(x0))\" y=\"\(HTML.num(Self.buffersTop))\" width=\"\(HTML.num(x1 - x0))\" "
+            s += "<a href=\"\(layout.findingHref(n))\"><rect x=\"\(HTML.num(x0))\" y=\"\(HTML.num(Self.buffersTop))\" width=\"\(HTML.num(x1 - x0))\" "
             s += "height=\"\(HTML.num(Self.transferTop + Self.panelHeight - Self.buffersTop))\" class=\"band band-\(sev)\">"
             s += "<title>\(HTML.escape(f.text))</title></rect>"
             let label = (titles[f.rule] ?? f.rule) + (t1 > t0 ? " (" + TimeFormat.duration(t1 - t0) + ")" : "")
@@ -71,28 +72,29 @@ struct ConnectionChartSVG {
     }
 
     func buffers() -> String {
-        guard let series = extras.buffers[connection.index] else { return "" }
+        guard let series = connection.activity.buffers else { return "" }
         let top = Self.buffersTop + 6, h = Self.panelHeight - 6
         let maxValue = Double(max(series.capacity ?? 0, series.peak, 1))
-        let bucket = Double(series.end - series.start) / Double(BufferSeries.count)
+        let bucket = Double(series.end - series.start) / Double(series.buckets)
+        let link = series.link.map(Int.init), pool = series.pool.map(Int.init)
         func y(_ v: Int) -> Double { top + h - h * Double(v) / maxValue }
         func bx(_ i: Int) -> Double { x(series.start + Int64(Double(i) * bucket)) }
         var s = ""
         if series.peak > 0 {
-            s += "<path class=\"credits-area\" d=\"" + stepArea(series.link.count, value: { Double(series.link[$0]) }, x: bx, y: { y(Int($0)) }, base: top + h) + "\"/>"
+            s += "<path class=\"credits-area\" d=\"" + stepArea(link.count, value: { Double(link[$0]) }, x: bx, y: { y(Int($0)) }, base: top + h) + "\"/>"
             if let cap = series.capacity {
                 var i = 0
-                while i < series.link.count {
-                    guard series.link[i] >= cap else { i += 1; continue }
+                while i < link.count {
+                    guard link[i] >= cap else { i += 1; continue }
                     var j = i
-                    while j + 1 < series.link.count && series.link[j + 1] >= cap { j += 1 }
+                    while j + 1 < link.count && link[j + 1] >= cap { j += 1 }
                     s += "<rect x=\"\(HTML.num(bx(i)))\" y=\"\(HTML.num(y(cap)))\" width=\"\(HTML.num(max(bx(j + 1) - bx(i), 1.5)))\" "
                         + "height=\"\(HTML.num(top + h - y(cap)))\" class=\"credits-full\"><title>all \(cap) controller buffers in use</title></rect>"
                     i = j + 1
                 }
             }
-            if series.pool != series.link, (series.pool.max() ?? 0) > series.peak {
-                s += "<path class=\"pool-line\" d=\"" + stepLine(series.pool.count, value: { Double(series.pool[$0]) }, x: bx, y: { y(Int($0)) }) + "\"/>"
+            if pool != link, (pool.max() ?? 0) > series.peak {
+                s += "<path class=\"pool-line\" d=\"" + stepLine(pool.count, value: { Double(pool[$0]) }, x: bx, y: { y(Int($0)) }) + "\"/>"
             }
         }
         if let cap = series.capacity {

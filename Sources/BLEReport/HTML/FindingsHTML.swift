@@ -11,6 +11,10 @@ struct FindingsHTML {
     let findings: [Finding]
     let extras: ReportExtras
     let captureStart: Int64
+    let layout: PageLayout
+
+    /// Findings listed per rule; the rest are counted in a last row (the JSON report has them all).
+    static let maxRows = 100
 
     /// A rule with more findings than this starts folded (its head row says how many): facts
     /// (info) above 5, problems above 20.
@@ -54,7 +58,11 @@ struct FindingsHTML {
                 s += "<details><summary>What to do</summary><p>\(HTML.escape(advice))</p></details>"
             }
             s += "</td></tr>\n"
-            for (n, f) in items { s += row(n, f, shown: shown) }
+            for (n, f) in items.prefix(Self.maxRows) { s += row(n, f, shown: shown) }
+            if items.count > Self.maxRows {
+                s += "<tr class=\"more\"><td colspan=\"6\">… \(items.count - Self.maxRows) more findings of this rule, not listed "
+                s += "(<code>bleanalyze FILE --json</code> has every one)</td></tr>\n"
+            }
             s += "</tbody>\n"
         }
         return s + "</table>\n"
@@ -66,7 +74,7 @@ struct FindingsHTML {
         s += "<td><span class=\"badge badge-\(sev)\">\(sev)</span></td>"
         s += "<td class=\"when\" title=\"\(HTML.escape(TimeFormat.dateTime(f.time))) UTC\">\(HTML.escape(HTML.offset(f.time - captureStart, step: 1)))"
         s += "<div class=\"clock\">\(HTML.escape(TimeFormat.time(f.time)))</div></td>"
-        s += "<td>" + (f.connectionIndex.map { "<a href=\"#conn-\($0)\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
+        s += "<td>" + (f.connectionIndex.map { "<a href=\"\(layout.href($0))\">\($0)</a>" + (f.connection.map { "<div class=\"clock\">handle \($0)</div>" } ?? "") } ?? "—") + "</td>"
         s += "<td><div class=\"message\">\(HTML.escape(f.text))</div>"
         if let cause = f.cause, let why = f.causeText {
             // The cause beside its consequence, its frames linked where this report decoded them.

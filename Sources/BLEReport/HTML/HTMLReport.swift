@@ -30,17 +30,20 @@ public enum HTMLReport {
         s += "<button type=\"button\" id=\"zoom-fit\">Fit</button><span id=\"zoomlevel\"></span>"
         s += "<span class=\"hint\">Ctrl+wheel or double-click to zoom, drag to pan, Esc to fit. ⋯ marks a stretch with no events, folded. "
         s += "Click a flag for the finding, a dot for its frame.</span></div>\n"
-        let timeline = TimelineSVG(model: model, findings: findings, extras: extras, start: start, end: end)
+        let layout = PageLayout(model: model, findings: findings)
+        let timeline = TimelineSVG(model: model, findings: findings, extras: extras, start: start, end: end, layout: layout)
         s += "<div class=\"timeline-wrap\">" + timeline.render() + "</div>\n"
-        if timeline.hiddenConnections > 0 {
+        if timeline.hiddenConnections > 0, layout.summarised {
+            s += "<p class=\"hint\">\(timeline.hiddenConnections) more connections (to peers with fewer findings than the \(timeline.lanes.count) drawn) are not drawn; they are counted under Connections.</p>\n"
+        } else if timeline.hiddenConnections > 0 {
             s += "<p class=\"hint\">\(timeline.hiddenConnections) more connections (to peers after the first \(TimelineSVG.maxLanes)) are not drawn; they are listed under Connections.</p>\n"
         }
         s += HTMLAssets.timelineLegend + "</section>\n"
-        s += "<section id=\"findings\"><h2>Findings</h2>\n" + FindingsHTML(findings: findings, extras: extras, captureStart: start).render() + "</section>\n"
+        s += "<section id=\"findings\"><h2>Findings</h2>\n" + FindingsHTML(findings: findings, extras: extras, captureStart: start, layout: layout).render() + "</section>\n"
         s += "<section id=\"connections\"><h2>Connections</h2>\n"
-        s += ConnectionsHTML(model: model, findings: findings, extras: extras, captureStart: start, captureEnd: end).render()
+        s += ConnectionsHTML(model: model, findings: findings, extras: extras, captureStart: start, captureEnd: end, layout: layout).render()
         s += attempts(model, start: start) + "</section>\n"
-        s += "<section id=\"frames\"><h2>Evidence frames</h2>\n" + FramesHTML(findings: findings, extras: extras).render() + "</section>\n"
+        s += "<section id=\"frames\"><h2>Evidence frames</h2>\n" + FramesHTML(findings: findings, extras: extras, layout: layout).render() + "</section>\n"
         s += "<section id=\"gatt\"><h2>GATT databases</h2>\n" + TablesHTML.gatt(model) + "</section>\n"
         s += "<section id=\"advertisers\"><h2>Advertisers</h2>\n" + TablesHTML.advertisers(model) + "</section>\n"
         s += "<section id=\"capture\"><h2>Capture</h2>\n" + TablesHTML.capture(facts) + "</section>\n"

@@ -9,8 +9,8 @@ enum TablesHTML {
         let dbs = model.databases.values.filter { !$0.isEmpty }.sorted { $0.owner < $1.owner }
         guard !dbs.isEmpty else { return "<p class=\"none\">No GATT discovery in this capture.</p>\n" }
         var s = ""
-        for db in dbs {
-            s += "<h3>GATT server \(HTML.escape(db.owner))</h3>\n<table class=\"gatt\"><thead><tr><th>Handle</th><th>Attribute</th>"
+        for db in dbs.prefix(maxServers) {
+            s += "<h3>GATT server \(HTML.escape(SessionText.serverHeading(db)))</h3>\n<table class=\"gatt\"><thead><tr><th>Handle</th><th>Attribute</th>"
             s += "<th>UUID / name</th><th>Value handle</th><th>Properties</th><th>Value</th></tr></thead><tbody>\n"
             let chars = db.characteristics.values.sorted { $0.declarationHandle < $1.declarationHandle }
             let descs = db.descriptors.values.sorted { $0.handle < $1.handle }
@@ -35,8 +35,12 @@ enum TablesHTML {
             for r in rows.sorted(by: { $0.0 < $1.0 }) { s += r.1 }
             s += "</tbody></table>\n"
         }
+        if dbs.count > maxServers { s += "<p class=\"hint\">… \(dbs.count - maxServers) more GATT servers, not listed (see <code>bleanalyze gatt</code>).</p>\n" }
         return s
     }
+
+    /// GATT servers listed (a capture of thousands of peers would otherwise list each).
+    static let maxServers = 100
 
     static func row(_ handle: UInt16, _ kind: String, _ name: String, _ valueHandle: String, _ props: String, _ value: String,
                     cls: String) -> String {

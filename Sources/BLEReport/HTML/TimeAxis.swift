@@ -21,15 +21,21 @@ struct TimeAxis {
     ///   - keyTimes: times where something is drawn; gaps between them may be folded.
     ///   - protected: intervals that must stay linear (finding evidence spans).
     ///   - x0, width: where the axis is drawn.
-    init(start: Int64, end: Int64, keyTimes: [Int64], protected: [(Int64, Int64)], x0: Double, width: Double) {
+    init(start: Int64, end: Int64, keyTimes: consuming [Int64], protected: [(Int64, Int64)], x0: Double, width: Double) {
         self.start = start
         self.end = max(end, start)
-        var times = keyTimes.filter { $0 > start && $0 < end }
-        times.append(start)
-        times.append(self.end)
-        times.sort()
-        var unique: [Int64] = []
-        for t in times where unique.last != t { unique.append(t) }
+        // In place: a capture of many connections gives millions of key times.
+        var unique = keyTimes
+        unique.removeAll { !($0 > start && $0 < end) }
+        unique.append(start)
+        unique.append(self.end)
+        unique.sort()
+        var kept = 0
+        for i in unique.indices where kept == 0 || unique[kept - 1] != unique[i] {
+            unique[kept] = unique[i]
+            kept += 1
+        }
+        unique.removeLast(unique.count - kept)
         // gaps[i] spans unique[i] ... unique[i+1]
         var folded = [Bool](repeating: false, count: max(unique.count - 1, 0))
         let gaps = (0 ..< folded.count).map { unique[$0 + 1] - unique[$0] }
@@ -38,8 +44,12 @@ struct TimeAxis {
         }
         var linear = gaps.reduce(0, +)
         var breaks = 0
-        let nonZero = gaps.filter { $0 > 0 }.sorted()
-        let median = nonZero.isEmpty ? 0 : nonZero[nonZero.count / 2]
+        // Every gap between distinct times is > 0.
+        let median: Int64 = {
+            var sorted = gaps
+            sorted.sort()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }()
         while breaks < Self.maxBreaks {
             var best = -1
             for i in gaps.indices where !folded[i] && !guarded[i] && (best < 0 || gaps[i] > gaps[best]) { best = i }

@@ -7,18 +7,21 @@ struct TimelineLane {
     var title: String
     var lines: [String]
 
-    var href: String { "#conn-\(connections[0].index)" }
-
     /// Lanes in the order of their first connection; peers are told apart by adapter and address.
     static func group(_ connections: [Connection]) -> [TimelineLane] {
+        grouped(connections) { c in c.peerAddress.map { "\(c.adapter)/\($0.description)" } ?? "conn/\(c.index)" }.map(lane)
+    }
+
+    /// `connections` grouped by `key`, the groups in the order of their first connection.
+    static func grouped(_ connections: [Connection], by key: (Connection) -> String) -> [[Connection]] {
         var order: [String] = []
         var members: [String: [Connection]] = [:]
         for c in connections {
-            let key = c.peerAddress.map { "\(c.adapter)/\($0.description)" } ?? "conn/\(c.index)"
-            if members[key] == nil { order.append(key) }
-            members[key, default: []].append(c)
+            let k = key(c)
+            if members[k] == nil { order.append(k) }
+            members[k, default: []].append(c)
         }
-        return order.compactMap { members[$0] }.map(lane)
+        return order.compactMap { members[$0] }
     }
 
     static func lane(_ cs: [Connection]) -> TimelineLane {

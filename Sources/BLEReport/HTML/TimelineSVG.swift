@@ -16,14 +16,18 @@ struct TimelineSVG {
     let start: Int64
     let end: Int64
     let lanes: [TimelineLane]
+    let layout: PageLayout
+    /// A summarised page (`PageLayout`): each lane's marks merged into pixel columns.
+    var summarised: Bool { layout.summarised }
 
-    init(model: SessionModel, findings: [Finding], extras: ReportExtras, start: Int64, end: Int64) {
+    init(model: SessionModel, findings: [Finding], extras: ReportExtras, start: Int64, end: Int64, layout: PageLayout) {
         self.model = model
         self.findings = findings
         self.extras = extras
         self.start = start
         self.end = end
-        lanes = Array(TimelineLane.group(model.connections).prefix(Self.maxLanes))
+        self.layout = layout
+        lanes = layout.lanes(model)
     }
 
     static let width = 1320.0
@@ -70,10 +74,15 @@ struct TimelineSVG {
 
     func makeAxis() -> TimeAxis {
         var keys: [Int64] = []
+        // A summarised page draws the traffic of its lanes only: the others' times would only fold the same gaps.
+        let drawn = summarised ? Set(lanes.flatMap { $0.connections.map(\.index) }) : []
         for c in model.connections {
-            keys += [c.attemptTime, c.completeTime, c.firstDataTime, c.lastDataTime, c.disconnectTime].compactMap { $0 }
-            keys += c.timeline.map(\.time)
-            if let t = extras.traffic[c.index] { keys += t.sent.times + t.received.times }
+            keys += [c.lifecycle.attemptTime, c.lifecycle.completeTime, c.traffic.firstDataTime, c.traffic.lastDataTime, c.lifecycle.disconnectTime].compactMap { $0 }
+            for e in c.timeline { keys.append(e.time) }
+            if !summarised || drawn.contains(c.index) {
+                keys.append(contentsOf: c.activity.sent.times)
+                keys.append(contentsOf: c.activity.received.times)
+            }
         }
         for a in model.attempts { keys += [a.time, a.endTime].compactMap { $0 } }
         for r in extras.radio { keys += [r.start, r.end] }
@@ -132,7 +141,7 @@ struct TimelineSVG {
             let g = geometry[i + 1]
             out += "<rect x=\"0\" y=\"\(HTML.num(g.y0))\" width=\"\(HTML.num(Self.width))\" height=\"\(HTML.num(g.height))\" "
                 + "class=\"lane \(i % 2 == 0 ? "lane-even" : "lane-odd")\" data-lane=\"\(lane.connections[0].index)\"/>\n"
-            out += laneTitle(g, title: lane.title, lines: lane.lines, href: lane.href)
+            out += laneTitle(g, title: lane.title, lines: lane.lines, href: layout.href(lane.connections[0].index))
         }
         out += "<line x1=\"\(HTML.num(Self.left))\" y1=\"0\" x2=\"\(HTML.num(Self.left))\" y2=\"\(HTML.num(height))\" class=\"divider\"/>\n"
     }
@@ -165,28 +174,32 @@ struct TimelineSVG {
         var used = 0
         findingBands(laneIndex, axis, &out, g)
         var groups: [MarkerGroup] = []
-        for c in lane.connections {
+        if summarised {
+            summarisedBars(lane, axis, &out, g)
+            groups = markerGroups(lane.connections.flatMap(\.timeline), axis)
+        }
+        for c in lane.connections where !summarised {
             let begin = c.barStart ?? start
-            let finish = c.disconnectTime ?? end
-            if let a = c.attemptTime, let done = c.completeTime, done > a {
+            let finish = c.lifecycle.disconnectTime ?? end
+            if let a = c.lifecycle.attemptTime, let done = c.lifecycle.completeTime, done > a {
                 out.span(axis.x(a), axis.x(done), g.barY + 4, LaneGeometry.barHeight - 8, cls: "connecting", title: "connecting: \(TimeFormat.duration(done - a))")
             }
-            out += "<a href=\"#conn-\(c.index)\">"
+            out += "<a href=\"\(layout.href(c.index))\">"
             out.span(axis.x(begin), axis.x(finish), g.barY, LaneGeometry.barHeight, cls: c.isOpen ? "bar open" : "bar", min: 3,
                      title: "Connection \(c.index): " + SessionText.header(c))
             out += "</a>"
-            activity(c, axis, &out, barY: g.barY, barH: LaneGeometry.barHeight)
+            activity([c], axis, &out, barY: g.barY, barH: LaneGeometry.barHeight)
             buffers(c, axis, &out, y: g.barY + LaneGeometry.barHeight + 2)
-            groups += markerGroups(c, axis)
+            groups += markerGroups(c.timeline, axis)
         }
         used = max(used, findingFlags(laneIndex, axis, &out, g, &labels))
         // Inside the bars: which connection (when the lane has several), that it began before the
         // capture or was still open at its end.
         out.onTop { out in
-            for c in lane.connections {
-                let x0 = axis.x(c.barStart ?? start), x1 = axis.x(c.disconnectTime ?? end)
+            for c in lane.connections where !summarised {
+                let x0 = axis.x(c.barStart ?? start), x1 = axis.x(c.lifecycle.disconnectTime ?? end)
                 var name = lane.connections.count > 1 ? "connection \(c.index)" : ""
-                if c.inferred { name = "⋯ " + name }
+                if c.lifecycle.inferred { name = "⋯ " + name }
                 let inside = LabelSpot(x: x0 + 3, y: g.barY + 12)
                 if !name.isEmpty, labels.box(name, .mark, inside).x1 <= x1 - 2, let spot = labels.place(name, .mark, [inside]) {
                     out.label(name, spot, cls: "barlabel")
@@ -218,12 +231,57 @@ struct TimelineSVG {
         return max(used, 1)
     }
 
+    /// A summarised lane's connections: bars closer than 2 pixels merged (the tooltip counts them),
+    /// then its traffic and buffers in use in 2-pixel columns over the whole lane.
+    func summarisedBars(_ lane: TimelineLane, _ axis: TimeAxis, _ out: inout SVGOut, _ g: LaneGeometry) {
+        var runs: [(x0: Double, x1: Double, members: [Connection])] = []
+        for c in lane.connections {
+            let x0 = axis.x(c.barStart ?? start), x1 = axis.x(c.lifecycle.disconnectTime ?? end)
+            if let last = runs.indices.last, x0 - runs[last].x1 < 2 {
+                runs[last].x1 = max(runs[last].x1, x1)
+                runs[last].members.append(c)
+            } else {
+                runs.append((x0, x1, [c]))
+            }
+        }
+        for run in runs {
+            let first = run.members[0]
+            let title = run.members.count == 1 ? "Connection \(first.index): " + SessionText.header(first)
+                : "\(run.members.count) connections: " + TimelineLane.ranges(run.members.map(\.index))
+            out += "<a href=\"\(layout.href(first.index))\">"
+            out.span(run.x0, run.x1, g.barY, LaneGeometry.barHeight, cls: run.members.contains(where: \.isOpen) ? "bar open" : "bar", min: 3, title: title)
+            out += "</a>"
+        }
+        activity(lane.connections, axis, &out, barY: g.barY, barH: LaneGeometry.barHeight)
+        var columns: [Int: (v: Int, full: Bool, capacity: Int?)] = [:]
+        for c in lane.connections {
+            guard let series = c.activity.buffers, series.peak > 0 else { continue }
+            let bucket = Double(series.end - series.start) / Double(series.buckets)
+            for (i, v) in series.link.lazy.map(Int.init).enumerated() where v > 0 {
+                let column = Int(axis.x(series.start + Int64(Double(i) * bucket)) / 2)
+                let full = series.capacity.map { v >= $0 } ?? false
+                if let old = columns[column], old.v >= v { continue }
+                columns[column] = (v, full, series.capacity)
+            }
+        }
+        let y = g.barY + LaneGeometry.barHeight + 2
+        var peak = 1
+        for c in columns.values { peak = max(peak, c.capacity ?? c.v) }
+        for (column, c) in columns.sorted(by: { $0.key < $1.key }) {
+            let h = 11 * min(Double(c.v) / Double(peak), 1)
+            out.span(Double(column) * 2, Double(column) * 2 + 2, y + 11 - h, h, cls: c.full ? "credits-full" : "credits", min: 1,
+                     title: "\(c.v) of \(c.capacity.map(String.init) ?? "?") controller buffers in use")
+        }
+    }
+
     /// ACL packets (both directions) binned into 2-pixel columns, height by the square root of the count.
-    func activity(_ c: Connection, _ axis: TimeAxis, _ out: inout SVGOut, barY: Double, barH: Double) {
-        guard let t = extras.traffic[c.index] else { return }
+    func activity(_ connections: [Connection], _ axis: TimeAxis, _ out: inout SVGOut, barY: Double, barH: Double) {
         var bins: [Int: Int] = [:]
-        for (samples, weight) in [(t.sent, t.sent.stride), (t.received, t.received.stride)] {
-            for time in samples.times { bins[Int(axis.x(time) / 2), default: 0] += weight }
+        for c in connections {
+            let t = c.activity
+            for (samples, weight) in [(t.sent, t.sent.stride), (t.received, t.received.stride)] {
+                for time in samples.times { bins[Int(axis.x(time) / 2), default: 0] += weight }
+            }
         }
         let peak = Double(bins.values.max() ?? 0)
         guard peak > 0 else { return }
@@ -235,14 +293,15 @@ struct TimelineSVG {
     }
 
     func buffers(_ c: Connection, _ axis: TimeAxis, _ out: inout SVGOut, y: Double) {
-        guard let series = extras.buffers[c.index], series.peak > 0 else { return }
+        guard let series = c.activity.buffers, series.peak > 0 else { return }
         let full = Double(max(series.capacity ?? series.peak, 1))
-        let bucket = Double(series.end - series.start) / Double(BufferSeries.count)
+        let bucket = Double(series.end - series.start) / Double(series.buckets)
+        let link = series.link.map(Int.init)
         var i = 0
-        while i < series.link.count {
-            let v = series.link[i]
+        while i < link.count {
+            let v = link[i]
             var j = i
-            while j + 1 < series.link.count && series.link[j + 1] == v { j += 1 }
+            while j + 1 < link.count && link[j + 1] == v { j += 1 }
             if v > 0 {
                 let t0 = series.start + Int64(Double(i) * bucket), t1 = series.start + Int64(Double(j + 1) * bucket)
                 let atCapacity = series.capacity.map { v >= $0 } ?? false
@@ -265,9 +324,9 @@ struct TimelineSVG {
 
     static let groupDistance = 5.0
 
-    func markerGroups(_ c: Connection, _ axis: TimeAxis) -> [MarkerGroup] {
+    func markerGroups(_ timeline: [TimelineEvent], _ axis: TimeAxis) -> [MarkerGroup] {
         var groups: [MarkerGroup] = []
-        for e in c.timeline {
+        for e in timeline {
             let (cls, label) = Self.markerStyle(e)
             guard let cls else { continue }
             let x = axis.x(e.time)
@@ -379,11 +438,17 @@ struct TimelineSVG {
         let titles = Dictionary(uniqueKeysWithValues: Rules.infos.map { ($0.id, $0.title) })
         func tip(_ n: Int, _ f: Finding) -> String { "#\(n) \(f.severity.rawValue.uppercased()) \(f.rule): \(f.text)" }
         var clusters: [(x: Double, items: [(number: Int, finding: Finding)])] = []
+        var infos: [(x: Double, items: [(number: Int, finding: Finding)])] = []
         for (n, f) in findings(on: lane) {
             let x = axis.x(extras.span(f).0)
+            if f.severity == .info, summarised {
+                // One diamond per few pixels, every finding in its tooltip.
+                if let i = infos.lastIndex(where: { abs($0.x - x) < 4 }) { infos[i].items.append((n, f)) } else { infos.append((x, [(n, f)])) }
+                continue
+            }
             if f.severity == .info {
                 out.onTop { out in
-                    out += "<a href=\"#finding-\(n)\">"
+                    out += "<a href=\"\(layout.findingHref(n))\">"
                     out.at(x, g.barY, "<path d=\"M0,-4 L4,0 L0,4 L-4,0 Z\" class=\"flag-info\"><title>\(HTML.escape(tip(n, f)))</title></path>")
                     out += "</a>\n"
                 }
@@ -393,6 +458,16 @@ struct TimelineSVG {
                 clusters[i].items.append((n, f))
             } else {
                 clusters.append((x, [(n, f)]))
+            }
+        }
+        for cluster in infos {
+            let (n, _) = cluster.items[0]
+            let tips = cluster.items.prefix(12).map { tip($0.number, $0.finding) }.joined(separator: "\n")
+                + (cluster.items.count > 12 ? "\n… \(cluster.items.count - 12) more" : "")
+            out.onTop { out in
+                out += "<a href=\"\(layout.findingHref(n))\">"
+                out.at(cluster.x, g.barY, "<path d=\"M0,-4 L4,0 L0,4 L-4,0 Z\" class=\"flag-info\"><title>\(HTML.escape(tips))</title></path>")
+                out += "</a>\n"
             }
         }
         var used = 0
@@ -431,7 +506,7 @@ struct TimelineSVG {
             let tips = cluster.items.prefix(12).map { tip($0.number, $0.finding) }.joined(separator: "\n")
                 + (cluster.items.count > 12 ? "\n… \(cluster.items.count - 12) more" : "")
             out.onTop { out in
-                out += "<a href=\"#finding-\(n)\">"
+                out += "<a href=\"\(layout.findingHref(n))\">"
                 out.at(x, top, "<path d=\"M0,0 L0,\(HTML.num(g.barY - top)) M0,0 L\(left ? -9 : 9),4 L0,8 Z\" class=\"flag flag-\(f.severity.rawValue)\">"
                     + "<title>\(HTML.escape(tips))</title></path>")
                 if let placed {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEReplay
+import BLEReport
 
 /// `bleanalyze emulate FILE --listen URI`: be the recorded controller for a host stack, and report
 /// where the host's packets differ from the recording (docs/REPLAY.md). Exit codes as `replay`.

@@ -190,8 +190,8 @@ struct PacketFilter {
             // between its start and its end.
             guard i <= session.connections.count else { return false }
             let c = session.connections[i - 1]
-            if let end = c.disconnectFrame, frame.number > end { return false }
-            if frame.number < (c.attemptFrame ?? c.completeFrame ?? 0) { return false }
+            if let end = c.lifecycle.disconnectFrame, frame.number > end { return false }
+            if frame.number < (c.lifecycle.attemptFrame ?? c.lifecycle.completeFrame ?? 0) { return false }
             return matches(.handle(c.handle), layers, frame: frame, session: session) && frame.adapter == c.adapter
         case let .handle(h):
             return layers.contains { Self.contains($0.fields) { id, value in

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEProtocol
 import BLEReplay
+import BLEReport
 
 /// `bleanalyze peer FILE --hci URI`: be the recorded peer device on a controller of its own — a
 /// device twin for CI (docs/REPLAY.md "Turn a field log into a CI test"). Exit 0: the live central

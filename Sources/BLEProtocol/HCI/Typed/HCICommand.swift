@@ -10,6 +10,8 @@ public enum HCICommand: Sendable {
     case disconnect(handle: UInt16, reason: HCIStatus)
     /// Legacy or extended advertising enable/disable.
     case setAdvertisingEnable(enabled: Bool)
+    /// LE Set (Extended) Scan Enable (Core v5.4 Vol 4 Part E 7.8.11 / 7.8.65): the first parameter is Enable.
+    case setScanEnable(enabled: Bool)
     /// LE Set Advertising Data / Scan Response Data (legacy): the declared length and the data.
     case setAdvertisingData(scanResponse: Bool, declaredLength: UInt8, data: ByteRange)
     /// LE Enable Encryption (Core v5.4 Vol 4 Part E 7.8.24). `key`: Random_Number (8 bytes),
@@ -56,6 +58,8 @@ public enum HCICommand: Sendable {
             return .setAdvertisingEnable(enabled: try p.u8("Advertising Enable") != 0)
         case .leSetExtendedAdvertisingEnable:
             return .setAdvertisingEnable(enabled: try p.u8("Enable") != 0)
+        case .leSetScanEnable, .leSetExtendedScanEnable:
+            return .setScanEnable(enabled: try p.u8("Enable") != 0)
         case .leSetAdvertisingData, .leSetScanResponseData:
             let length = try p.u8("Data Length")
             let data = p.rest()

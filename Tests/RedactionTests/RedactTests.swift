@@ -1,3 +1,4 @@
+import TestSupport
 import BLEAnalysis
 import BLEBytes
 import BLECapture
@@ -148,19 +149,13 @@ import Testing
     @Test func keySplitOverFragmentsIsZeroed() throws {
         let ltk: [UInt8] = (1...16).map { UInt8($0) &* 17 }
         // SMP Encryption Information: L2CAP length 17, CID 0x0006, code 0x06, LTK.
-        let pdu: [UInt8] = [17, 0, 0x06, 0, 0x06] + ltk
-        let t: Int64 = 1_700_000_000_000_000
-        var w = BTSnoopWriter()
-        // LE Connection Complete, handle 0x0040, peer C0:11:22:33:44:55 (static random).
-        w.append(RecordToWrite(timestamp: t, direction: .received, kind: .event,
-                               payload: [0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC0,
-                                         0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00]))
-        let first = Array(pdu[0..<12]), second = Array(pdu[12...])
-        w.append(RecordToWrite(timestamp: t + 1000, direction: .received, kind: .aclData,
-                               payload: [0x40, 0x20, UInt8(first.count), 0] + first))
-        w.append(RecordToWrite(timestamp: t + 2000, direction: .received, kind: .aclData,
-                               payload: [0x40, 0x10, UInt8(second.count), 0] + second))
-        let input = try Fixtures.write("split-key.btsnoop", w.bytes)
+        let pdu = CaptureBuilder.l2cap(0x0006, [0x06] + ltk)
+        // LE Connection Complete, handle 0x0040, peer C0:11:22:33:44:55 (static random), timeout 720 ms.
+        var b = CaptureBuilder(start: 1_700_000_000_000_000, peer: [0x55, 0x44, 0x33, 0x22, 0x11, 0xC0])
+        b.leConnected(0, handle: 0x40, timeout: 0x48)
+        b.fragment(1000, .received, handle: 0x40, pb: 0x2000, Array(pdu[0..<12]))
+        b.continuation(1000, .received, handle: 0x40, Array(pdu[12...]))
+        let input = try Fixtures.write("split-key.btsnoop", b.bytes)
         let out = Fixtures.temporary("split-key-redacted.btsnoop")
         let summary = try Redactor.redact(input: input, output: out)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: out)))
@@ -169,7 +164,7 @@ import Testing
         let address = bytes.contains(bytes: [0x55, 0x44, 0x33, 0x22, 0x11, 0xC0])
         #expect(!firstPiece && !secondPiece, "both pieces of the LTK are zeroed")
         #expect(!address)
-        #expect(bytes.count == w.bytes.count)
+        #expect(bytes.count == b.bytes.count)
     }
 
     /// A file cut inside a record: the copy is cut at the same place, reports the same issue, and

@@ -1,25 +1,17 @@
-import BLEBytes
 import BLECapture
 import BLEProtocol
 
 /// Scanning and advertising periods from the host's enable commands (Core v5.4 Vol 4 Part E
-/// 7.8.9 / 7.8.11 / 7.8.56 / 7.8.65): the first parameter byte is Enable.
+/// 7.8.9 / 7.8.11 / 7.8.56 / 7.8.65), as the session model decodes them (`HCICommand`):
+/// `SessionModel.radio` while the HTML report's collector runs.
 struct RadioTracker {
     private var open: [String: ReportExtras.RadioPeriod] = [:]
     private var done: [ReportExtras.RadioPeriod] = []
     static let maxPeriods = 2000
 
-    mutating func command(_ frame: Frame) {
-        let p = frame.payload.reader
-        guard let opcode = HCIPacketHeader.commandOpcode(p), let enable = HCIPacketHeader.commandParameters(p)?.peekU8() else { return }
-        let kind: ReportExtras.RadioPeriod.Kind
-        switch opcode {
-        case .leSetScanEnable, .leSetExtendedScanEnable: kind = .scanning
-        case .leSetAdvertisingEnable, .leSetExtendedAdvertisingEnable: kind = .advertising
-        default: return
-        }
+    mutating func enable(_ kind: ReportExtras.RadioPeriod.Kind, _ enabled: Bool, frame: Frame) {
         let key = "\(kind.rawValue)/\(frame.adapter)"
-        if enable != 0 {
+        if enabled {
             if open[key] == nil {
                 open[key] = .init(kind: kind, adapter: frame.adapter, start: frame.timestamp, end: frame.timestamp, frame: frame.number)
             }

@@ -1,14 +1,15 @@
 import BLEBytes
 import BLECapture
 import BLEProtocol
-import BLEAnalysis
 
-/// Gathers what the HTML report needs (`ReportExtras`) during the one analysis pass, so the capture
-/// is read once (and `bleanalyze report - -o x.html` works from a pipe like a file).
+/// Gathers what the HTML report needs (`ReportExtras`, and each connection's `activity` series)
+/// during the one analysis pass, so the capture is read once (and `bleanalyze report - -o x.html`
+/// works from a pipe like a file). The analysis decides what is kept; the report only says how a
+/// frame is written (`format`; BLEReport's `EvidenceCollector(analyzer:around:)` gives `packets`' text).
 ///
 /// ```swift
 /// let analyzer = Analyzer(detect: true)
-/// let collector = EvidenceCollector(analyzer: analyzer)
+/// let collector = EvidenceCollector(analyzer: analyzer)   // BLEReport's convenience init
 /// let summary = capture.read { collector.consume($0) }   // instead of analyzer.consume
 /// let findings = analyzer.finish()
 /// let extras = collector.finish(findings: findings, captureEnd: summary.lastTimestamp)
@@ -23,6 +24,9 @@ import BLEAnalysis
 /// The pass is single-threaded and the PDU body never re-enters `consume`: stored properties skip the
 /// runtime exclusivity checks (as `Analyzer`'s do), which showed in the profile of a large report.
 public final class EvidenceCollector {
+    /// A frame written for the report: the frame, its decoded layers and its status.
+    public typealias FrameFormatter = (Frame, [Layer], FrameStatus) -> String
+
     /// Evidence frames per finding around which frames are decoded (the first ones, which the
     /// detectors list most telling first).
     static let maxFramesPerFinding = 4
@@ -40,7 +44,8 @@ public final class EvidenceCollector {
     let maxDecoded: Int
     @exclusivity(unchecked) private var recent: RecentFrames
     @exclusivity(unchecked) private var notable: NotableFrames
-    private let text = PacketText(options: RenderOptions(), width: 100)
+    /// Writes a frame as the report shows it (BLEReport gives `packets`' btmon-style text).
+    private let format: FrameFormatter
 
     @exclusivity(unchecked) private var extras = ReportExtras()
     @exclusivity(unchecked) private var series = SeriesCollector()
@@ -56,7 +61,6 @@ public final class EvidenceCollector {
 
     // The frame being consumed, for its PDU.
     @exclusivity(unchecked) private var current = 0
-    @exclusivity(unchecked) private var currentTime: Int64 = 0
     @exclusivity(unchecked) private var decodeNow: Int?
     @exclusivity(unchecked) private var upper: [Layer] = []
     /// The current frame carried an ATT PDU end-of-pass rules cite (`NotableFrames`).
@@ -70,9 +74,12 @@ public final class EvidenceCollector {
     ///   - around: frames decoded on each side of an evidence frame (0…50).
     ///   - maxDecoded: decoded frames kept, first windows of all findings first. During the pass at
     ///     most twice this many are held; past that (first windows only) new windows are not decoded.
-    public init(analyzer: Analyzer, around: Int = 3, maxDecoded: Int = EvidenceCollector.maxDecodedFrames) {
+    ///   - format: how a decoded frame is written (its layers, upper ones decoded as the PDU completed).
+    public init(analyzer: Analyzer, around: Int = 3, maxDecoded: Int = EvidenceCollector.maxDecodedFrames, format: @escaping FrameFormatter) {
         self.analyzer = analyzer
+        self.format = format
         analyzer.session.recordsActivity = true   // the charts' series
+        analyzer.session.radio = RadioTracker()   // scanning and advertising periods
         self.maxDecoded = max(1, maxDecoded)
         self.around = max(0, min(around, 50))
         extras.around = self.around
@@ -83,7 +90,6 @@ public final class EvidenceCollector {
     /// Consumes one frame: the analysis, then what the report keeps of it.
     public func consume(_ frame: Frame) {
         current = frame.number
-        currentTime = frame.timestamp
         decodeNow = rankAhead(frame.number)
         upper.removeAll(keepingCapacity: true)
         notableNow = false
@@ -92,16 +98,15 @@ public final class EvidenceCollector {
         recent.setStatus(status)
         if let rank = decodeNow {
             // Decoded as the frame goes by, with the upper layers decoded as the PDU completed: exactly as `packets`.
-            var s = ""
-            text.render(frame, layers: FrameLayers.decode(frame) + upper, status: status, into: &s)
-            keep(.init(number: frame.number, time: frame.timestamp, text: s), rank: rank)
+            keep(.init(number: frame.number, time: frame.timestamp, text: format(frame, FrameLayers.decode(frame) + upper, status)), rank: rank)
         }
-        series.frame(frame, session: analyzer.session)
         notable.frame(frame, status: status, attNotable: notableNow, recent: recent)
         if let engine = analyzer.engine, engine.findings.count > findingsSeen {
             for f in engine.findings[findingsSeen...] { schedule(f) }
             findingsSeen = engine.findings.count
         }
+        // After the findings: a link closed by this frame is ranked with the findings it gave.
+        series.frame(frame, session: analyzer.session)
     }
 
     /// A complete L2CAP PDU, handed over before the session acts on it.
@@ -109,7 +114,6 @@ public final class EvidenceCollector {
         let pdu = completed.bytes, c = completed.connection, received = completed.received
         recent.addPDU(pdu, c, received: received)
         let opcode = completed.attOpcode
-        if let opcode { series.att(opcode, c, time: currentTime) }
         if let opcode, Self.changesDatabase.contains(opcode) {
             // The session is about to add what this response discovered to a GATT database: the frames
             // a window may still want are decoded now, as `packets` shows them (names known so far).
@@ -155,7 +159,9 @@ public final class EvidenceCollector {
         if decoded.count > maxDecoded { keepKeyWindows(of: findings) }
         extras.frames = decoded.values.map(\.frame).sorted { $0.number < $1.number }
         decoded.removeAll()
-        series.finish(model: analyzer.session, end: captureEnd ?? 0, into: &extras)
+        var counts: [Int: [Severity: Int]] = [:]
+        for f in findings { if let c = f.connectionIndex { counts[c, default: [:]][f.severity, default: 0] += 1 } }
+        series.finish(model: analyzer.session, end: captureEnd ?? 0, finalFindings: counts, into: &extras)
         return extras
     }
 
@@ -164,6 +170,7 @@ public final class EvidenceCollector {
     /// Decodes the frames around `f`'s first evidence frames that are still kept, and schedules the
     /// frames after them; notes the time and ATT value of every evidence frame.
     private func schedule(_ f: Finding) {
+        series.noteFinding(f)
         for n in f.frames where extras.frameTimes[n] == nil {
             guard let k = kept(n) else { continue }
             extras.frameTimes[n] = k.timestamp
@@ -195,8 +202,7 @@ public final class EvidenceCollector {
     }
 
     private func decode(_ k: KeptFrame) -> ReportExtras.DecodedFrame {
-        var s = ""
-        k.withFrame { frame in text.render(frame, layers: FrameLayers.decode(frame) + k.upperLayers(), status: k.status, into: &s) }
+        let s = k.withFrame { frame in format(frame, FrameLayers.decode(frame) + k.upperLayers(), k.status) }
         return .init(number: k.number, time: k.timestamp, text: s)
     }
 

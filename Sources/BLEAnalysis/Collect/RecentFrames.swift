@@ -1,7 +1,6 @@
 import BLEBytes
 import BLECapture
 import BLEProtocol
-import BLEAnalysis
 
 /// A copy of one frame as it went by, with what the upper layers need to be decoded later: the
 /// L2CAP PDUs it completed and, for each, the session's display context *at that moment* (the

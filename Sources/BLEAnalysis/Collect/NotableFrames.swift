@@ -1,7 +1,6 @@
 import BLEBytes
 import BLECapture
 import BLEProtocol
-import BLEAnalysis
 
 /// Frames kept beyond the ring of recent frames, for the findings detectors add at the end of the
 /// pass (`Detector.finish`), which may cite frames long gone: aggregated rules (`pool.page-timeouts`

@@ -1,6 +1,5 @@
 import BLEBytes
 import BLEProtocol
-import BLEAnalysis
 
 /// What the HTML report needs beyond the session model, gathered during the one analysis pass
 /// (`EvidenceCollector`): the frames around each finding decoded, the times of evidence frames,
@@ -55,10 +54,6 @@ public struct ReportExtras: Sendable {
     public var frames: [DecodedFrame] = []
     /// Time of every evidence frame.
     public var frameTimes: [Int: Int64] = [:]
-    /// Controller ACL buffers in use over each connection's life, by connection index.
-    public var buffers: [Int: BufferSeries] = [:]
-    /// When ACL packets, values and writes went by, per connection index.
-    public var traffic: [Int: Traffic] = [:]
     public var radio: [RadioPeriod] = []
     /// Times of advertising reports (thinned to at most `TimeSamples.capacity`).
     public var advertisingReports = TimeSamples()
@@ -69,35 +64,60 @@ public struct ReportExtras: Sendable {
 
     public init() {}
 
-    /// Exact times of a connection's traffic (thinned when there is a lot of it).
-    public struct Traffic: Sendable {
-        public var sent = TimeSamples()
-        public var received = TimeSamples()
-        /// Notifications and indications.
-        public var values = TimeSamples()
-        /// Write Requests and Write Commands.
-        public var writes = TimeSamples()
+    /// Connections whose series (`Connection.activity`) are kept in full: a capture with more is
+    /// shown summarised (peer groups, the worst connections in full), and each closed connection's
+    /// series is reduced to a few KB (`ActivitySeries.reduce`).
+    public static let maxDetailedConnections = 60
+    /// Connections a summarised page shows in full, worst first (`worse`); their series are kept in full.
+    public static let fullConnections = 30
+
+    /// Ordering key of a connection, worst first (lexicographically smaller is worse): the most
+    /// severe findings (`findings`: its findings counted by severity), then how many, then a failed
+    /// link (never completed, or ended by a link loss), then the shortest, then the first.
+    public static func rank(_ c: Connection, findings: [Severity: Int]) -> [Int64] {
+        var key: [Int64] = Severity.allCases.reversed().map { -Int64(findings[$0] ?? 0) }
+        key.append(failed(c) ? 0 : 1)
+        key.append(duration(c) ?? .max)
+        key.append(Int64(c.index))
+        return key
+    }
+
+    /// The connection never completed, or a link loss ended it.
+    public static func failed(_ c: Connection) -> Bool {
+        if c.lifecycle.completeTime == nil && c.startTime == nil { return true }
+        if let r = c.lifecycle.disconnectReason, LinkLoss.reasons.contains(r.rawValue) { return true }
+        return false
+    }
+
+    /// From its start to its disconnect (or last data), nil when it never started.
+    public static func duration(_ c: Connection) -> Int64? {
+        guard let start = c.startTime else { return nil }
+        return (c.lifecycle.disconnectTime ?? c.traffic.lastDataTime ?? start) - start
     }
 
     /// The evidence span of a finding: the earliest and latest time of its frames.
-    func span(_ f: Finding) -> (Int64, Int64) {
+    public func span(_ f: Finding) -> (Int64, Int64) {
         let times = f.frames.compactMap { frameTimes[$0] } + [f.time]
         return (times.min() ?? f.time, times.max() ?? f.time)
     }
 }
 
-/// Controller ACL buffers in use on one link over its life: `count` buckets from `start` to `end`,
-/// each with the most buffers this link held and the most the whole pool held.
+/// Controller ACL buffers in use on one link over its life: `count` buckets (480, fewer once
+/// reduced) from `start` to `end`, each with the most buffers this link held and the most the whole
+/// pool held (UInt16: a controller has at most 65,535 buffers, Core v5.4 Vol 4 Part E 7.4.5).
 public struct BufferSeries: Sendable {
     public let start: Int64
     public let end: Int64
-    public var link: [Int]
-    public var pool: [Int]
-    /// Buckets in which a value was recorded; the others carry the previous bucket's last value.
+    public private(set) var link: [UInt16]
+    public private(set) var pool: [UInt16]
+    /// While recording: buckets in which a value was recorded (the others carry the previous
+    /// bucket's last value) and that last value; let go by `close()`.
     var touched: [Bool]
-    var last: [Int]
+    var last: [UInt16]
     public var capacity: Int?
-    static let count = 480
+    public static let count = 480
+    /// Buckets of this series.
+    public var buckets: Int { link.count }
 
     init(start: Int64, end: Int64) {
         self.start = start
@@ -113,14 +133,30 @@ public struct BufferSeries: Sendable {
         return min(max(i, 0), Self.count - 1)
     }
 
+    /// Recording is over: only the buckets are kept.
+    mutating func close() {
+        touched = []
+        last = []
+    }
+
+    /// Merges neighbouring buckets (highest values kept) down to at most `n`.
+    mutating func reduce(to n: Int) {
+        close()
+        guard link.count > n, n > 0 else { return }
+        let per = (link.count + n - 1) / n
+        func merge(_ a: [UInt16]) -> [UInt16] { stride(from: 0, to: a.count, by: per).map { a[$0 ..< min($0 + per, a.count)].max() ?? 0 } }
+        link = merge(link)
+        pool = merge(pool)
+    }
+
     /// - Parameter lastValue: the link's buffers after the sample (`v` unless samples were merged).
     mutating func record(_ t: Int64, link v: Int, pool p: Int, last lastValue: Int? = nil) {
         let i = bucket(t)
         if !touched[i] { fill(through: i) }
         touched[i] = true
-        link[i] = max(link[i], v)
-        pool[i] = max(pool[i], p)
-        last[i] = lastValue ?? v
+        link[i] = max(link[i], UInt16(clamping: v))
+        pool[i] = max(pool[i], UInt16(clamping: p))
+        last[i] = UInt16(clamping: lastValue ?? v)
     }
 
     /// Carries the last value into untouched buckets up to `i` (a link holds its buffers until
@@ -138,7 +174,7 @@ public struct BufferSeries: Sendable {
         }
     }
 
-    public var peak: Int { link.max() ?? 0 }
+    public var peak: Int { Int(link.max() ?? 0) }
 }
 
 /// Up to `capacity` event times, evenly thinned when there are more (every 2nd, 4th, …).
@@ -147,9 +183,18 @@ public struct TimeSamples: Sendable {
     /// Each kept time stands for `stride` events.
     public private(set) var stride = 1
     public private(set) var total = 0
-    static let capacity = 4096
+    public static let capacity = 4096
 
     public init() {}
+
+    /// Keeps every 2nd, 4th, … time until at most `n` are left, and lets go of spare capacity.
+    mutating func thin(to n: Int) {
+        while times.count > n {
+            times = times.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+            stride *= 2
+        }
+        if times.capacity > times.count { times = times.withUnsafeBufferPointer { Array($0) } }
+    }
 
     mutating func add(_ t: Int64) {
         total += 1

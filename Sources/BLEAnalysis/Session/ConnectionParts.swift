@@ -1,0 +1,76 @@
+import BLEProtocol
+
+// The parts of a `Connection`'s state, each written by one layer of the model (issue 26): the
+// connection holds one of each, so who may change what is in the type, and a reader finds a fact
+// by what it is about.
+
+/// When the link began and ended, as the HCI events (or their absence) tell it: written by
+/// `SessionModel+HCI` (and by `SessionModel+ACL` for sessions the capture did not see set up).
+public struct ConnectionLifecycle: Sendable {
+    public internal(set) var attemptFrame: Int?
+    public internal(set) var attemptTime: Int64?
+    public internal(set) var completeFrame: Int?
+    public internal(set) var completeTime: Int64?
+    /// True when the capture shows traffic but no connection set-up (it began mid-connection).
+    public internal(set) var inferred = false
+    public internal(set) var disconnectFrame: Int?
+    public internal(set) var disconnectTime: Int64?
+    public internal(set) var disconnectReason: HCIStatus?
+    /// The host asked for the disconnect (HCI Disconnect seen), with this reason.
+    public internal(set) var localDisconnectReason: HCIStatus?
+}
+
+/// What an LE air capture's sniffer missed of the link: written by `AirCaptureAdapter`.
+public struct SnifferLoss: Sendable {
+    /// The last frame where the sniffer lost packets of this link (a response may be among them).
+    public internal(set) var captureLossFrame = 0
+    /// …and the first such frame.
+    public internal(set) var firstCaptureLossFrame = 0
+    /// How the end of a link that was lost without a disconnect on air is known.
+    public internal(set) var lossInferred: String?
+}
+
+/// The link layer's parameters in force (LE Connection Complete, Connection Update Complete, Data
+/// Length Change, PHY Update Complete): written by `SessionModel+HCI` (and the air adapter).
+public struct LinkState: Sendable {
+    /// Connection interval (1.25 ms units), peripheral latency (events), supervision timeout (10 ms units).
+    public internal(set) var intervalUnits: UInt16 = 0
+    public internal(set) var latency: UInt16 = 0
+    public internal(set) var timeoutUnits: UInt16 = 0
+    public internal(set) var parameterUpdates = 0
+    public internal(set) var dataLength: (tx: UInt16, rx: UInt16)?
+    public internal(set) var phy: (tx: UInt8, rx: UInt8)?
+}
+
+/// Encryption of the link (Encryption Change, Key Refresh): written by `SessionModel+HCI`.
+public struct EncryptionState: Sendable {
+    public internal(set) var encrypted = false
+    /// Encryption was on at some point of the connection.
+    public internal(set) var everEncrypted = false
+    public internal(set) var encryptionFailures = 0
+}
+
+/// ACL traffic both ways: written by `SessionModel+ACL`.
+public struct TrafficCounts: Sendable {
+    public internal(set) var aclSent = 0
+    public internal(set) var aclReceived = 0
+    public internal(set) var bytesSent = 0
+    public internal(set) var bytesReceived = 0
+    public internal(set) var firstDataTime: Int64?
+    public internal(set) var lastDataTime: Int64?
+    public internal(set) var lastReceivedFrame: Int?
+    public internal(set) var lastReceivedTime: Int64?
+    public internal(set) var lastSentFrame: Int?
+    public internal(set) var lastSentTime: Int64?
+}
+
+/// The host's ACL packets in the controller (Number Of Completed Packets, Core v5.4 Vol 4 Part E
+/// 7.7.19): written by `FlowControl` through `SessionModel+ACL`/`+HCI`.
+public struct ControllerBuffers: Sendable {
+    /// Host ACL packets in the controller not yet reported completed.
+    public internal(set) var buffersInFlight = 0
+    /// Host packets the controller reported completed on this link.
+    public internal(set) var packetsCompleted = 0
+    /// The oldest of those packets first (bounded), for `flow.credits-lost`.
+    var unacknowledged = SentQueue()
+}
