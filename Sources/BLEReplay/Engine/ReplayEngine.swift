@@ -63,6 +63,7 @@ public final class ReplayEngine {
     /// A command the run sent itself (not recorded) whose answer is awaited and swallowed.
     private var ownCommand: UInt16?
     private var ownNotes: [String] = []
+    private var fastIntervalNoted = false
     private let connectionPeers: [BDAddr?]
     /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
     private var recordedAcceptList = false
@@ -378,7 +379,7 @@ public final class ReplayEngine {
             noteTarget(i)
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
-            let rewritten = HostRewriter.command(bytes, maps: maps)
+            let rewritten = fastInterval(HostRewriter.command(bytes, maps: maps), unit: i)
             HostRewriter.noteIntervalRequest(UnitView(LinkUnit(content: .command(rewritten), packets: [], frames: [], timestamp: 0, fromHost: true)), maps: &maps)
             try transmit(H4Packet(.command, rewritten))
             if takesCredit { flow.sentCommand() }
@@ -404,6 +405,22 @@ public final class ReplayEngine {
         let opcode = UInt16(command[0]) | UInt16(command[1]) << 8
         guard opcode == HCIOpcode.leSetScanEnable.rawValue || opcode == HCIOpcode.leSetExtendedScanEnable.rawValue else { return }
         scanStopped = command[3] == 0
+    }
+
+    /// `--timing fast` (with rule `conn-interval`): a command asking for a connection interval
+    /// asks for the shortest (7.5 ms, Core v5.4 Vol 4 Part E 7.8.12) instead. The interval is
+    /// radio timing, not what a recording tests, and a controller moves ACL data once per
+    /// connection event: RootCanal takes one interval per ATT round trip, so a session recorded
+    /// at 48.75 ms replays 6.5 times faster. The live interval is compared against the range
+    /// sent (rule `conn-interval`).
+    private func fastInterval(_ command: [UInt8], unit i: Int) -> [UInt8] {
+        guard options.timing == .fast, options.rules.isRelaxed(ReplayRules.connectionInterval),
+              let fast = ConnectionIntervalRequest.requesting(ConnectionIntervalRequest.fastest, in: command) else { return command }
+        if !fastIntervalNoted {
+            fastIntervalNoted = true
+            ownNotes.append("--timing fast: connection intervals asked for as 7.5 ms (from #\(script.units[i].frame) on; the recorded ones with --timing original or --strict conn-interval)")
+        }
+        return fast
     }
 
     private func transmit(_ packet: H4Packet) throws(TransportError) {
