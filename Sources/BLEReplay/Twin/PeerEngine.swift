@@ -81,6 +81,10 @@ public final class PeerEngine {
 
     var connectionsAcceptedCount: Int { connectionsAccepted }
 
+    /// The story steps a live PDU may match: those of the recorded connection being played (a
+    /// request the central makes again on a later connection is that connection's).
+    var storyEnd: Int { twin.story.connectionEnd(max(0, min(connectionsAccepted, twin.story.connectionStarts.count) - 1)) }
+
     /// The device ended the recorded connection (not the central): once the central did what it
     /// did on it and the device's answers are out, the twin disconnects (Remote User Terminated,
     /// Core v5.4 Vol 4 Part E 7.1.6), after the recorded pause (at most 0.5 s under `fast`).
@@ -88,9 +92,7 @@ public final class PeerEngine {
         guard let handle = liveHandle, !endSent, outbox.isEmpty, connectionsAccepted > 0 else { return }
         let k = connectionsAccepted - 1
         guard k < twin.deviceEnds.count, let pause = twin.deviceEnds[k] else { return }
-        let starts = twin.story.connectionStarts
-        let end = k + 1 < starts.count ? starts[k + 1] : twin.story.steps.count
-        guard next >= end else { return }
+        guard next >= twin.story.connectionEnd(k) else { return }
         let seconds = Double(pause) / 1e6
         let due = endDue ?? now + (options.timing == .original ? seconds / max(options.speed, 0.001) : min(seconds, 0.5))
         endDue = due
@@ -264,9 +266,9 @@ public final class PeerEngine {
         // Secure Connections pairing is replayed as recorded from the central's Public Key on
         // when that key is the recorded one (its private key is not in the recording).
         if channel == L2CAP.ChannelID.smp.rawValue, twin.story.pairingResponse != nil {
-            let k = twin.story.match(pdu, from: next)
+            let k = twin.story.match(pdu, from: next, before: storyEnd)
             // A live pairing's PDU (other keys and nonces) stands for the recorded one of its code.
-            if let done = k ?? twin.story.steps[min(next, twin.story.steps.count)...].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
+            if let done = k ?? twin.story.steps[min(next, storyEnd) ..< storyEnd].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
                 matched[done] = true; next = done + 1; position = done
             }
             // A replayed LE legacy pairing (the central sent the recorded Pairing Request): its
@@ -292,7 +294,7 @@ public final class PeerEngine {
             try answerByRule(channel: channel, payload: payload, pdu: pdu)
             return
         }
-        if let k = twin.story.match(pdu, from: next) {
+        if let k = twin.story.match(pdu, from: next, before: storyEnd) {
             matched[k] = true
             next = k + 1
             position = k

@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEProtocol
 
 /// The recorded connection as a story: the central's L2CAP PDUs in order, each followed by what
@@ -37,6 +38,9 @@ public struct TwinStory: Sendable {
     public private(set) var pairingResponse: [UInt8]?
     public private(set) var pairingRandom: [UInt8]?
     public private(set) var keyDistribution: [UInt8: [UInt8]] = [:]
+    /// Every SMP PDU of the central and of the device, in order (payloads).
+    public private(set) var centralSMP: [[UInt8]] = []
+    public private(set) var deviceSMP: [[UInt8]] = []
 
     public init(units: [LinkUnit], centralIsHost: Bool) {
         self.init(connections: [units], centralIsHost: centralIsHost)
@@ -72,10 +76,11 @@ public struct TwinStory: Sendable {
                         keep(UInt16(payload[1]) | UInt16(payload[2]) << 8, Array(payload[3...]))
                     }
                 }
-                if channel == L2CAP.ChannelID.smp.rawValue { pairingRecorded = true }
+                if channel == L2CAP.ChannelID.smp.rawValue { pairingRecorded = true; centralSMP.append(payload) }
                 continue
             }
             if steps.count == first { openings[openings.count - 1].append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
+            if channel == L2CAP.ChannelID.smp.rawValue { deviceSMP.append(payload) }
             if channel == L2CAP.ChannelID.smp.rawValue, let code = payload.first {
                 if code == 0x05, pairingFailed == nil { pairingFailed = payload }
                 if code == 0x02, pairingResponse == nil, payload.count == 7 { pairingResponse = payload }
@@ -140,10 +145,43 @@ public struct TwinStory: Sendable {
         return AttributeTable.NotFoundHandle.allCases.max { counts[$0, default: 0] < counts[$1, default: 0] || (counts[$0, default: 0] == counts[$1, default: 0] && $0 == .start) } ?? .start
     }
 
+    /// The passkey of the first LE Secure Connections Passkey Entry pairing recorded, read back
+    /// from its 20 rounds (Core v5.4 Vol 3 Part H 2.3.5.6.3): in round i the central's commitment
+    /// is Cai = f4(PKax, PKbx, Nai, 0x80 | rai), rai bit i of the passkey, so trying both bits
+    /// against the recorded Cai and Nai gives each. Nil when no such pairing is recorded.
+    public var recordedPasskey: UInt32? {
+        let central = centralSMP.map { pdu in pdu.withUnsafeBytes { raw -> SMP.Command? in var r = ByteReader(raw); return try? SMP.decode(&r) } }
+        let device = deviceSMP.map { pdu in pdu.withUnsafeBytes { raw -> SMP.Command? in var r = ByteReader(raw); return try? SMP.decode(&r) } }
+        func bytes(_ range: ByteRange, of pdu: [UInt8]) -> [UInt8] { Array(pdu[range.offset ..< range.offset + range.count]) }
+        guard let a = central.indices.first(where: { if case .pairingPublicKey = central[$0] { true } else { false } }),
+              case let .pairingPublicKey(ax, _)? = central[a],
+              let b = device.indices.first(where: { if case .pairingPublicKey = device[$0] { true } else { false } }),
+              case let .pairingPublicKey(bx, _)? = device[b] else { return nil }
+        let pkax = bytes(ax, of: centralSMP[a]), pkbx = bytes(bx, of: deviceSMP[b])
+        var confirms: [[UInt8]] = [], randoms: [[UInt8]] = []
+        for (k, command) in central.enumerated().dropFirst(a + 1) {
+            if case let .pairingConfirm(v)? = command { confirms.append(bytes(v, of: centralSMP[k])) }
+            if case let .pairingRandom(v)? = command { randoms.append(bytes(v, of: centralSMP[k])) }
+        }
+        guard confirms.count >= 20, randoms.count >= 20 else { return nil }
+        var passkey: UInt32 = 0
+        for i in 0 ..< 20 {
+            if SecureConnections.f4(u: pkax, v: pkbx, x: randoms[i], z: 0x81) == confirms[i] { passkey |= 1 << UInt32(i); continue }
+            guard SecureConnections.f4(u: pkax, v: pkbx, x: randoms[i], z: 0x80) == confirms[i] else { return nil }
+        }
+        return passkey <= 999_999 ? passkey : nil
+    }
+
     /// The first step at or after `from` whose central PDU is `pdu`.
-    public func match(_ pdu: [UInt8], from: Int) -> Int? {
-        guard from < steps.count else { return nil }
-        return steps[from...].firstIndex { $0.pdu == pdu }
+    public func match(_ pdu: [UInt8], from: Int, before end: Int? = nil) -> Int? {
+        let end = min(end ?? steps.count, steps.count)
+        guard from < end else { return nil }
+        return steps[from ..< end].firstIndex { $0.pdu == pdu }
+    }
+
+    /// The end (exclusive step index) of the recorded connection `k` (0-based).
+    public func connectionEnd(_ k: Int) -> Int {
+        k + 1 < connectionStarts.count ? connectionStarts[k + 1] : steps.count
     }
 
     /// The value of `handle` as recorded by step `step`: the latest one recorded at or before

@@ -1,0 +1,105 @@
+@testable import BLEReplay
+import Foundation
+import Testing
+import TestSupport
+
+/// Passkey Entry with a twin (`peer --passkey N`) and what a twin answers for a handle its
+/// recording never had, on RootCanal with a Bumble central (`scripts/replay/twin_central.py`):
+/// Bumble checks every confirm value, so a wrong TK, a wrong round commitment or a wrong DHKey
+/// check fails the pairing.
+@Suite(.enabled(if: ReplayEnvironment.hasBumble && ReplayEnvironment.rootCanal != nil && TsharkATT.available),
+       .liveThreads, .timeLimit(.minutes(4)))
+struct TwinPasskeyTests {
+    static let accuChek = Repo.sharedReal?.appendingPathComponent("android_accuchek_glucose_smp_confirm_failed_rebond.btsnoop").path ?? "/nonexistent"
+
+    /// The Accu-Chek meter displays a passkey (its recorded Pairing Response: DisplayOnly, MITM,
+    /// legacy): a keyboard central makes it legacy Passkey Entry (Core v5.4 Vol 3 Part H 2.3.5.1),
+    /// TK = the passkey. The same passkey pairs and encrypts; another one fails (Confirm Value
+    /// Failed from Bumble, which checks the twin's Sconfirm against its Srand and TK).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: accuChek)), arguments: [(123_456, 123_456), (123_456, 654_321)])
+    func keyboardCentralPairsWithALegacyPasskeyTwin(twinPasskey: Int, typed: Int) async throws {
+        let response = TsharkATT.rows(Self.accuChek, "btsmp.opcode == 0x02", ["btsmp.io_capability", "btsmp.mitm_flag", "btsmp.sc_flag"])
+        try #require(response.first.map { ["0x00", "0"].contains($0[0]) && ["1", "True"].contains($0[1]) && ["0", "False"].contains($0[2]) } == true,
+                     "the recorded Pairing Response is DisplayOnly, MITM, legacy: \(response)")
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await TwinTests.startTwin(Self.accuChek, on: rootCanal, extra: ["--passkey", "\(twinPasskey)"])
+        let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--pair", "--passkey", "\(typed)"])
+        _ = try await twin.wait(timeout: 30)
+        #expect(twin.stdout.contains("pairing: legacy Passkey Entry"), "\(twin.stdout.prefix(1500))")
+        if twinPasskey == typed {
+            #expect(result["paired"] as? String == "ok", "\(result["paired"] ?? "")")
+            #expect(result["encrypted"] as? Bool == true)
+            #expect(twin.stdout.contains("encryption: with the STK of the central's legacy pairing"), "\(twin.stdout.prefix(1500))")
+        } else {
+            #expect((result["paired"] as? String ?? "ok").hasPrefix("error"), "\(result["paired"] ?? "")")
+            #expect(result["encrypted"] as? Bool == false)
+        }
+    }
+
+    /// Without `--passkey` the twin cannot do a legacy Passkey Entry pairing (the recording's
+    /// passkey is not in it): it refuses as the device did or with Pairing Not Supported, and says why.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: accuChek)))
+    func legacyPasskeyTwinWithoutPasskeyRefusesAndSaysWhy() async throws {
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await TwinTests.startTwin(Self.accuChek, on: rootCanal)
+        let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--pair", "--passkey", "123456"])
+        _ = try await twin.wait(timeout: 30)
+        #expect((result["paired"] as? String ?? "ok").hasPrefix("error"), "\(result["paired"] ?? "")")
+        #expect(twin.stdout.contains("give the passkey with --passkey"), "\(twin.stdout.prefix(1500))")
+    }
+
+    /// LE Secure Connections Passkey Entry: `pairing_ok.btsnoop` with the device's recorded
+    /// Pairing Response made DisplayOnly with MITM (one byte each, in a copy of the recording), so
+    /// a keyboard central pairs by Passkey Entry (2.3.5.6.3): 20 rounds of commitments, then the
+    /// DHKey checks with r = the passkey. Bumble checks each Cbi against Nbi and its own passkey.
+    @Test(.enabled(if: SecureConnectionsSupport.available), arguments: [(20_24_11, 20_24_11), (20_24_11, 11_20_24)])
+    func keyboardCentralPairsWithASecureConnectionsPasskeyTwin(twinPasskey: Int, typed: Int) async throws {
+        let dir = try ReplayEnvironment.temporaryDirectory("sc-passkey")
+        let recording = dir.appendingPathComponent("pairing_display.btsnoop")
+        var packets = try RecordingFacts.packets(URL(fileURLWithPath: Repo.capture("pairing_ok.btsnoop")))
+        // The device's Pairing Response: ACL from the controller, L2CAP CID 0x0006, code 0x02
+        // (Core v5.4 Vol 3 Part H 3.5.2: IO Capability, OOB, AuthReq, ...).
+        let k = try #require(packets.firstIndex { p in
+            let b = p.packet.bytes
+            return !p.fromHost && p.packet.type == .acl && b.count == 4 + 4 + 7 && b[6] == 0x06 && b[7] == 0x00 && b[8] == 0x02
+        })
+        var bytes = packets[k].packet.bytes
+        bytes[9] = 0x00         // IO Capability: DisplayOnly
+        bytes[11] |= 0x04       // AuthReq: MITM
+        packets[k].packet = H4Packet(.acl, bytes)
+        try ReplayEnvironment.writeRecording(packets, to: recording)
+
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await TwinTests.startTwin(recording.path, on: rootCanal, extra: ["--passkey", "\(twinPasskey)"])
+        let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--pair", "--passkey", "\(typed)"])
+        _ = try await twin.wait(timeout: 30)
+        #expect(twin.stdout.contains("pairing: LE Secure Connections Passkey Entry"), "\(twin.stdout.prefix(1500))")
+        if twinPasskey == typed {
+            #expect(result["paired"] as? String == "ok", "\(result["paired"] ?? "")")
+            #expect(result["encrypted"] as? Bool == true)
+            #expect(twin.stdout.contains("encryption: with the LTK of the central's LE Secure Connections pairing (f5)"), "\(twin.stdout.prefix(1500))")
+        } else {
+            #expect((result["paired"] as? String ?? "ok").hasPrefix("error"), "\(result["paired"] ?? "")")
+            #expect(twin.stdout.contains("does not fit the passkey"), "\(twin.stdout.prefix(1500))")
+        }
+    }
+
+    /// Requests the recording never had (Core v5.4 Vol 3 Part F 3.4.4.3, 3.4.4.5, 3.4.5.1): a
+    /// read and a write of a handle the device's database does not have are answered
+    /// Invalid Handle (0x01).
+    @Test func requestsForAHandleTheRecordingNeverHadGetTheSpecsAnswer() async throws {
+        let horizon = TwinCaptures.horizon
+        try #require(FileManager.default.fileExists(atPath: horizon))
+        // A handle after the device's last service (tshark's decoding of its discovery answers).
+        let lastHandle = TsharkATT.services(horizon, direction: "0x01").map(\.end).max() ?? 0
+        try #require(lastHandle > 0 && lastHandle < 0xFFF0)
+        let unknown = String(format: "0x%04x", Int(lastHandle) + 0x10)
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await TwinTests.startTwin(horizon, on: rootCanal)
+        let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--read", unknown, "--write", "\(unknown)=0102"])
+        _ = try await twin.wait(timeout: 20)
+        #expect((result["reads"] as? [String: String])?[unknown] == "error:0x01", "\(result["reads"] ?? "")")
+        #expect((result["writes"] as? [String: String])?["\(unknown)=0102"] == "error:0x01", "\(result["writes"] ?? "")")
+        #expect(twin.stdout.contains("is not in the recorded database: answered Invalid Handle"), "\(twin.stdout.prefix(1500))")
+    }
+}
