@@ -64,6 +64,10 @@ public final class ReplayEngine {
     private var ownCommand: UInt16?
     private var ownNotes: [String] = []
     private var fastIntervalNoted = false
+    /// An LE connection attempt the run sent is still open live (no connection complete yet).
+    private var leAttemptOpen = false
+    /// The run cancelled an attempt itself; its connection complete is swallowed.
+    private var cancelledAttempt = false
     private let connectionPeers: [BDAddr?]
     /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
     private var recordedAcceptList = false
@@ -105,7 +109,10 @@ public final class ReplayEngine {
             for i in script.units.indices {
                 cursor = i
                 if let k = connectionOf[i] {
-                    if down.contains(k) { skip(i, connection: k); continue }
+                    if down.contains(k) {
+                        if absent.contains(k), views[i].isConnectionComplete { try cancelAbsentAttempt(i, connection: k) }
+                        skip(i, connection: k); continue
+                    }
                     touch(k)
                 }
                 if script.units[i].fromHost {
@@ -241,10 +248,21 @@ public final class ReplayEngine {
             flow.observe(view)
             if let own = ownCommand, view.opcode == own,
                view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
+                // A cancel the controller refused: no attempt was open, no connection complete follows.
+                if own == HCIOpcode.leCreateConnectionCancel.rawValue, (view.integer("Status") ?? 0) != 0 { cancelledAttempt = false }
                 ownCommand = nil
                 continue
             }
             if view.isDisconnectionComplete, let h = view.handle { live.disconnected(handle: h) }
+            if view.isConnectionComplete {
+                defer { leAttemptOpen = false }
+                // The end of the attempt the run cancelled itself (Unknown Connection Identifier,
+                // Core v5.4 Vol 4 Part E 7.8.13): not the recording's.
+                if cancelledAttempt, (view.integer("Status") ?? 0) != 0 { cancelledAttempt = false; continue }
+            }
+            if view.eventCode == HCIEventCode.commandStatus, let op = view.opcode, Self.leConnectOpcodes.contains(op), (view.integer("Status") ?? 0) != 0 {
+                leAttemptOpen = false
+            }
             match(view)
         }
     }
@@ -377,6 +395,8 @@ public final class ReplayEngine {
             try prepareAcceptList(i)
             announceConnecting(i)
             noteTarget(i)
+            if let op = views[i].opcode, Self.leConnectOpcodes.contains(op) { leAttemptOpen = true }
+            if views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { leAttemptOpen = false }
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = fastInterval(HostRewriter.command(bytes, maps: maps), unit: i)
@@ -638,6 +658,28 @@ extension ReplayEngine {
             target = Self.peer(views[j])
         }
         if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
+    }
+
+    static let leConnectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
+                                                HCIOpcode.leExtendedCreateConnectionV2.rawValue]
+
+    /// Under `--peer`: the recorded attempt ended with a connection to another device than the
+    /// twin's (through the accept list, say), which is not on the radio, so live the attempt is
+    /// still open, and the controller would refuse the host's next one (Command Disallowed, Core
+    /// v5.4 Vol 4 Part E 7.8.12). The run cancels it (LE Create Connection Cancel, 7.8.13) where
+    /// the recording had its connection complete, swallows the answers, and says so.
+    fileprivate func cancelAbsentAttempt(_ i: Int, connection k: Int) throws(TransportError) {
+        guard leAttemptOpen, !script.units[i].fromHost,
+              let bytes = try? HCICommandEncoding.command(.leCreateConnectionCancel) else { return }
+        leAttemptOpen = false
+        ownNotes.append("connection #\(connections[k].index) (#\(script.units[i].frame)) was to \(connections[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = HCIOpcode.leCreateConnectionCancel.rawValue
+        cancelledAttempt = true
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own LE Create Connection Cancel", step: i) { $0.ownCommand == nil }
+        try waitFor("the connection complete of the attempt the run cancelled", step: i) { !$0.cancelledAttempt }
     }
 
     fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {
