@@ -64,6 +64,7 @@ public final class ReplayEngine {
     private var ownCommand: UInt16?
     private var ownNotes: [String] = []
     private var fastIntervalNoted = false
+    private var eventMasksChecked = false
     /// An LE connection attempt the run sent is still open live (no connection complete yet).
     private var leAttemptOpen = false
     /// The run cancelled an attempt itself; its connection complete is swallowed.
@@ -391,6 +392,7 @@ public final class ReplayEngine {
         switch unit.content {
         case let .command(bytes):
             noteScanEnable(bytes)
+            try prepareEventMasks(i)
             try prepareRandomAddress(i)
             try prepareAcceptList(i)
             announceConnecting(i)
@@ -658,6 +660,31 @@ extension ReplayEngine {
             target = Self.peer(views[j])
         }
         if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
+    }
+
+    /// The event masks an Android host sets (Set Event Mask with LE Meta on, bit 61; LE Set Event
+    /// Mask with the connection, advertising report, LTK request, data length, PHY and channel
+    /// selection events), as recorded in the field logs here.
+    static let eventMasks: [(HCIOpcode, UInt64)] = [(.setEventMask, 0x3DBF_FFFF_FFFF_FFFF), (.leSetEventMask, 0x0000_0007_4D02_FE7F)]
+
+    /// Before the first command of a recording that starts mid-session: a host that never resets
+    /// the controller nor sets an event mask in the log set them before it started; a fresh
+    /// controller has the default masks (Core v5.4 Vol 4 Part E 7.3.1: no LE Meta event, so no LE
+    /// connection complete at all; 7.8.1), so the run sets the missing ones first, once, and says so.
+    fileprivate func prepareEventMasks(_ i: Int) throws(TransportError) {
+        guard !eventMasksChecked else { return }
+        eventMasksChecked = true
+        let sent = Set(views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
+        guard !sent.contains(HCIOpcode.reset.rawValue) else { return }
+        for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
+            guard let bytes = try? HCICommandEncoding.command(opcode, ["Mask": .int(mask)]) else { continue }
+            ownNotes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
+            try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+            ownCommand = opcode.rawValue
+            try transmit(H4Packet(.command, bytes))
+            flow.sentCommand()
+            try waitFor("an answer to the run's own \(opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")", step: i) { $0.ownCommand == nil }
+        }
     }
 
     static let leConnectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
