@@ -24,6 +24,9 @@ public enum ReplayRules {
     public static let attValue = "att-value"
     public static let environment = "environment"
     public static let linkLoss = "link-loss"
+    /// The radio's reasons a link ends (Core v5.4 Vol 1 Part F): Connection Timeout (0x08), LL
+    /// Response Timeout (0x22), Connection Failed to be Established / Synchronization Timeout (0x3E).
+    static let linkLossReasons: Set<UInt64> = [0x08, 0x22, 0x3E]
 
     public static let all: [ReplayRule] = [
         ReplayRule(id: rssi, summary: "RSSI values are not compared", relaxedByDefault: true),
@@ -38,7 +41,7 @@ public enum ReplayRules {
         ReplayRule(id: smpRandom, summary: "SMP random values and keys (confirm, random, public key, DHKey check, distributed keys, LTK/EDIV/Rand in HCI) are not compared", relaxedByDefault: true),
         ReplayRule(id: unexpected, summary: "packets the recording does not have are not divergences", relaxedByDefault: false),
         ReplayRule(id: attValue, summary: "ATT attribute values are not compared (opcodes, handles and error codes still are)", relaxedByDefault: false),
-        ReplayRule(id: linkLoss, summary: "a recorded link loss (Disconnection Complete with Connection Timeout 0x08 or LL Response Timeout 0x22) accepts any live reason: a live peer, a twin, ends the link itself", relaxedByDefault: true),
+        ReplayRule(id: linkLoss, summary: "a recorded link loss (Disconnection Complete with Connection Timeout 0x08, LL Response Timeout 0x22 or Connection Failed to be Established 0x3E) accepts any live reason: a live peer, a twin, ends the link itself", relaxedByDefault: true),
         ReplayRule(id: environment, summary: "divergences in the controller's own traffic (vendor commands, version, features, codecs, buffer sizes, power-on events, configuration answers, advertising) are listed once and do not fail the run", relaxedByDefault: true),
     ]
 }

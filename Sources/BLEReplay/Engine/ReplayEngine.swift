@@ -166,6 +166,9 @@ public final class ReplayEngine {
         // The recorded controller's power-on events (before the host's first packet): another
         // controller has its own, or none.
         if stepOf[i] == 0 { inFlightReports.insert(i) }
+        // ACL of a PDU the disconnection cut (the host ended the link while the device was
+        // sending it): whether any of it gets through before the link ends is timing.
+        if cutByDisconnection(i) { inFlightReports.insert(i) }
         // Under `--peer`, events about another device than the twin's (a connection request, a
         // name, a link key of a phone's other peers) cannot come: that device is not there.
         if let only = options.advertisers, view.eventCode != nil, view.eventCode != HCIEventCode.commandComplete,
@@ -185,6 +188,17 @@ public final class ReplayEngine {
             return
         }
         expect(i)
+    }
+
+    /// `i` is the start of an L2CAP PDU that never completed (a raw ACL unit) and the next unit
+    /// of its connection is the Disconnection Complete.
+    private func cutByDisconnection(_ i: Int) -> Bool {
+        guard case let .raw(packet) = script.units[i].content, packet.type == .acl, let k = connectionOf[i] else { return false }
+        for j in script.units.indices.dropFirst(i + 1).prefix(64) where connectionOf[j] == k {
+            if case let .raw(p) = script.units[j].content, p.type == .acl { continue }
+            return views[j].isDisconnectionComplete
+        }
+        return false
     }
 
     /// Makes `i` pending; it counts towards `total` now, or (in flight) only if it comes.
