@@ -55,7 +55,11 @@ struct Replay: ParsableCommand {
         defer { transport.close() }
         let twin = try peer.map { try startTwin($0, options: options) }
         if let twin, let live = twin.address, let recorded = twin.recorded, live != recorded { options.addressMap[recorded] = live }
-        if let twin, let recorded = twin.recorded, let type = twin.thread.addressType, type != twin.recordedType {
+        // The type the twin lives at, written before its address in the commands sent: a random
+        // static address for a recorded public one, and its plain type where the recording named
+        // the device by its identity (Peer Address Type 0x02/0x03: the twin uses no resolvable
+        // private address, and its controller's resolving list does not hold the recorded IRK).
+        if let twin, let recorded = twin.recorded, let type = twin.thread.addressType {
             options.addressTypes[recorded] = type.rawValue
         }
         if let twin, let recorded = twin.recorded {
