@@ -97,6 +97,12 @@ public final class ReplayEngine {
         if let only = options.advertisers {
             for (k, peer) in peers.enumerated() where peer.map({ !only.contains($0) }) ?? false { absent.insert(k); down.insert(k) }
         }
+        // A link open before the log starts cannot be made live (who and how is not recorded):
+        // not played beside a twin (which plays the connections it can see made), skipped otherwise.
+        for (k, c) in connections.enumerated() where c.openBeforeLog {
+            down.insert(k)
+            if options.advertisers != nil { absent.insert(k) }
+        }
         maps.addresses = options.addressMap
         maps.addressTypes = options.addressTypes
     }
@@ -505,9 +511,11 @@ extension ReplayEngine {
         var list: [ConnectionOutcome] = []
         var peers: [BDAddr?] = []
         var open: [UInt16: Int] = [:]
+        var everOpen: Set<UInt16> = []
         var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
         for (i, v) in views.enumerated() {
             if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
+                everOpen.insert(h)
                 let address = v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
                 let peer = address?.description
                 peers.append(address)
@@ -525,6 +533,19 @@ extension ReplayEngine {
             if handle == nil, let op = v.opcode, v.eventCode == HCIEventCode.commandStatus || v.eventCode == HCIEventCode.commandComplete {
                 of[i] = commandConnection.removeValue(forKey: op)
                 continue
+            }
+            // A link already open when the log starts: data, a command or an event on a handle no
+            // connection complete has opened (vendor handles and failed attempts aside).
+            if let h = handle, open[h] == nil, !everOpen.contains(h), v.category != .vendor, !v.isConnectionComplete,
+               v.eventCode != HCIEventCode.commandComplete, v.eventCode != HCIEventCode.commandStatus {
+                everOpen.insert(h)
+                open[h] = list.count
+                peers.append(nil)
+                var c = ConnectionOutcome(index: list.count + 1, recordedHandle: h, liveHandle: nil, frame: v.unit.frame, peer: nil,
+                                          replayed: false, steps: 0, stepsReplayed: 0, skipped: 0, divergences: 0, behaviourDivergences: 0, seconds: 0)
+                c.openBeforeLog = true
+                list.append(c)
+                if case .command = v.unit.content, let op = v.opcode { commandConnection[op] = list.count - 1 }
             }
             guard let h = handle, let k = open[h] else { continue }
             of[i] = k
@@ -574,6 +595,11 @@ extension ReplayEngine {
         for k in down.sorted() {
             let c = connections[k]
             let frames = skippedFrames[k]?.sorted() ?? []
+            if absent.contains(k), c.openBeforeLog {
+                let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
+                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), first packet #\(c.frame)) was open before the log starts (no connection complete: its device is not known): not played (\(c.skipped) packets\(range), not compared)")
+                continue
+            }
             if absent.contains(k) {
                 let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
                 ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
@@ -582,7 +608,7 @@ extension ReplayEngine {
             guard let first = frames.first, let last = frames.last else { continue }
             let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
             add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
-                           message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), connection complete #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
+                           message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), \(c.openBeforeLog ? "open before the log starts, first packet" : "connection complete") #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
                            differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
         }
     }
