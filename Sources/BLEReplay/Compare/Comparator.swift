@@ -124,7 +124,7 @@ struct Comparator: Sendable {
                 return ReplayRules.smpRandom
             }
         }
-        if f.id == .localAddress { return ReplayRules.localAddress }
+        if f.id == .localAddress || f.id == .peerResolvableAddress { return ReplayRules.localAddress }
         if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, f.id != .status, f.id != .subevent {
             return ReplayRules.controllerInfo   // LE Read Local P-256 Public Key / Generate DHKey Complete
         }

@@ -309,7 +309,7 @@ public final class ReplayEngine {
         }
         if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && !isAbsent($0) && candidate(views[$0]) }) {
             matched(i, v)
-        } else if firstMatched, let i = lookahead(candidate) {
+        } else if firstMatched, let i = lookahead(candidate) ?? connectionLookahead(v, candidate) {
             total += views[i].unit.packets.count
             matched(i, v)
         } else if v.category == .advertising, scanStopped {
@@ -339,6 +339,24 @@ public final class ReplayEngine {
             if let rule = e.category.rule, options.rules.isRelaxed(rule) { continue }
             counted += 1
             guard state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
+            if candidate(e) { return i }
+        }
+        return nil
+    }
+
+    /// A device's PDU that came long before its turn: a twin sends what its device sent
+    /// unprompted (a notification recorded seconds after the central's last PDU, with hundreds of
+    /// the host's packets between) as soon as the story reaches it. It matches the earliest
+    /// expected PDU of the same key on its connection, up to that connection's end.
+    private func connectionLookahead(_ v: UnitView, _ candidate: (UnitView) -> Bool) -> Int? {
+        guard case .l2cap = v.unit.content, let live = v.handle else { return nil }
+        var i = cursor + 1
+        while i < script.units.count {
+            defer { i += 1 }
+            let e = views[i]
+            guard let h = e.handle, maps.live(h) == live else { continue }
+            if e.isDisconnectionComplete { return nil }
+            guard case .l2cap = e.unit.content, state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
             if candidate(e) { return i }
         }
         return nil
