@@ -30,7 +30,7 @@ public enum ReplayRules {
 
     public static let all: [ReplayRule] = [
         ReplayRule(id: rssi, summary: "RSSI values are not compared", relaxedByDefault: true),
-        ReplayRule(id: vendor, summary: "vendor-specific events (0xFF) and ACL on Android's vendor handle 0x0EDC or on a handle above 0x0EFF (no connection's) are neither sent, expected nor unexpected", relaxedByDefault: true),
+        ReplayRule(id: vendor, summary: "vendor-specific events (0xFF, and event codes the spec does not assign) and ACL on Android's vendor handle 0x0EDC or on a handle above 0x0EFF (no connection's) are neither sent, expected nor unexpected", relaxedByDefault: true),
         ReplayRule(id: advertising, summary: "advertising reports are compared as a set of (advertiser, event type, data): order, count and other advertisers are ignored", relaxedByDefault: true),
         ReplayRule(id: localAddress, summary: "the controller's own addresses (Read BD_ADDR, local resolvable private addresses, LE Set Random Address) and the peer's resolvable private address of an LE Enhanced Connection Complete (random by design) are not compared", relaxedByDefault: true),
         ReplayRule(id: connectionInterval, summary: "a connection interval anywhere in the range the host requested is accepted", relaxedByDefault: true),

@@ -8,8 +8,8 @@ enum UnitCategory: Sendable, Equatable {
     case advertising
     /// Number Of Completed Packets, Command Complete for NOP (opcode 0): rule `flow-control`.
     case flowControl
-    /// Vendor-specific event 0xFF, and ACL on Android's vendor handle 0x0EDC or on a handle above
-    /// 0x0EFF: rule `vendor`.
+    /// Vendor-specific event 0xFF or an event code the spec does not assign, and ACL on Android's
+    /// vendor handle 0x0EDC or on a handle above 0x0EFF: rule `vendor`.
     case vendor
     /// Controller-initiated link-layer events: rule `ll-events`.
     case linkLayer
@@ -104,6 +104,9 @@ struct UnitView: Sendable {
     static func category(eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?) -> UnitCategory {
         switch eventCode {
         case HCIEventCode.vendor?: return .vendor
+        // An event code the Core spec does not assign (no row in the event table: 0x60 and 0x6E
+        // in a PacketLogger capture of an Apple host) is the recorded controller's own.
+        case let code? where !HCIDecoder.isAssignedEvent(code): return .vendor
         case HCIEventCode.numberOfCompletedPackets?: return .flowControl
         case HCIEventCode.commandComplete? where opcode == 0: return .flowControl
         case HCIEventCode.leMeta?:

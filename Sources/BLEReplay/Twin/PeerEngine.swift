@@ -20,10 +20,14 @@ public final class PeerEngine {
     /// How many connections the twin may accept by now (polled after a disconnection, before it
     /// advertises again): beside a replay, the connections whose recorded attempt the replayed
     /// host has made, so the attempts that failed in the recording (the device was away) fail
-    /// live too. Nil (`peer` alone, a central of its own): the twin ends when the central
-    /// disconnects.
+    /// live too. Nil (`peer` alone, a central of its own): after each disconnection the twin
+    /// advertises again while the recording has connections left, and ends when the central does
+    /// not come back within `options.timeout` (or after the last one).
     public var connectionsAllowed: (() -> Int)?
     private var readvertisePending = false
+    /// `peer` alone, after a disconnection with recorded connections left: when to stop waiting
+    /// for the central to connect again.
+    private var reconnectDeadline: Double?
     /// The live central replays the recorded LE legacy pairing: the recorded answers are sent.
     var legacyReplay = false
 
@@ -140,9 +144,14 @@ public final class PeerEngine {
                 if now >= end { timedOut = true; break }
                 try flush(now: now)
                 try endLinkIfRecorded(now: now)
-                if readvertisePending, (connectionsAllowed?() ?? 0) > connectionsAccepted {
+                if readvertisePending, connectionsAllowed.map({ $0() > connectionsAccepted }) ?? true {
                     readvertisePending = false
                     try readvertise()
+                }
+                // `peer` alone: a central that does not come back ends the run.
+                if let deadline = reconnectDeadline, liveHandle == nil, now >= deadline {
+                    notes.append("the central did not connect again within \(ReplayEngine.seconds(options.timeout)) after connection \(connectionsAccepted) of \(twin.connectionCount)")
+                    break
                 }
                 let nextDue = outbox.first.map { $0.due - now } ?? 0.1
                 let wait = max(0.001, min(0.1, nextDue, end - now))
@@ -220,6 +229,7 @@ public final class PeerEngine {
         case let .connected(handle, central, type):
             guard liveHandle == nil else { return }
             liveHandle = handle
+            reconnectDeadline = nil
             centralAddress = (central, type)
             // The k-th live connection plays the k-th recorded one: the story moves to its start
             // (what the central did not do on the previous one is reported as not done again).
@@ -238,10 +248,13 @@ public final class PeerEngine {
             schedule(release, reference: release.first?.timestamp ?? 0)
         case let .disconnected(handle):
             guard handle == liveHandle else { return }
-            if connectionsAccepted < twin.connectionCount, connectionsAllowed != nil {
+            if connectionsAccepted < twin.connectionCount {
                 liveHandle = nil
                 resetLink()
                 readvertisePending = true
+                // `peer` alone (a central of its own): the device advertised again after each
+                // disconnection of the recording; the central has `--timeout` to come back.
+                if connectionsAllowed == nil { reconnectDeadline = Clock.now() + options.timeout }
             } else { disconnected = true }
         case let .completed(n):
             inFlight = max(0, inFlight - n)

@@ -3,13 +3,13 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Passkey Entry with a twin (`peer --passkey N`) and what a twin answers for a handle its
-/// recording never had, on RootCanal with a Bumble central (`scripts/replay/twin_central.py`):
-/// Bumble checks every confirm value, so a wrong TK, a wrong round commitment or a wrong DHKey
-/// check fails the pairing.
+/// A twin (`bleanalyze peer`) with a live Bumble central (`scripts/replay/twin_central.py`) on
+/// RootCanal: Passkey Entry (`--passkey N`; Bumble checks every confirm value, so a wrong TK, a
+/// wrong round commitment or a wrong DHKey check fails the pairing), what it answers for a handle
+/// its recording never had, and a recording's later connections played to a central of its own.
 @Suite(.enabled(if: ReplayEnvironment.hasBumble && ReplayEnvironment.rootCanal != nil && TsharkATT.available),
        .liveThreads, .timeLimit(.minutes(4)))
-struct TwinPasskeyTests {
+struct TwinLiveCentralTests {
     static let accuChek = Repo.sharedReal?.appendingPathComponent("android_accuchek_glucose_smp_confirm_failed_rebond.btsnoop").path ?? "/nonexistent"
 
     /// The Accu-Chek meter displays a passkey (its recorded Pairing Response: DisplayOnly, MITM,
@@ -101,5 +101,26 @@ struct TwinPasskeyTests {
         #expect((result["reads"] as? [String: String])?[unknown] == "error:0x01", "\(result["reads"] ?? "")")
         #expect((result["writes"] as? [String: String])?["\(unknown)=0102"] == "error:0x01", "\(result["writes"] ?? "")")
         #expect(twin.stdout.contains("is not in the recorded database: answered Invalid Handle"), "\(twin.stdout.prefix(1500))")
+    }
+
+    /// `peer` alone plays every recorded connection of the device: the BJ_LED strip of
+    /// `android_bj_led_ll_timeout_conn_cancel.btsnoop` was connected twice (tshark: two LE
+    /// connection completes with it), so after the central's first disconnection the twin
+    /// advertises again, serves the same table to the central's second connection, and ends after it.
+    @Test func peerAlonePlaysTheRecordingsSecondConnectionToo() async throws {
+        let file = Repo.sharedReal?.appendingPathComponent("android_bj_led_ll_timeout_conn_cancel.btsnoop").path ?? "/nonexistent"
+        try #require(FileManager.default.fileExists(atPath: file))
+        let completes = TsharkATT.rows(file, "bthci_evt.le_meta_subevent == 0x0a && bthci_evt.status == 0x00", ["bthci_evt.bd_addr"])
+            + TsharkATT.rows(file, "bthci_evt.le_meta_subevent == 0x01 && bthci_evt.status == 0x00", ["bthci_evt.bd_addr"])
+        try #require(completes.filter { $0.first?.lowercased() == "ff:ff:10:b0:84:45" }.count == 2, "\(completes)")
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await TwinTests.startTwin(file, on: rootCanal)
+        let first = try await TwinTests.central(rootCanal, address: address, arguments: [])
+        let second = try await TwinTests.central(rootCanal, address: address, arguments: [])
+        let status = try await twin.wait(timeout: 20)
+        #expect(!((first["services"] as? [Any]) ?? []).isEmpty)
+        #expect(((first["services"] as? [[String: Any]]) ?? []).count == ((second["services"] as? [[String: Any]]) ?? []).count)
+        #expect(twin.stdout.contains("connection 1 of 2 ended: advertising again"), "\(twin.stdout.prefix(1500))")
+        #expect(status == 0 || status == 1, "the twin ends after the second connection: \(status)")
     }
 }
