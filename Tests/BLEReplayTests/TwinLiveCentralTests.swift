@@ -103,24 +103,28 @@ struct TwinLiveCentralTests {
         #expect(twin.stdout.contains("is not in the recorded database: answered Invalid Handle"), "\(twin.stdout.prefix(1500))")
     }
 
-    /// `peer` alone plays every recorded connection of the device: the BJ_LED strip of
-    /// `android_bj_led_ll_timeout_conn_cancel.btsnoop` was connected twice (tshark: two LE
-    /// connection completes with it), so after the central's first disconnection the twin
-    /// advertises again, serves the same table to the central's second connection, and ends after it.
-    @Test func peerAlonePlaysTheRecordingsSecondConnectionToo() async throws {
-        let file = Repo.sharedReal?.appendingPathComponent("android_bj_led_ll_timeout_conn_cancel.btsnoop").path ?? "/nonexistent"
+    /// `peer` alone plays every recorded connection of the device: the BMS of
+    /// `android_jkbms_long_session_reconnects.btsnoop` was connected six times, each ended by the
+    /// phone (tshark: six LE connection completes with it), so after the central's first
+    /// disconnection the twin advertises again and serves the same table to its second
+    /// connection; then, the central not coming back, it ends.
+    @Test func peerAlonePlaysTheRecordingsLaterConnectionsToo() async throws {
+        let file = Repo.sharedReal?.appendingPathComponent("android_jkbms_long_session_reconnects.btsnoop").path ?? "/nonexistent"
         try #require(FileManager.default.fileExists(atPath: file))
         let completes = TsharkATT.rows(file, "bthci_evt.le_meta_subevent == 0x0a && bthci_evt.status == 0x00", ["bthci_evt.bd_addr"])
             + TsharkATT.rows(file, "bthci_evt.le_meta_subevent == 0x01 && bthci_evt.status == 0x00", ["bthci_evt.bd_addr"])
-        try #require(completes.filter { $0.first?.lowercased() == "ff:ff:10:b0:84:45" }.count == 2, "\(completes)")
+        let count = completes.filter { $0.first?.lowercased() == "c8:47:80:05:73:8c" }.count
+        try #require(count == 6, "\(completes)")
         let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
-        let (twin, address) = try await TwinTests.startTwin(file, on: rootCanal)
+        let (twin, address) = try await TwinTests.startTwin(file, on: rootCanal, extra: ["--device", "C8:47:80:05:73:8C"])
         let first = try await TwinTests.central(rootCanal, address: address, arguments: [])
         let second = try await TwinTests.central(rootCanal, address: address, arguments: [])
-        let status = try await twin.wait(timeout: 20)
-        #expect(!((first["services"] as? [Any]) ?? []).isEmpty)
-        #expect(((first["services"] as? [[String: Any]]) ?? []).count == ((second["services"] as? [[String: Any]]) ?? []).count)
-        #expect(twin.stdout.contains("connection 1 of 2 ended: advertising again"), "\(twin.stdout.prefix(1500))")
-        #expect(status == 0 || status == 1, "the twin ends after the second connection: \(status)")
+        let status = try await twin.wait(timeout: 30)
+        let services = { (r: [String: Any]) in ((r["services"] as? [[String: Any]]) ?? []).compactMap { $0["uuid"] as? String } }
+        #expect(!services(first).isEmpty && services(first) == services(second), "\(services(first)) \(services(second))")
+        #expect(twin.stdout.contains("connection 1 of \(count) ended: advertising again"), "\(twin.stdout.prefix(1500))")
+        #expect(twin.stdout.contains("connection 2 of \(count) ended: advertising again"), "\(twin.stdout.prefix(1500))")
+        #expect(twin.stdout.contains("the central did not connect again"), "\(twin.stdout.prefix(1500))")
+        #expect(status == 1, "the central did not do what the recording's did: \(status)")
     }
 }

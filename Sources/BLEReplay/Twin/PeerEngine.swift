@@ -307,7 +307,7 @@ public final class PeerEngine {
             try answerByRule(channel: channel, payload: payload, pdu: pdu)
             return
         }
-        if let k = twin.story.match(pdu, from: next, before: storyEnd) {
+        if let k = twin.story.match(pdu, from: next, before: storyEnd) ?? answerToDevice(channel: channel, payload: payload) {
             matched[k] = true
             next = k + 1
             position = k
@@ -322,6 +322,18 @@ public final class PeerEngine {
             return
         }
         try answerByRule(channel: channel, payload: payload, pdu: pdu)
+    }
+
+    /// The central's answer to the device's own ATT request or indication (a response, an Error
+    /// Response, a confirmation) with other values than recorded (its own MTU, say): it stands for
+    /// the recorded answer of that opcode at the story's position, so what the device sent after
+    /// it follows.
+    private func answerToDevice(channel: UInt16, payload: [UInt8]) -> Int? {
+        guard channel == L2CAP.ChannelID.att.rawValue, let first = payload.first else { return nil }
+        let op = ATTOpcode(first)
+        guard op.kind == .response || op.kind == .confirmation || op == .errorResponse, next < storyEnd else { return nil }
+        let p = twin.story.steps[next].pdu
+        return p.count > 4 && p[2] == 4 && p[3] == 0 && p[4] == first ? next : nil
     }
 
     // MARK: sending

@@ -153,10 +153,18 @@ struct ReplayRunOptions: ParsableArguments {
 
     /// Loads the recording or exits 2 with the reason.
     func script(_ file: String) throws -> Script {
-        do { return Script(try Recording.load(path: file)) } catch {
+        let script: Script
+        do { script = Script(try Recording.load(path: file)) } catch {
             Diagnostics.warn(error.description)
             throw ExitCode(ExitCodes.badInput)
         }
+        // A capture without HCI packets (an air capture: Ubertooth, nRF Sniffer) has nothing to
+        // replay: an input error, not a vacuous pass.
+        guard !script.units.isEmpty else {
+            Diagnostics.warn("\(file): no HCI packets to replay (an air capture has none: replay needs a host-side capture)")
+            throw ExitCode(ExitCodes.badInput)
+        }
+        return script
     }
 }
 
