@@ -266,12 +266,11 @@ public final class PeerEngine {
     /// A PDU from the central: the story's answer when the recording has this PDU ahead, else
     /// the rules (`PeerRules.swift`).
     private func central(_ pdu: [UInt8]) throws(TransportError) {
-        guard pdu.count >= 4 else { return }
-        let channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8
-        let payload = Array(pdu[4...])
-        if channel == L2CAP.ChannelID.att.rawValue, payload.first == ATTOpcode.exchangeMTURequest.rawValue, payload.count >= 3 {
-            let client = Int(payload[1]) | Int(payload[2]) << 8
-            liveMTU = max(ATT.defaultLEMTU, min(client, Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
+        guard let channelID = TwinPDU.channel(pdu) else { return }
+        let channel = channelID.rawValue
+        let payload = Array(pdu[4...])   // safe: the basic header (4 bytes) was read
+        if channelID == .att, case let .exchangeMTURequest(client)? = TwinPDU.att(payload) {
+            liveMTU = max(ATT.defaultLEMTU, min(Int(client), Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
         }
         // A device that paired in the recording: every SMP PDU goes through the pairing
         // (`PeerPairing.swift`), which gives the recorded answers to a replayed pairing and
@@ -281,15 +280,16 @@ public final class PeerEngine {
         if channel == L2CAP.ChannelID.smp.rawValue, twin.story.pairingResponse != nil {
             let k = twin.story.match(pdu, from: next, before: storyEnd)
             // A live pairing's PDU (other keys and nonces) stands for the recorded one of its code.
-            if let done = k ?? twin.story.steps[min(next, storyEnd) ..< storyEnd].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
+            if let done = k ?? twin.story.steps[min(next, storyEnd) ..< storyEnd].firstIndex(where: { TwinPDU.code($0.pdu, on: .smp) == payload.first }) {
                 matched[done] = true; next = done + 1; position = done
             }
             // A replayed LE legacy pairing (the central sent the recorded Pairing Request): its
             // confirm and random values are the recorded ones, computed with the recorded TK
             // (Just Works, or the passkey typed then), so the device's recorded answers fit them
             // whatever the method; the STK is the one the recording's central encrypted with.
-            if let k, payload.first == 0x01, payload.count >= 4, let response = twin.story.pairingResponse, response.count >= 4,
-               payload[3] & response[3] & 0x08 == 0 {
+            if let k, case let .pairingRequest(request)? = TwinPDU.smp(payload), let recorded = twin.story.pairingResponse,
+               case let .pairingResponse(response)? = TwinPDU.smp(recorded),
+               !(request.authReq.contains(.secureConnections) && response.authReq.contains(.secureConnections)) {
                 if !legacyReplay { notes.append("pairing: the central sent the recorded Pairing Request (LE legacy): the device's recorded answers are sent") }
                 legacyReplay = true
             }
@@ -315,7 +315,7 @@ public final class PeerEngine {
             var answer = step.answer
             // A discovery answer depends on the MTU: at another MTU the table answers.
             if channel == L2CAP.ChannelID.att.rawValue, liveMTU != step.mtu, let fresh = twin.table.discovery(payload[...], mtu: liveMTU),
-               let first = answer.first, first.pdu.count > 4, ATTOpcode(first.pdu[4]).kind == .response || first.pdu[4] == ATTOpcode.errorResponse.rawValue {
+               let code = answer.first.flatMap({ TwinPDU.code($0.pdu, on: .att) }), ATTOpcode(code).kind == .response || code == ATTOpcode.errorResponse.rawValue {
                 answer[0].pdu = L2CAPEncoding.basicFrame(channel: channel, fresh)
             }
             schedule(answer, reference: step.unit.timestamp)
@@ -332,8 +332,7 @@ public final class PeerEngine {
         guard channel == L2CAP.ChannelID.att.rawValue, let first = payload.first else { return nil }
         let op = ATTOpcode(first)
         guard op.kind == .response || op.kind == .confirmation || op == .errorResponse, next < storyEnd else { return nil }
-        let p = twin.story.steps[next].pdu
-        return p.count > 4 && p[2] == 4 && p[3] == 0 && p[4] == first ? next : nil
+        return TwinPDU.code(twin.story.steps[next].pdu, on: .att) == first ? next : nil
     }
 
     // MARK: sending
@@ -344,11 +343,13 @@ public final class PeerEngine {
         for var p in pdus {
             // SMP Identity Address Information (Core v5.4 Vol 3 Part H 3.6.5): the twin's own
             // identity when it could not take the recorded one (a random static address).
-            if p.pdu.count == 4 + 8, p.pdu[2] == 6, p.pdu[3] == 0, p.pdu[4] == 0x09, let address, let addressType, address != twin.device {
+            if p.pdu.count == 4 + 8, TwinPDU.code(p.pdu, on: .smp) == SMPCode.identityAddressInformation.rawValue, let address, let addressType, address != twin.device {
                 p.pdu[5] = addressType.rawValue & 1
                 for b in 0 ..< 6 { p.pdu[6 + b] = UInt8(truncatingIfNeeded: address.value >> (8 * UInt64(b))) }
             }
-            if !encrypted, p.pdu.count > 4, p.pdu[2] == 6, p.pdu[3] == 0, (0x06 ... 0x0A).contains(p.pdu[4]) { held.append(p); continue }
+            if !encrypted, let code = TwinPDU.code(p.pdu, on: .smp), (SMPCode.encryptionInformation.rawValue ... SMPCode.signingInformation.rawValue).contains(code) {
+                held.append(p); continue
+            }
             let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
             outbox.append((due, p.pdu))
         }
