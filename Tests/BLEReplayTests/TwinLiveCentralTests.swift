@@ -21,18 +21,26 @@ struct TwinLiveCentralTests {
         let response = TsharkATT.rows(Self.accuChek, "btsmp.opcode == 0x02", ["btsmp.io_capability", "btsmp.mitm_flag", "btsmp.sc_flag"])
         try #require(response.first.map { ["0x00", "0"].contains($0[0]) && ["1", "True"].contains($0[1]) && ["0", "False"].contains($0[2]) } == true,
                      "the recorded Pairing Response is DisplayOnly, MITM, legacy: \(response)")
+        try await Self.pairWithPasskey(Self.accuChek, twinPasskey: twinPasskey, typed: typed, method: "pairing: legacy Passkey Entry",
+                                       encrypted: "encryption: with the STK of the central's legacy pairing", refused: "does not fit the passkey")
+    }
+
+    /// Starts the twin of `file` with `--passkey twinPasskey`, pairs a Bumble keyboard central that
+    /// types `typed`: the same passkey pairs and encrypts, another fails (both sides say so).
+    static func pairWithPasskey(_ file: String, twinPasskey: Int, typed: Int, method: String, encrypted: String, refused: String) async throws {
         let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
-        let (twin, address) = try await TwinTests.startTwin(Self.accuChek, on: rootCanal, extra: ["--passkey", "\(twinPasskey)"])
+        let (twin, address) = try await TwinTests.startTwin(file, on: rootCanal, extra: ["--passkey", "\(twinPasskey)"])
         let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--pair", "--passkey", "\(typed)"])
         _ = try await twin.wait(timeout: 30)
-        #expect(twin.stdout.contains("pairing: legacy Passkey Entry"), "\(twin.stdout.prefix(1500))")
+        #expect(twin.stdout.contains(method), "\(twin.stdout.prefix(1500))")
         if twinPasskey == typed {
             #expect(result["paired"] as? String == "ok", "\(result["paired"] ?? "")")
             #expect(result["encrypted"] as? Bool == true)
-            #expect(twin.stdout.contains("encryption: with the STK of the central's legacy pairing"), "\(twin.stdout.prefix(1500))")
+            #expect(twin.stdout.contains(encrypted), "\(twin.stdout.prefix(1500))")
         } else {
             #expect((result["paired"] as? String ?? "ok").hasPrefix("error"), "\(result["paired"] ?? "")")
             #expect(result["encrypted"] as? Bool == false)
+            #expect(twin.stdout.contains(refused), "\(twin.stdout.prefix(1500))")
         }
     }
 
@@ -69,19 +77,8 @@ struct TwinLiveCentralTests {
         packets[k].packet = H4Packet(.acl, bytes)
         try ReplayEnvironment.writeRecording(packets, to: recording)
 
-        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
-        let (twin, address) = try await TwinTests.startTwin(recording.path, on: rootCanal, extra: ["--passkey", "\(twinPasskey)"])
-        let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--pair", "--passkey", "\(typed)"])
-        _ = try await twin.wait(timeout: 30)
-        #expect(twin.stdout.contains("pairing: LE Secure Connections Passkey Entry"), "\(twin.stdout.prefix(1500))")
-        if twinPasskey == typed {
-            #expect(result["paired"] as? String == "ok", "\(result["paired"] ?? "")")
-            #expect(result["encrypted"] as? Bool == true)
-            #expect(twin.stdout.contains("encryption: with the LTK of the central's LE Secure Connections pairing (f5)"), "\(twin.stdout.prefix(1500))")
-        } else {
-            #expect((result["paired"] as? String ?? "ok").hasPrefix("error"), "\(result["paired"] ?? "")")
-            #expect(twin.stdout.contains("does not fit the passkey"), "\(twin.stdout.prefix(1500))")
-        }
+        try await Self.pairWithPasskey(recording.path, twinPasskey: twinPasskey, typed: typed, method: "pairing: LE Secure Connections Passkey Entry",
+                                       encrypted: "encryption: with the LTK of the central's LE Secure Connections pairing (f5)", refused: "does not fit the passkey")
     }
 
     /// Requests the recording never had (Core v5.4 Vol 3 Part F 3.4.4.3, 3.4.4.5, 3.4.5.1): a

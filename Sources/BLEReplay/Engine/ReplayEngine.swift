@@ -530,6 +530,17 @@ extension ReplayEngine {
         var peers: [BDAddr?] = []
         var open: [UInt16: Int] = [:]
         var everOpen: Set<UInt16> = []
+        // Handles with data or events (not a command's answer) before any connection complete
+        // opened them: links already open when the log starts. A command naming a handle is no
+        // such evidence (a host may name one that is not there).
+        var openedSoFar: Set<UInt16> = [], preLog: Set<UInt16> = []
+        for v in views {
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle { openedSoFar.insert(h); continue }
+            if case .command = v.unit.content { continue }
+            guard let h = v.handle, !openedSoFar.contains(h), v.category != .vendor, !v.isConnectionComplete,
+                  v.eventCode != HCIEventCode.commandComplete, v.eventCode != HCIEventCode.commandStatus else { continue }
+            preLog.insert(h)
+        }
         var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
         for (i, v) in views.enumerated() {
             if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
@@ -552,9 +563,9 @@ extension ReplayEngine {
                 of[i] = commandConnection.removeValue(forKey: op)
                 continue
             }
-            // A link already open when the log starts: data, a command or an event on a handle no
-            // connection complete has opened (vendor handles and failed attempts aside).
-            if let h = handle, open[h] == nil, !everOpen.contains(h), v.category != .vendor, !v.isConnectionComplete,
+            // A link already open when the log starts (`preLog`), from its first unit: data, a
+            // command or an event on it (vendor handles and failed attempts aside).
+            if let h = handle, preLog.contains(h), open[h] == nil, !everOpen.contains(h), v.category != .vendor, !v.isConnectionComplete,
                v.eventCode != HCIEventCode.commandComplete, v.eventCode != HCIEventCode.commandStatus {
                 everOpen.insert(h)
                 open[h] = list.count
