@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// The CI recipe of docs/REPLAY.md on real field logs: each capture of `../shared/captures/real/`
-/// with an LE GATT peer (the others are refused: no LE connection, or the host was the
-/// peripheral; docs/REPLAY.md lists them) is replayed with `replay --peer` on one
+/// with an LE GATT peer and a connection in the log (the others are refused: no LE connection,
+/// or the host was the peripheral; docs/REPLAY.md lists them) is replayed with `replay --peer` on one
 /// RootCanal (the host side to one controller, the recorded device as a twin on another of the
 /// same radio). Each must replay ≥ 90 % of its steps, with no behaviour divergence in ATT (exit 0:
 /// no behaviour divergence at all), every recorded connection of the device up, in under 60 s.
@@ -40,8 +40,9 @@ enum RealReplayCaptures {
 
     static func path(_ name: String) -> String { Repo.sharedReal?.appendingPathComponent(name).path ?? "/nonexistent" }
 
-    /// Every other capture of the directory (the corpus's own files aside): none has an LE GATT
-    /// peer a twin can play, which `replay --peer` must say (exit 2) with one of these reasons.
+    /// Every other capture of the directory (the corpus's own files aside): `replay --peer` must
+    /// refuse it (exit 2) with one of these reasons. Nine of them do have an LE GATT peer, on a link
+    /// open before the log starts (no connection complete): docs/REPLAY.md lists them as not done.
     static var others: [String] {
         let all = (try? FileManager.default.contentsOfDirectory(atPath: Repo.sharedReal?.path ?? "/nonexistent")) ?? []
         return all.filter { !names.contains($0) && !["PROVENANCE.md", "SHA256SUMS"].contains($0) && !$0.hasPrefix(".") }.sorted()
