@@ -65,6 +65,10 @@ public final class ReplayEngine {
     private var ownNotes: [String] = []
     private var fastIntervalNoted = false
     private var eventMasksChecked = false
+    /// Links open before the log starts that the run connects itself (the twin's device's).
+    private var openedByRun: Set<Int> = []
+    /// The run's own LE Create Connection for that connection is under way.
+    private var ownConnecting: Int?
     /// An LE connection attempt the run sent is still open live (no connection complete yet).
     private var leAttemptOpen = false
     /// The run cancelled an attempt itself; its connection complete is swallowed.
@@ -100,6 +104,12 @@ public final class ReplayEngine {
         // A link open before the log starts cannot be made live (who and how is not recorded):
         // not played beside a twin (which plays the connections it can see made), skipped otherwise.
         for (k, c) in connections.enumerated() where c.openBeforeLog {
+            // Unless it is the link of the twin's device: the run makes it (`connectOpenBeforeLog`).
+            if let t = options.twinOpenBeforeLog, t.handle == c.recordedHandle, !connections.contains(where: { $0.openBeforeLog && openedByRun.contains($0.index - 1) }) {
+                openedByRun.insert(k)
+                connections[k].peer = t.address.description
+                continue
+            }
             down.insert(k)
             if options.advertisers != nil { absent.insert(k) }
         }
@@ -120,6 +130,7 @@ public final class ReplayEngine {
                         if absent.contains(k), views[i].isConnectionComplete { try cancelAbsentAttempt(i, connection: k) }
                         skip(i, connection: k); continue
                     }
+                    if openedByRun.contains(k), connections[k].liveHandle == nil { try connectOpenBeforeLog(i, connection: k) }
                     touch(k)
                 }
                 if script.units[i].fromHost {
@@ -171,7 +182,8 @@ public final class ReplayEngine {
         if view.category == .advertising, options.advertisers != nil { inFlightReports.insert(i) }
         // The recorded controller's power-on events (before the host's first packet): another
         // controller has its own, or none.
-        if stepOf[i] == 0 { inFlightReports.insert(i) }
+        // (Not the packets of a link the run made itself: they are the session's.)
+        if stepOf[i] == 0, !(connectionOf[i].map { openedByRun.contains($0) } ?? false) { inFlightReports.insert(i) }
         // ACL of a PDU the disconnection cut (the host ended the link while the device was
         // sending it): whether any of it gets through before the link ends is timing.
         if cutByDisconnection(i) { inFlightReports.insert(i) }
@@ -275,6 +287,16 @@ public final class ReplayEngine {
                 continue
             }
             if view.isDisconnectionComplete, let h = view.handle { live.disconnected(handle: h) }
+            if let k = ownConnecting, view.isConnectionComplete {
+                ownConnecting = nil
+                leAttemptOpen = false
+                if view.integer("Status") == 0, let h = view.handle {
+                    maps.learn(recorded: connections[k].recordedHandle, live: h)
+                    connections[k].replayed = true
+                    connections[k].liveHandle = h
+                }
+                continue
+            }
             if view.isConnectionComplete {
                 defer { leAttemptOpen = false }
                 // The end of the attempt the run cancelled itself (Unknown Connection Identifier,
@@ -754,6 +776,30 @@ extension ReplayEngine {
             flow.sentCommand()
             try waitFor("an answer to the run's own \(opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")", step: i) { $0.ownCommand == nil }
         }
+    }
+
+    /// Before the first packet of the twin's link that was open before the log starts: the run
+    /// connects to the twin (LE Create Connection to its address, 7.5 ms, Core v5.4 Vol 4 Part E
+    /// 7.8.12) and maps the recorded handle to the live one; the event masks first, as the log
+    /// has none. Its answers are not compared; a link that does not come up is `skipped`.
+    fileprivate func connectOpenBeforeLog(_ i: Int, connection k: Int) throws(TransportError) {
+        guard let t = options.twinOpenBeforeLog, connectionTimes[k] == nil else { return }
+        try prepareEventMasks(i)
+        beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+        let address = maps.live(t.address)
+        guard let bytes = try? HCICommandEncoding.command(.leCreateConnection, [
+            "Scan Interval": .int(0x60), "Scan Window": .int(0x60), "Filter Policy": .int(0), "Peer Address Type": .int(UInt64(maps.addressTypes[t.address] ?? 1)),
+            "Peer Address": .address(address), "Own Address Type": .int(0), "Min Connection Interval": .int(6), "Max Connection Interval": .int(6),
+            "Max Latency": .int(0), "Supervision Timeout": .int(0x01F4), "Min CE Length": .int(0), "Max CE Length": .int(0)]) else { return }
+        ownNotes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = HCIOpcode.leCreateConnection.rawValue
+        ownConnecting = k
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own LE Create Connection", step: i) { $0.ownCommand == nil }
+        try waitFor("the connection complete of the run's own LE Create Connection", step: i) { $0.ownConnecting == nil }
+        if connections[k].liveHandle == nil { goDown(k) }
     }
 
     static let leConnectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,

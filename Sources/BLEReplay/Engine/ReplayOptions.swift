@@ -30,6 +30,9 @@ public struct ReplayOptions: Sendable {
     /// `--passkey N` (0–999999): the passkey a twin uses in a Passkey Entry pairing with a live
     /// central (Core v5.4 Vol 3 Part H 2.3.5.3), instead of the one the recording shows.
     public var passkey: UInt32?
+    /// `replay --peer` with a twin of a link open before the log starts: its recorded handle and
+    /// the (recorded) address the twin stands at. The run makes that connection itself.
+    public var twinOpenBeforeLog: (handle: UInt16, address: BDAddr)?
 
     public init() {}
 

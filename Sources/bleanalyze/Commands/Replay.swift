@@ -62,6 +62,7 @@ struct Replay: ParsableCommand {
         if let twin, let recorded = twin.recorded, let type = twin.thread.addressType {
             options.addressTypes[recorded] = type.rawValue
         }
+        if let twin, twin.openBeforeLog, let recorded = twin.recorded { options.twinOpenBeforeLog = (twin.handle, recorded) }
         if let twin, let recorded = twin.recorded {
             options.advertisers = [recorded]
             Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
@@ -78,7 +79,8 @@ struct Replay: ParsableCommand {
 
 extension Replay {
     /// Starts the twin of the recording on `uri` and waits until it advertises (exit 2 if it cannot).
-    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?, recordedType: LEAddressType) {
+    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?, recordedType: LEAddressType,
+                                                                    handle: UInt16, openBeforeLog: Bool) {
         let twin = try PeerRun.load(file, device: device)
         let transport: HCITransport
         do { transport = try Transports.open(try TransportURI(uri), timeout: connectTimeout) } catch {
@@ -94,7 +96,7 @@ extension Replay {
             ReplayOutput.fail(TransportError(.open, "--peer \(uri): \(message)"), file: file, peer: uri, run: session.play)
         }
         Diagnostics.message("twin on \(uri): \(line)")
-        return (thread, thread.address, twin.device, twin.deviceType)
+        return (thread, thread.address, twin.device, twin.deviceType, twin.handle, twin.openBeforeLog)
     }
 }
 
