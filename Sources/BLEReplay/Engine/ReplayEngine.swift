@@ -724,11 +724,7 @@ extension ReplayEngine {
         let type = maps.addressTypes[recorded] ?? recordedType
         guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), ["Address Type": .int(UInt64(type)), "Address": .address(address)]) else { return }
         ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
-        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = 0x2011
-        try transmit(H4Packet(.command, bytes))
-        flow.sentCommand()
-        try waitFor("an answer to the run's own LE Add Device To Filter Accept List", step: i) { $0.ownCommand == nil }
+        try sendOwnCommand(HCIOpcode(rawValue: 0x2011), bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
 
     /// LE (Extended) Create Connection whose connection complete (the next one recorded) was a
@@ -770,11 +766,7 @@ extension ReplayEngine {
         for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
             guard let bytes = try? HCICommandEncoding.command(opcode, ["Mask": .int(mask)]) else { continue }
             ownNotes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
-            try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-            ownCommand = opcode.rawValue
-            try transmit(H4Packet(.command, bytes))
-            flow.sentCommand()
-            try waitFor("an answer to the run's own \(opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")", step: i) { $0.ownCommand == nil }
+            try sendOwnCommand(opcode, bytes, step: i, what: opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")
         }
     }
 
@@ -792,14 +784,20 @@ extension ReplayEngine {
             "Peer Address": .address(address), "Own Address Type": .int(0), "Min Connection Interval": .int(6), "Max Connection Interval": .int(6),
             "Max Latency": .int(0), "Supervision Timeout": .int(0x01F4), "Min CE Length": .int(0), "Max CE Length": .int(0)]) else { return }
         ownNotes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
-        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = HCIOpcode.leCreateConnection.rawValue
         ownConnecting = k
-        try transmit(H4Packet(.command, bytes))
-        flow.sentCommand()
-        try waitFor("an answer to the run's own LE Create Connection", step: i) { $0.ownCommand == nil }
+        try sendOwnCommand(.leCreateConnection, bytes, step: i, what: "LE Create Connection")
         try waitFor("the connection complete of the run's own LE Create Connection", step: i) { $0.ownConnecting == nil }
         if connections[k].liveHandle == nil { goDown(k) }
+    }
+
+    /// Sends a command of the run's own (not recorded) and waits for its Command Complete /
+    /// Status, which is swallowed (`ownCommand`), not compared.
+    fileprivate func sendOwnCommand(_ opcode: HCIOpcode, _ bytes: [UInt8], step i: Int, what: String) throws(TransportError) {
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = opcode.rawValue
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own \(what)", step: i) { $0.ownCommand == nil }
     }
 
     static let leConnectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
@@ -815,12 +813,8 @@ extension ReplayEngine {
               let bytes = try? HCICommandEncoding.command(.leCreateConnectionCancel) else { return }
         leAttemptOpen = false
         ownNotes.append("connection #\(connections[k].index) (#\(script.units[i].frame)) was to \(connections[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
-        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = HCIOpcode.leCreateConnectionCancel.rawValue
         cancelledAttempt = true
-        try transmit(H4Packet(.command, bytes))
-        flow.sentCommand()
-        try waitFor("an answer to the run's own LE Create Connection Cancel", step: i) { $0.ownCommand == nil }
+        try sendOwnCommand(.leCreateConnectionCancel, bytes, step: i, what: "LE Create Connection Cancel")
         try waitFor("the connection complete of the attempt the run cancelled", step: i) { !$0.cancelledAttempt }
     }
 
@@ -833,10 +827,6 @@ extension ReplayEngine {
         randomAddressSet = true
         guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, ["Address": .address(Self.runRandomAddress)]) else { return }
         ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
-        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = HCIOpcode.leSetRandomAddress.rawValue
-        try transmit(H4Packet(.command, bytes))
-        flow.sentCommand()
-        try waitFor("an answer to the run's own LE Set Random Address", step: i) { $0.ownCommand == nil }
+        try sendOwnCommand(.leSetRandomAddress, bytes, step: i, what: "LE Set Random Address")
     }
 }

@@ -22,12 +22,15 @@ public final class PeerEngine {
     /// host has made, so the attempts that failed in the recording (the device was away) fail
     /// live too. Nil (`peer` alone, a central of its own): after each disconnection the twin
     /// advertises again while the recording has connections left, and ends when the central does
-    /// not come back within `options.timeout` (or after the last one).
+    /// not come back within `reconnectGrace` (or after the last one).
     public var connectionsAllowed: (() -> Int)?
     private var readvertisePending = false
     /// `peer` alone, after a disconnection with recorded connections left: when to stop waiting
     /// for the central to connect again.
     private var reconnectDeadline: Double?
+    /// Seconds `peer` alone waits for its central to connect again (a test's central is a new
+    /// process: 5 s was too short on a loaded machine).
+    static let reconnectGrace: Double = 15
     /// The live central replays the recorded LE legacy pairing: the recorded answers are sent.
     var legacyReplay = false
 
@@ -150,7 +153,7 @@ public final class PeerEngine {
                 }
                 // `peer` alone: a central that does not come back ends the run.
                 if let deadline = reconnectDeadline, liveHandle == nil, now >= deadline {
-                    notes.append("the central did not connect again within \(ReplayEngine.seconds(options.timeout)) after connection \(connectionsAccepted) of \(twin.connectionCount)")
+                    notes.append("the central did not connect again within \(ReplayEngine.seconds(Self.reconnectGrace)) after connection \(connectionsAccepted) of \(twin.connectionCount)")
                     break
                 }
                 let nextDue = outbox.first.map { $0.due - now } ?? 0.1
@@ -253,8 +256,8 @@ public final class PeerEngine {
                 resetLink()
                 readvertisePending = true
                 // `peer` alone (a central of its own): the device advertised again after each
-                // disconnection of the recording; the central has `--timeout` to come back.
-                if connectionsAllowed == nil { reconnectDeadline = Clock.now() + options.timeout }
+                // disconnection of the recording; the central has `reconnectGrace` to come back.
+                if connectionsAllowed == nil { reconnectDeadline = Clock.now() + Self.reconnectGrace }
             } else { disconnected = true }
         case let .completed(n):
             inFlight = max(0, inFlight - n)
