@@ -124,4 +124,36 @@ struct TwinLiveCentralTests {
         #expect(twin.stdout.contains("the central did not connect again"), "\(twin.stdout.prefix(1500))")
         #expect(status == 1, "the central did not do what the recording's did: \(status)")
     }
+
+    /// The twin requesting security: `pairing_ok.btsnoop` with an SMP Security Request of the
+    /// device (Core v5.4 Vol 3 Part H 3.6.7, AuthReq bonding) put before the central's Pairing
+    /// Request, in a copy of the recording. The twin sends it when the connection opens, as the
+    /// device's opening; a Bumble central that pairs on a Security Request then pairs with it
+    /// (Secure Connections, Just Works) and the link is encrypted.
+    @Test(.enabled(if: SecureConnectionsSupport.available))
+    func twinRequestsSecurityAndTheCentralPairs() async throws {
+        let dir = try ReplayEnvironment.temporaryDirectory("security-request")
+        let recording = dir.appendingPathComponent("pairing_security_request.btsnoop")
+        var packets = try RecordingFacts.packets(URL(fileURLWithPath: Repo.capture("pairing_ok.btsnoop")))
+        // The central's first ACL packet: its Pairing Request (L2CAP CID 0x0006, code 0x01).
+        let k = try #require(packets.firstIndex { p in
+            let b = p.packet.bytes
+            return p.fromHost && p.packet.type == .acl && b.count > 8 && b[6] == 0x06 && b[7] == 0x00 && b[8] == 0x01
+        })
+        let header = packets[k].packet.bytes
+        // The same connection handle, first automatically flushable (0b10), L2CAP length 2, CID 6,
+        // Security Request (0x0B) with AuthReq bonding (0x01).
+        let request = H4Packet(.acl, [header[0], (header[1] & 0x0F) | 0x20, 0x06, 0x00, 0x02, 0x00, 0x06, 0x00, 0x0B, 0x01])
+        packets.insert(RecordedPacket(frame: packets[k].frame, timestamp: packets[k].timestamp - 1000, fromHost: false, packet: request), at: k)
+        try ReplayEnvironment.writeRecording(packets, to: recording)
+
+        let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
+        let (twin, address) = try await TwinTests.startTwin(recording.path, on: rootCanal)
+        let result = try await TwinTests.central(rootCanal, address: address, arguments: ["--pair-on-security-request"])
+        _ = try await twin.wait(timeout: 30)
+        #expect(result["securityRequest"] as? Bool == true, "\(result)")
+        #expect(result["paired"] as? String == "ok", "\(result["paired"] ?? "")")
+        #expect(result["encrypted"] as? Bool == true)
+        #expect(twin.stdout.contains("pairing: LE Secure Connections Just Works"), "\(twin.stdout.prefix(1500))")
+    }
 }
