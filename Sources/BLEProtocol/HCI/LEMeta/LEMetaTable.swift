@@ -9,7 +9,7 @@ enum LEMetaTable {
     static let enhancedConnectionComplete: [Param] = [
         Param("Status", .status), Param("Handle", .handle), Param("Role", .role),
         Param("Peer Address Type", .addressType), Param("Peer Address", .address),
-        Param(.localAddress, "Local Resolvable Private Address", .address), Param("Peer Resolvable Private Address", .address),
+        Param(.localAddress, "Local Resolvable Private Address", .address), Param(.peerResolvableAddress, "Peer Resolvable Private Address", .address),
         Param(.connectionInterval, "Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
         Param("Supervision Timeout", .supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
     ]
