@@ -31,7 +31,7 @@ extension PeerEngine {
             pairingRefusal = secureConnectionsRequest(p, recorded: recorded)
             return pairingRefusal == nil
         }
-        let method = PairingMethod.choose(request: p, response: recorded, sc: false)
+        guard let method = TwinPDU.pairingMethod(request: p, response: recorded) else { return false }
         switch method {
         case .justWorks: return legacyPairing(p, pdu: pdu)
         case .passkeyEntry:

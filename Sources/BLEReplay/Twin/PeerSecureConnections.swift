@@ -11,7 +11,7 @@ import BLEProtocol
 struct SecureConnectionsState {
     var preq: [UInt8]
     var pres: [UInt8]
-    var method: PairingMethod
+    var method: SMP.PairingMethod
     /// Little-endian, as SMP carries them.
     var own: P256KeyPair?
     var peerX: [UInt8] = []
@@ -33,7 +33,7 @@ extension PeerEngine {
     /// The central's Pairing Request when both sides ask for Secure Connections: the recorded
     /// Pairing Response if the method is Just Works or Numeric Comparison; else nil and the reason.
     func secureConnectionsRequest(_ p: [UInt8], recorded: [UInt8]) -> String? {
-        let method = PairingMethod.choose(request: p, response: recorded, sc: true)
+        guard let method = TwinPDU.pairingMethod(request: p, response: recorded) else { return "the central's Pairing Request or the recorded Pairing Response is malformed" }
         guard SecureConnectionsSupport.available else { return SecureConnectionsSupport.unavailable }
         let passkey = method == .passkeyEntry ? options.passkey ?? twin.story.recordedPasskey : nil
         guard method == .justWorks || method == .numericComparison || passkey != nil else {

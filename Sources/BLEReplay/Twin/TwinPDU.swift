@@ -37,6 +37,14 @@ enum TwinPDU {
         }
     }
 
+    /// The association model of a Pairing Request and a Pairing Response (SMP payloads, code first):
+    /// BLEProtocol's `SMP.PairingMethod.select` (Core v5.4 Vol 3 Part H 2.3.5.1, Tables 2.6–2.8), the
+    /// same the analysis tells; nil when either is not a pairing request/response.
+    static func pairingMethod(request: [UInt8], response: [UInt8]) -> SMP.PairingMethod? {
+        guard case let .pairingRequest(i)? = smp(request), case let .pairingResponse(r)? = smp(response) else { return nil }
+        return SMP.PairingMethod.select(initiator: i, responder: r)
+    }
+
     /// The bytes of a range a decoder gave for `payload` (decoded from offset 0).
     static func bytes(_ range: ByteRange, of payload: [UInt8]) -> [UInt8] {
         guard range.offset >= 0, range.count >= 0, range.offset <= payload.count, range.count <= payload.count - range.offset else { return [] }
