@@ -33,7 +33,7 @@ public enum ReplayOutput {
         }
         if !o.strictEnvironment { environment(o, into: &out) }
         for c in o.connections {
-            out.line("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)\(c.peer.map { ", " + $0 } ?? "")): "
+            out.line("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)\(c.peer.map { ", " + $0 } ?? "")\(c.openBeforeLog ? ", open before the log starts" : "")): "
                      + (c.replayed ? "up" : "did not come up") + ", \(c.stepsReplayed)/\(c.steps) replayed"
                      + (c.skipped > 0 ? ", \(c.skipped) skipped" : "") + ", \(c.behaviourDivergences) behaviour divergence\(c.behaviourDivergences == 1 ? "" : "s"), \(String(format1: c.seconds)) s")
         }
@@ -146,6 +146,7 @@ public enum ReplayOutput {
             w.int("divergences", c.divergences)
             w.int("behaviourDivergences", c.behaviourDivergences)
             w.double("seconds", (c.seconds * 1000).rounded() / 1000)
+            w.bool("openBeforeLog", c.openBeforeLog)
             w.endObject()
         }
         w.endArray()

@@ -24,13 +24,9 @@ import TestSupport
 struct LayoutHomeTests {
     /// File (relative to `Sources/`) → why it may still read bytes by index.
     static let allowlist: [String: String] = [
-        "BLEReplay/Twin/TwinStory.swift": "issue 27 branch converts",
-        "BLEReplay/Twin/AttributeTable.swift": "issue 27 branch converts",
-        "BLEReplay/Twin/PeerEngine.swift": "issue 27 branch converts",
         "BLEReplay/Twin/PeerPairing.swift": "issue 27 branch converts",
         "BLEReplay/Twin/PeerRules.swift": "issue 27 branch converts",
         "BLEReplay/Twin/PeerSecureConnections.swift": "issue 27 branch converts",
-        "BLEReplay/Twin/TwinRecording.swift": "issue 27 branch converts",
         "BLEAnalysis/Redaction/Replacements.swift": "parses addresses written as text (AA:BB:…) in log records, not a packet layout",
     ]
 

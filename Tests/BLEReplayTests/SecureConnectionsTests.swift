@@ -1,5 +1,6 @@
 @testable import BLEReplay
 import Testing
+import BLEProtocol
 
 /// The twin's LE Secure Connections arithmetic (libcrypto's P-256 and AES-CMAC under f4/f5/f6/g2)
 /// against published sample data, written most significant byte first as printed:
@@ -88,14 +89,15 @@ struct SecureConnectionsTests {
 /// 2.3.5.1 Tables 2.6–2.8 (IO capabilities: 0 DisplayOnly, 1 DisplayYesNo, 2 KeyboardOnly,
 /// 3 NoInputNoOutput, 4 KeyboardDisplay; AuthReq bit 2 MITM, bit 3 SC).
 @Suite struct SecureConnectionsMethodTests {
-    /// A Pairing Request (0x01) or Response (0x02) with these fields.
-    static func pdu(_ code: UInt8, io: UInt8, oob: UInt8 = 0, mitm: Bool) -> [UInt8] {
-        [code, io, oob, 0x01 | 0x08 | (mitm ? 0x04 : 0), 16, 0x03, 0x03]
+    /// A Pairing Request (0x01) or Response (0x02) with these fields; `sc` sets AuthReq's SC bit.
+    static func pdu(_ code: UInt8, io: UInt8, oob: UInt8 = 0, mitm: Bool, sc: Bool = true) -> [UInt8] {
+        [code, io, oob, 0x01 | (sc ? 0x08 : 0) | (mitm ? 0x04 : 0), 16, 0x03, 0x03]
     }
 
+    /// The twin chooses through BLEProtocol's `SMP.PairingMethod.select`, the table the analysis tells.
     @Test func tableEntries() {
-        func method(_ i: UInt8, _ r: UInt8, sc: Bool, mitm: Bool = true) -> PairingMethod {
-            PairingMethod.choose(request: Self.pdu(1, io: i, mitm: mitm), response: Self.pdu(2, io: r, mitm: false), sc: sc)
+        func method(_ i: UInt8, _ r: UInt8, sc: Bool, mitm: Bool = true) -> SMP.PairingMethod? {
+            TwinPDU.pairingMethod(request: Self.pdu(1, io: i, mitm: mitm, sc: sc), response: Self.pdu(2, io: r, mitm: false, sc: sc))
         }
         // Neither side asks for MITM protection: Just Works whatever the IO (Table 2.6/2.7).
         #expect(method(4, 4, sc: true, mitm: false) == .justWorks)
@@ -110,12 +112,14 @@ struct SecureConnectionsTests {
         // NoInputNoOutput on either side: Just Works.
         #expect(method(4, 3, sc: true) == .justWorks)
         #expect(method(3, 4, sc: false) == .justWorks)
+        // Not a pairing request and response: no method.
+        #expect(TwinPDU.pairingMethod(request: Self.pdu(2, io: 1, mitm: true), response: Self.pdu(2, io: 1, mitm: true)) == nil)
     }
 
     @Test func outOfBand() {
-        let request = Self.pdu(1, io: 3, oob: 1, mitm: false), response = Self.pdu(2, io: 3, mitm: false)
         // SC: OOB when either side has OOB data; legacy: only when both do (Tables 2.6, 2.7).
-        #expect(PairingMethod.choose(request: request, response: response, sc: true) == .outOfBand)
-        #expect(PairingMethod.choose(request: request, response: response, sc: false) == .justWorks)
+        #expect(TwinPDU.pairingMethod(request: Self.pdu(1, io: 3, oob: 1, mitm: false), response: Self.pdu(2, io: 3, mitm: false)) == .outOfBand)
+        #expect(TwinPDU.pairingMethod(request: Self.pdu(1, io: 3, oob: 1, mitm: false, sc: false),
+                                      response: Self.pdu(2, io: 3, mitm: false, sc: false)) == .justWorks)
     }
 }

@@ -123,7 +123,7 @@ struct TwinTests {
         try Self.expectTable(result, services: services, characteristics: characteristics, descriptors: descriptors)
         let indicated = (result["notifications"] as? [[Any]] ?? []).map { "\($0[0] as? Int ?? -1)=\($0[1] as? String ?? "")" }
         #expect(indicated == indications.map { "\($0.handle)=\($0.value)" })
-        _ = try await twin.wait(timeout: 20)
+        _ = try await twin.wait(timeout: 30)   // the device has two connections: the twin waits 15 s for the central to come back
         #expect(twin.stdout.contains("the recorded public address 74:B8:39:DF:CE:4A cannot be taken"), "\(twin.stdout.prefix(500))")
     }
 

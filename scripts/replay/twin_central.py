@@ -4,7 +4,8 @@
         --address FA:E4:E3:24:20:09 [--read HANDLE]... [--write HANDLE=HEX]... [--notifications N]
 
 Power on, connect to ADDRESS (random unless it ends with /P), discover every service, every
-characteristic and every descriptor with Bumble's own GATT client, pair with ``--pair`` (Just Works), read the handles given with
+characteristic and every descriptor with Bumble's own GATT client, pair with ``--pair`` (Just Works; with
+``--passkey N`` as a keyboard typing N), read the handles given with
 ``--read``, write (with response) the values given with ``--write`` in order, then wait for N
 notifications or indications (any handle), and disconnect.  Prints ``RESULT {json}``:
 services (handle, end, uuid), characteristics (value handle, properties, uuid),
@@ -39,11 +40,23 @@ def uuid_text(uuid) -> str:
 async def run(args) -> dict:
     async with await open_transport(args.transport) as transport:
         device = Device.with_hci("bleanalyze-twin-central", hci.Address(rc.CENTRAL_ADDRESS), transport.source, transport.sink)
-        # Just Works: no input, no output, no MITM (the only pairing a twin can answer).
-        device.pairing_config_factory = lambda connection: PairingConfig(
-            sc=True, mitm=False, bonding=True, delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
+        # Just Works: no input, no output, no MITM; with --passkey, a keyboard that types it
+        # (Passkey Entry with a device that displays, Core v5.4 Vol 3 Part H 2.3.5.1).
+        if args.passkey is not None:
+            class Keyboard(PairingDelegate):
+                async def get_number(self):
+                    return args.passkey
+            device.pairing_config_factory = lambda connection: PairingConfig(
+                sc=True, mitm=True, bonding=True, delegate=Keyboard(io_capability=PairingDelegate.IoCapability.KEYBOARD_INPUT_ONLY))
+        else:
+            device.pairing_config_factory = lambda connection: PairingConfig(
+                sc=True, mitm=False, bonding=True, delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
         await asyncio.wait_for(device.power_on(), rc.STEP_TIMEOUT)
         address = hci.Address(args.address[:-2], hci.Address.PUBLIC_DEVICE_ADDRESS) if args.address.endswith("/P") else hci.Address(args.address)
+        # Listen for a Security Request from the moment the link exists: a peripheral may send it
+        # with its first PDU, before connect() returns.
+        security_request = asyncio.Event()
+        device.on("connection", lambda c: c.on(c.EVENT_SECURITY_REQUEST, lambda auth_req: security_request.set()))
         connection = await asyncio.wait_for(device.connect(address), args.connect_timeout)
         client = connection.gatt_client
         received: list = []
@@ -70,7 +83,14 @@ async def run(args) -> dict:
                                                   "properties": int(c.properties), "uuid": uuid_text(c.uuid)})
                 for d in await asyncio.wait_for(client.discover_descriptors(c), rc.STEP_TIMEOUT):
                     result["descriptors"].append({"handle": d.handle, "uuid": uuid_text(d.type)})
-        if args.pair:
+        if args.pair_on_security_request:
+            # The peripheral asks for security (SMP Security Request, Core v5.4 Vol 3 Part H 3.6.7): pair then.
+            try:
+                await asyncio.wait_for(security_request.wait(), rc.STEP_TIMEOUT)
+                result["securityRequest"] = True
+            except asyncio.TimeoutError:
+                result["securityRequest"] = False
+        if args.pair or (args.pair_on_security_request and result.get("securityRequest")):
             keys: list = []
             connection.on(connection.EVENT_PAIRING, keys.append)
             try:
@@ -112,6 +132,9 @@ def main() -> None:
     parser.add_argument("--write", action="append", default=[], help="HANDLE=HEX written with response, repeatable, in order")
     parser.add_argument("--notifications", type=int, default=0, help="wait for this many notifications/indications")
     parser.add_argument("--pair", action="store_true", help="pair (Just Works, no input/output) after discovery")
+    parser.add_argument("--pair-on-security-request", action="store_true",
+                        help="pair (as --pair) when the peripheral sends an SMP Security Request; reports securityRequest")
+    parser.add_argument("--passkey", type=int, help="with --pair: pair as a keyboard that types this passkey (MITM)")
     parser.add_argument("--connect-timeout", type=float, default=20.0)
     args = parser.parse_args()
     rc.quiet_logging()

@@ -58,12 +58,12 @@ public enum OUI {
 extension OUI {
     /// The vendor to show beside an address field: only for a public address (`type` public or
     /// public identity; no type at all means a BR/EDR address, always public, unless the field is
-    /// one the tables mark random or resolvable: `FieldID.randomAddress`, `.localAddress`).
+    /// one the tables mark random or resolvable: `FieldID.randomAddress`, `.localAddress`, `.peerResolvableAddress`).
     public static func vendorBytes(_ address: BDAddr, type: LEAddressType?, id: FieldID) -> UnsafeBufferPointer<UInt8>? {
         if address.value == 0 { return nil }   // "no address" (BlueZ's BDADDR_ANY), not Xerox's
         if let type {
             guard type.rawValue == 0 || type.rawValue == 2 else { return nil }
-        } else if id == .randomAddress || id == .localAddress {
+        } else if id == .randomAddress || id == .localAddress || id == .peerResolvableAddress {
             return nil
         }
         return vendorBytes(address)

@@ -39,6 +39,9 @@ public enum FieldID: UInt8, Sendable {
     case longTermKey, randomNumber, encryptedDiversifier
     /// An address of the local controller (its resolvable private address).
     case localAddress
+    /// The resolvable private address a peer used, as the controller resolved it (LE Enhanced
+    /// Connection Complete, Core v5.4 Vol 4 Part E 7.7.65.10): random by design (Vol 6 Part B 1.3.2.2).
+    case peerResolvableAddress
     /// The L2CAP basic header's length.
     case l2capLength
     /// An attribute value (or part of one, or values), as the ATT PDU carries it.

@@ -15,6 +15,13 @@ public enum HCIDecoder {
             + LEConnectionCommands.rows)
     public static let events = MessageTable(EventTable.rows)
     public static let leMeta = MessageTable(LEMetaTable.rows)
+
+    /// The Core spec assigns this event code (Vol 4 Part E 7.7): it has a decoder (a table row,
+    /// or Command Complete / Status, LE Meta, Vendor). Other codes are a controller's own.
+    public static func isAssignedEvent(_ code: UInt8) -> Bool {
+        [HCIEventCode.commandComplete, HCIEventCode.commandStatus, HCIEventCode.leMeta, HCIEventCode.vendor].contains(code)
+            || events[UInt16(code)] != nil
+    }
     /// Names of the LE subevents, for the `Subevent` field.
     static let leMetaNames = NameTable(LEMetaTable.rows.map { (UInt64($0.code), $0.name) })
 

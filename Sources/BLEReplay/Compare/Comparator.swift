@@ -124,7 +124,7 @@ struct Comparator: Sendable {
                 return ReplayRules.smpRandom
             }
         }
-        if f.id == .localAddress { return ReplayRules.localAddress }
+        if f.id == .localAddress || f.id == .peerResolvableAddress { return ReplayRules.localAddress }
         if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, f.id != .status, f.id != .subevent {
             return ReplayRules.controllerInfo   // LE Read Local P-256 Public Key / Generate DHKey Complete
         }
@@ -134,7 +134,7 @@ struct Comparator: Sendable {
         if f.layer == "ATT", f.id == .attValue || f.id == .rest { return ReplayRules.attValue }
         // The recorded link was lost (Connection Timeout 0x08, LL Response Timeout 0x22): a live
         // peer (a twin) cannot lose the radio, it ends the link itself.
-        if e.isDisconnectionComplete, f.id == .reason, case let .integer(r, _) = f.value, r == 0x08 || r == 0x22 { return ReplayRules.linkLoss }
+        if e.isDisconnectionComplete, f.id == .reason, case let .integer(r, _) = f.value, ReplayRules.linkLossReasons.contains(r) { return ReplayRules.linkLoss }
         return nil
     }
 

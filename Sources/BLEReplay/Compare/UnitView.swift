@@ -8,7 +8,8 @@ enum UnitCategory: Sendable, Equatable {
     case advertising
     /// Number Of Completed Packets, Command Complete for NOP (opcode 0): rule `flow-control`.
     case flowControl
-    /// Vendor-specific event 0xFF, and ACL on Android's vendor handle 0x0EDC: rule `vendor`.
+    /// Vendor-specific event 0xFF or an event code the spec does not assign, and ACL on Android's
+    /// vendor handle 0x0EDC or on a handle above 0x0EFF: rule `vendor`.
     case vendor
     /// Controller-initiated link-layer events: rule `ll-events`.
     case linkLayer
@@ -83,8 +84,14 @@ struct UnitView: Sendable {
         (self.layers, self.fields) = (layers, fields)
         (self.eventCode, self.subevent, self.opcode, self.handle, self.channel, self.attOpcode) = (eventCode, subevent, opcode, handle, channel, att)
         smpCode = smp
-        category = handle == Self.androidVendorHandle && eventCode == nil ? .vendor : Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
+        let vendorHandle = handle.map { $0 == Self.androidVendorHandle || $0 > Self.maxConnectionHandle } ?? false
+        category = vendorHandle && eventCode == nil ? .vendor : Self.category(eventCode: eventCode, subevent: subevent, opcode: opcode)
     }
+
+    /// Connection handles are 0x0000–0x0EFF (Core v5.4 Vol 4 Part E 5.4.2); ACL data on a handle
+    /// above is no connection's: Broadcom controllers log diagnostics there (0x0FF1 in an Android
+    /// log), as Qualcomm ones do on 0x0EDC.
+    static let maxConnectionHandle: UInt16 = 0x0EFF
 
     /// Android's Bluetooth stack logs the controller's vendor diagnostics (Broadcom/Qualcomm) as ACL
     /// data on handle 0x0EDC, a handle no connection has: the phone's, not the session's.
@@ -100,6 +107,9 @@ struct UnitView: Sendable {
     static func category(eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?) -> UnitCategory {
         switch eventCode {
         case HCIEventCode.vendor?: return .vendor
+        // An event code the Core spec does not assign (no row in the event table: 0x60 and 0x6E
+        // in a PacketLogger capture of an Apple host) is the recorded controller's own.
+        case let code? where !HCIDecoder.isAssignedEvent(code): return .vendor
         case HCIEventCode.numberOfCompletedPackets?: return .flowControl
         case HCIEventCode.commandComplete? where opcode == 0: return .flowControl
         case HCIEventCode.leMeta?:

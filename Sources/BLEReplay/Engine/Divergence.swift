@@ -36,7 +36,8 @@ public struct Divergence: Sendable {
 
 /// One recorded connection of a replay: did it come up live, how much of it was replayed.
 public struct ConnectionOutcome: Sendable {
-    /// 1-based, in the recording's order of successful connection complete events.
+    /// 1-based, in the recording's order of successful connection complete events (and of the
+    /// first packets of links already open when the log starts).
     public var index: Int
     public var recordedHandle: UInt16
     public var liveHandle: UInt16?
@@ -53,6 +54,9 @@ public struct ConnectionOutcome: Sendable {
     public var behaviourDivergences: Int
     /// Wall time from its connection complete's turn to its last packet.
     public var seconds: Double
+    /// The link was open when the log starts (no connection complete recorded; `frame` is its
+    /// first packet): the run cannot make it.
+    public var openBeforeLog = false
 }
 
 /// One recorded host packet (a command, a host L2CAP PDU): the JUnit test cases of a run.

@@ -63,6 +63,16 @@ public final class ReplayEngine {
     /// A command the run sent itself (not recorded) whose answer is awaited and swallowed.
     private var ownCommand: UInt16?
     private var ownNotes: [String] = []
+    private var fastIntervalNoted = false
+    private var eventMasksChecked = false
+    /// Links open before the log starts that the run connects itself (the twin's device's).
+    private var openedByRun: Set<Int> = []
+    /// The run's own LE Create Connection for that connection is under way.
+    private var ownConnecting: Int?
+    /// An LE connection attempt the run sent is still open live (no connection complete yet).
+    private var leAttemptOpen = false
+    /// The run cancelled an attempt itself; its connection complete is swallowed.
+    private var cancelledAttempt = false
     private let connectionPeers: [BDAddr?]
     /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
     private var recordedAcceptList = false
@@ -91,6 +101,18 @@ public final class ReplayEngine {
         if let only = options.advertisers {
             for (k, peer) in peers.enumerated() where peer.map({ !only.contains($0) }) ?? false { absent.insert(k); down.insert(k) }
         }
+        // A link open before the log starts cannot be made live (who and how is not recorded):
+        // not played beside a twin (which plays the connections it can see made), skipped otherwise.
+        for (k, c) in connections.enumerated() where c.openBeforeLog {
+            // Unless it is the link of the twin's device: the run makes it (`connectOpenBeforeLog`).
+            if let t = options.twinOpenBeforeLog, t.handle == c.recordedHandle, !connections.contains(where: { $0.openBeforeLog && openedByRun.contains($0.index - 1) }) {
+                openedByRun.insert(k)
+                connections[k].peer = t.address.description
+                continue
+            }
+            down.insert(k)
+            if options.advertisers != nil { absent.insert(k) }
+        }
         maps.addresses = options.addressMap
         maps.addressTypes = options.addressTypes
     }
@@ -104,7 +126,11 @@ public final class ReplayEngine {
             for i in script.units.indices {
                 cursor = i
                 if let k = connectionOf[i] {
-                    if down.contains(k) { skip(i, connection: k); continue }
+                    if down.contains(k) {
+                        if absent.contains(k), views[i].isConnectionComplete { try cancelAbsentAttempt(i, connection: k) }
+                        skip(i, connection: k); continue
+                    }
+                    if openedByRun.contains(k), connections[k].liveHandle == nil { try connectOpenBeforeLog(i, connection: k) }
                     touch(k)
                 }
                 if script.units[i].fromHost {
@@ -156,7 +182,11 @@ public final class ReplayEngine {
         if view.category == .advertising, options.advertisers != nil { inFlightReports.insert(i) }
         // The recorded controller's power-on events (before the host's first packet): another
         // controller has its own, or none.
-        if stepOf[i] == 0 { inFlightReports.insert(i) }
+        // (Not the packets of a link the run made itself: they are the session's.)
+        if stepOf[i] == 0, !(connectionOf[i].map { openedByRun.contains($0) } ?? false) { inFlightReports.insert(i) }
+        // ACL of a PDU the disconnection cut (the host ended the link while the device was
+        // sending it): whether any of it gets through before the link ends is timing.
+        if cutByDisconnection(i) { inFlightReports.insert(i) }
         // Under `--peer`, events about another device than the twin's (a connection request, a
         // name, a link key of a phone's other peers) cannot come: that device is not there.
         if let only = options.advertisers, view.eventCode != nil, view.eventCode != HCIEventCode.commandComplete,
@@ -176,6 +206,17 @@ public final class ReplayEngine {
             return
         }
         expect(i)
+    }
+
+    /// `i` is the start of an L2CAP PDU that never completed (a raw ACL unit) and the next unit
+    /// of its connection is the Disconnection Complete.
+    private func cutByDisconnection(_ i: Int) -> Bool {
+        guard case let .raw(packet) = script.units[i].content, packet.type == .acl, let k = connectionOf[i] else { return false }
+        for j in script.units.indices.dropFirst(i + 1).prefix(64) where connectionOf[j] == k {
+            if case let .raw(p) = script.units[j].content, p.type == .acl { continue }
+            return views[j].isDisconnectionComplete
+        }
+        return false
     }
 
     /// Makes `i` pending; it counts towards `total` now, or (in flight) only if it comes.
@@ -240,10 +281,31 @@ public final class ReplayEngine {
             flow.observe(view)
             if let own = ownCommand, view.opcode == own,
                view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
+                // A cancel the controller refused: no attempt was open, no connection complete follows.
+                if own == HCIOpcode.leCreateConnectionCancel.rawValue, (view.integer(.status) ?? 0) != 0 { cancelledAttempt = false }
                 ownCommand = nil
                 continue
             }
             if view.isDisconnectionComplete, let h = view.handle { live.disconnected(handle: h) }
+            if let k = ownConnecting, view.isConnectionComplete {
+                ownConnecting = nil
+                leAttemptOpen = false
+                if view.integer(.status) == 0, let h = view.handle {
+                    maps.learn(recorded: connections[k].recordedHandle, live: h)
+                    connections[k].replayed = true
+                    connections[k].liveHandle = h
+                }
+                continue
+            }
+            if view.isConnectionComplete {
+                defer { leAttemptOpen = false }
+                // The end of the attempt the run cancelled itself (Unknown Connection Identifier,
+                // Core v5.4 Vol 4 Part E 7.8.13): not the recording's.
+                if cancelledAttempt, (view.integer(.status) ?? 0) != 0 { cancelledAttempt = false; continue }
+            }
+            if view.eventCode == HCIEventCode.commandStatus, let op = view.opcode, Self.leConnectOpcodes.contains(op), (view.integer(.status) ?? 0) != 0 {
+                leAttemptOpen = false
+            }
             match(view)
         }
     }
@@ -269,7 +331,7 @@ public final class ReplayEngine {
         }
         if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && !isAbsent($0) && candidate(views[$0]) }) {
             matched(i, v)
-        } else if firstMatched, let i = lookahead(candidate) {
+        } else if firstMatched, let i = lookahead(candidate) ?? connectionLookahead(v, candidate) {
             total += views[i].unit.packets.count
             matched(i, v)
         } else if v.category == .advertising, scanStopped {
@@ -299,6 +361,24 @@ public final class ReplayEngine {
             if let rule = e.category.rule, options.rules.isRelaxed(rule) { continue }
             counted += 1
             guard state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
+            if candidate(e) { return i }
+        }
+        return nil
+    }
+
+    /// A device's PDU that came long before its turn: a twin sends what its device sent
+    /// unprompted (a notification recorded seconds after the central's last PDU, with hundreds of
+    /// the host's packets between) as soon as the story reaches it. It matches the earliest
+    /// expected PDU of the same key on its connection, up to that connection's end.
+    private func connectionLookahead(_ v: UnitView, _ candidate: (UnitView) -> Bool) -> Int? {
+        guard case .l2cap = v.unit.content, let live = v.handle else { return nil }
+        var i = cursor + 1
+        while i < script.units.count {
+            defer { i += 1 }
+            let e = views[i]
+            guard let h = e.handle, maps.live(h) == live else { continue }
+            if e.isDisconnectionComplete { return nil }
+            guard case .l2cap = e.unit.content, state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
             if candidate(e) { return i }
         }
         return nil
@@ -372,13 +452,16 @@ public final class ReplayEngine {
         switch unit.content {
         case let .command(bytes):
             noteScanEnable(bytes)
+            try prepareEventMasks(i)
             try prepareRandomAddress(i)
             try prepareAcceptList(i)
             announceConnecting(i)
             noteTarget(i)
+            if let op = views[i].opcode, Self.leConnectOpcodes.contains(op) { leAttemptOpen = true }
+            if views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { leAttemptOpen = false }
             let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
-            let rewritten = HostRewriter.command(bytes, maps: maps)
+            let rewritten = fastInterval(HostRewriter.command(bytes, maps: maps), unit: i)
             HostRewriter.noteIntervalRequest(UnitView(LinkUnit(content: .command(rewritten), packets: [], frames: [], timestamp: 0, fromHost: true)), maps: &maps)
             try transmit(H4Packet(.command, rewritten))
             if takesCredit { flow.sentCommand() }
@@ -403,6 +486,22 @@ public final class ReplayEngine {
         let (opcode, enable) = command.withReader { r in (HCIPacketHeader.commandOpcode(r), HCIPacketHeader.commandParameters(r)?.peekU8()) }
         guard let enable, opcode == .leSetScanEnable || opcode == .leSetExtendedScanEnable else { return }
         scanStopped = enable == 0
+    }
+
+    /// `--timing fast` (with rule `conn-interval`): a command asking for a connection interval
+    /// asks for the shortest (7.5 ms, Core v5.4 Vol 4 Part E 7.8.12) instead. The interval is
+    /// radio timing, not what a recording tests, and a controller moves ACL data once per
+    /// connection event: RootCanal takes one interval per ATT round trip, so a session recorded
+    /// at 48.75 ms replays 6.5 times faster. The live interval is compared against the range
+    /// sent (rule `conn-interval`).
+    private func fastInterval(_ command: [UInt8], unit i: Int) -> [UInt8] {
+        guard options.timing == .fast, options.rules.isRelaxed(ReplayRules.connectionInterval),
+              let fast = ConnectionIntervalRequest.requesting(ConnectionIntervalRequest.fastest, in: command) else { return command }
+        if !fastIntervalNoted {
+            fastIntervalNoted = true
+            ownNotes.append("--timing fast: connection intervals asked for as 7.5 ms (from #\(script.units[i].frame) on; the recorded ones with --timing original or --strict conn-interval)")
+        }
+        return fast
     }
 
     private func transmit(_ packet: H4Packet) throws(TransportError) {
@@ -451,9 +550,22 @@ extension ReplayEngine {
         var list: [ConnectionOutcome] = []
         var peers: [BDAddr?] = []
         var open: [UInt16: Int] = [:]
+        var everOpen: Set<UInt16> = []
+        // Handles with data or events (not a command's answer) before any connection complete
+        // opened them: links already open when the log starts. A command naming a handle is no
+        // such evidence (a host may name one that is not there).
+        var openedSoFar: Set<UInt16> = [], preLog: Set<UInt16> = []
+        for v in views {
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer(.status) == 0, let h = v.handle { openedSoFar.insert(h); continue }
+            if case .command = v.unit.content { continue }
+            guard let h = v.handle, !openedSoFar.contains(h), v.category != .vendor, !v.isConnectionComplete,
+                  v.eventCode != HCIEventCode.commandComplete, v.eventCode != HCIEventCode.commandStatus else { continue }
+            preLog.insert(h)
+        }
         var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
         for (i, v) in views.enumerated() {
             if v.isConnectionComplete, !v.unit.fromHost, v.integer(.status) == 0, let h = v.handle {
+                everOpen.insert(h)
                 let address = v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
                 let peer = address?.description
                 peers.append(address)
@@ -471,6 +583,19 @@ extension ReplayEngine {
             if handle == nil, let op = v.opcode, v.eventCode == HCIEventCode.commandStatus || v.eventCode == HCIEventCode.commandComplete {
                 of[i] = commandConnection.removeValue(forKey: op)
                 continue
+            }
+            // A link already open when the log starts (`preLog`), from its first unit: data, a
+            // command or an event on it (vendor handles and failed attempts aside).
+            if let h = handle, preLog.contains(h), open[h] == nil, !everOpen.contains(h), v.category != .vendor, !v.isConnectionComplete,
+               v.eventCode != HCIEventCode.commandComplete, v.eventCode != HCIEventCode.commandStatus {
+                everOpen.insert(h)
+                open[h] = list.count
+                peers.append(nil)
+                var c = ConnectionOutcome(index: list.count + 1, recordedHandle: h, liveHandle: nil, frame: v.unit.frame, peer: nil,
+                                          replayed: false, steps: 0, stepsReplayed: 0, skipped: 0, divergences: 0, behaviourDivergences: 0, seconds: 0)
+                c.openBeforeLog = true
+                list.append(c)
+                if case .command = v.unit.content, let op = v.opcode { commandConnection[op] = list.count - 1 }
             }
             guard let h = handle, let k = open[h] else { continue }
             of[i] = k
@@ -520,6 +645,11 @@ extension ReplayEngine {
         for k in down.sorted() {
             let c = connections[k]
             let frames = skippedFrames[k]?.sorted() ?? []
+            if absent.contains(k), c.openBeforeLog {
+                let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
+                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), first packet #\(c.frame)) was open before the log starts (no connection complete: its device is not known): not played (\(c.skipped) packets\(range), not compared)")
+                continue
+            }
             if absent.contains(k) {
                 let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
                 ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
@@ -528,7 +658,7 @@ extension ReplayEngine {
             guard let first = frames.first, let last = frames.last else { continue }
             let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
             add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
-                           message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), connection complete #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
+                           message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), \(c.openBeforeLog ? "open before the log starts, first packet" : "connection complete") #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
                            differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
         }
     }
@@ -593,11 +723,7 @@ extension ReplayEngine {
         let type = maps.addressTypes[recorded] ?? recordedType
         guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), [ParamKey("Address_Type"): .int(UInt64(type)), ParamKey("Address"): .address(address)]) else { return }
         ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
-        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = 0x2011
-        try transmit(H4Packet(.command, bytes))
-        flow.sentCommand()
-        try waitFor("an answer to the run's own LE Add Device To Filter Accept List", step: i) { $0.ownCommand == nil }
+        try sendOwnCommand(HCIOpcode(rawValue: 0x2011), bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
 
     /// LE (Extended) Create Connection whose connection complete (the next one recorded) was a
@@ -622,6 +748,75 @@ extension ReplayEngine {
         if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
     }
 
+    /// The event masks an Android host sets (Set Event Mask with LE Meta on, bit 61; LE Set Event
+    /// Mask with the connection, advertising report, LTK request, data length, PHY and channel
+    /// selection events), as recorded in the field logs here.
+    static let eventMasks: [(HCIOpcode, UInt64)] = [(.setEventMask, 0x3DBF_FFFF_FFFF_FFFF), (.leSetEventMask, 0x0000_0007_4D02_FE7F)]
+
+    /// Before the first command of a recording that starts mid-session: a host that never resets
+    /// the controller nor sets an event mask in the log set them before it started; a fresh
+    /// controller has the default masks (Core v5.4 Vol 4 Part E 7.3.1: no LE Meta event, so no LE
+    /// connection complete at all; 7.8.1), so the run sets the missing ones first, once, and says so.
+    fileprivate func prepareEventMasks(_ i: Int) throws(TransportError) {
+        guard !eventMasksChecked else { return }
+        eventMasksChecked = true
+        let sent = Set(views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
+        guard !sent.contains(HCIOpcode.reset.rawValue) else { return }
+        for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
+            guard let bytes = try? HCICommandEncoding.command(opcode, [ParamKey(opcode == .setEventMask ? "Event_Mask" : "LE_Event_Mask"): .int(mask)]) else { continue }
+            ownNotes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
+            try sendOwnCommand(opcode, bytes, step: i, what: opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")
+        }
+    }
+
+    /// Before the first packet of the twin's link that was open before the log starts: the run
+    /// connects to the twin (LE Create Connection to its address, 7.5 ms, Core v5.4 Vol 4 Part E
+    /// 7.8.12) and maps the recorded handle to the live one; the event masks first, as the log
+    /// has none. Its answers are not compared; a link that does not come up is `skipped`.
+    fileprivate func connectOpenBeforeLog(_ i: Int, connection k: Int) throws(TransportError) {
+        guard let t = options.twinOpenBeforeLog, connectionTimes[k] == nil else { return }
+        try prepareEventMasks(i)
+        beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+        let address = maps.live(t.address)
+        guard let bytes = try? HCICommandEncoding.command(.leCreateConnection, [
+            "Scan Interval": .int(0x60), "Scan Window": .int(0x60), "Filter Policy": .int(0), "Peer Address Type": .int(UInt64(maps.addressTypes[t.address] ?? 1)),
+            "Peer Address": .address(address), "Own Address Type": .int(0), "Min Connection Interval": .int(6), "Max Connection Interval": .int(6),
+            "Max Latency": .int(0), "Supervision Timeout": .int(0x01F4), "Min CE Length": .int(0), "Max CE Length": .int(0)]) else { return }
+        ownNotes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
+        ownConnecting = k
+        try sendOwnCommand(.leCreateConnection, bytes, step: i, what: "LE Create Connection")
+        try waitFor("the connection complete of the run's own LE Create Connection", step: i) { $0.ownConnecting == nil }
+        if connections[k].liveHandle == nil { goDown(k) }
+    }
+
+    /// Sends a command of the run's own (not recorded) and waits for its Command Complete /
+    /// Status, which is swallowed (`ownCommand`), not compared.
+    fileprivate func sendOwnCommand(_ opcode: HCIOpcode, _ bytes: [UInt8], step i: Int, what: String) throws(TransportError) {
+        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
+        ownCommand = opcode.rawValue
+        try transmit(H4Packet(.command, bytes))
+        flow.sentCommand()
+        try waitFor("an answer to the run's own \(what)", step: i) { $0.ownCommand == nil }
+    }
+
+    static let leConnectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
+                                                HCIOpcode.leExtendedCreateConnectionV2.rawValue]
+
+    /// Under `--peer`: the recorded attempt ended with a connection to another device than the
+    /// twin's (through the accept list, say), which is not on the radio, so live the attempt is
+    /// still open, and the controller would refuse the host's next one (Command Disallowed, Core
+    /// v5.4 Vol 4 Part E 7.8.12). The run cancels it (LE Create Connection Cancel, 7.8.13) where
+    /// the recording had its connection complete, swallows the answers, and says so.
+    fileprivate func cancelAbsentAttempt(_ i: Int, connection k: Int) throws(TransportError) {
+        guard leAttemptOpen, !script.units[i].fromHost,
+              let bytes = try? HCICommandEncoding.command(.leCreateConnectionCancel) else { return }
+        leAttemptOpen = false
+        ownNotes.append("connection #\(connections[k].index) (#\(script.units[i].frame)) was to \(connections[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
+        cancelledAttempt = true
+        try sendOwnCommand(.leCreateConnectionCancel, bytes, step: i, what: "LE Create Connection Cancel")
+        try waitFor("the connection complete of the attempt the run cancelled", step: i) { !$0.cancelledAttempt }
+    }
+
     fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {
         guard let op = views[i].opcode else { return }
         if op == HCIOpcode.leSetRandomAddress.rawValue { randomAddressSet = true; return }
@@ -631,10 +826,6 @@ extension ReplayEngine {
         randomAddressSet = true
         guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(Self.runRandomAddress)]) else { return }
         ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
-        try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = HCIOpcode.leSetRandomAddress.rawValue
-        try transmit(H4Packet(.command, bytes))
-        flow.sentCommand()
-        try waitFor("an answer to the run's own LE Set Random Address", step: i) { $0.ownCommand == nil }
+        try sendOwnCommand(.leSetRandomAddress, bytes, step: i, what: "LE Set Random Address")
     }
 }

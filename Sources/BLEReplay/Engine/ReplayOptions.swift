@@ -27,6 +27,12 @@ public struct ReplayOptions: Sendable {
     /// others are not compared. `replay --peer` sets it to the twin's device: the rest of the
     /// recorded radio neighbourhood is not there to advertise.
     public var advertisers: Set<BDAddr>?
+    /// `--passkey N` (0–999999): the passkey a twin uses in a Passkey Entry pairing with a live
+    /// central (Core v5.4 Vol 3 Part H 2.3.5.3), instead of the one the recording shows.
+    public var passkey: UInt32?
+    /// `replay --peer` with a twin of a link open before the log starts: its recorded handle and
+    /// the (recorded) address the twin stands at. The run makes that connection itself.
+    public var twinOpenBeforeLog: (handle: UInt16, address: BDAddr)?
 
     public init() {}
 

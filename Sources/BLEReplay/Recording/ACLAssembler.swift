@@ -63,6 +63,12 @@ struct ACLAssembler {
         return pending.sorted { $0.key < $1.key }.map { Output(handle: $0.key, pdu: nil, fragments: $0.value.fragments, frames: $0.value.frames) }
     }
 
+    /// A link is gone: its partial PDU, if any, as an incomplete output (then forgotten).
+    mutating func flush(handle: UInt16) -> Output? {
+        defer { reset(handle: handle) }
+        return pending[handle].map { Output(handle: handle, pdu: nil, fragments: $0.fragments, frames: $0.frames) }
+    }
+
     /// Forgets a link's partial PDU (disconnection).
     mutating func reset(handle: UInt16) {
         pending[handle] = nil

@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEProtocol
 
 /// One thing that happens on the link, as replay compares it: an HCI command, an HCI event, a
@@ -58,6 +59,12 @@ struct UnitBuilder {
             + controllerACL.flush().map { Self.unit($0, fromHost: false, timestamp: timestamp) }
     }
 
+    /// A link is gone: the partial PDUs of its handle, as raw units.
+    mutating func flush(handle: UInt16, timestamp: Int64) -> [LinkUnit] {
+        [hostACL.flush(handle: handle).map { Self.unit($0, fromHost: true, timestamp: timestamp) },
+         controllerACL.flush(handle: handle).map { Self.unit($0, fromHost: false, timestamp: timestamp) }].compactMap { $0 }
+    }
+
     /// A link is gone: its partial PDUs are dropped.
     mutating func disconnected(handle: UInt16) {
         hostACL.reset(handle: handle)
@@ -84,12 +91,26 @@ public struct Script: Sendable {
         var units: [LinkUnit] = []
         units.reserveCapacity(recording.packets.count)
         for p in recording.packets {
+            // A PDU the disconnection cut stays where the link ended, not where its handle is
+            // next used (a later connection's).
+            if !p.fromHost, p.packet.type == .event, let handle = Self.disconnected(p.packet) {
+                units += builder.flush(handle: handle, timestamp: p.timestamp)
+            }
             units += builder.push(p.packet, fromHost: p.fromHost, frame: p.frame, timestamp: p.timestamp)
         }
         units += builder.flush(timestamp: recording.packets.last?.timestamp ?? 0)
         self.units = units
         self.notes = recording.notes
         self.path = recording.path
+    }
+
+    /// The handle of a Disconnection Complete (decoded by BLEProtocol's `HCIEvent`), else nil.
+    static func disconnected(_ packet: H4Packet) -> UInt16? {
+        packet.bytes.withUnsafeBytes { raw -> UInt16? in
+            var r = ByteReader(raw)
+            guard case let .disconnectionComplete(_, handle, _)? = try? HCIEvent.decode(&r) else { return nil }
+            return handle
+        }
     }
 
     /// Number of recorded packets the units carry.

@@ -84,36 +84,42 @@ public struct AttributeTable: Sendable {
         let b = Array(pdu)
         guard let first = b.first else { return nil }
         let op = ATTOpcode(first)
-        guard [ATTOpcode.findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest].contains(op),
-              b.count >= 5 else { return nil }
-        let start = UInt16(b[1]) | UInt16(b[2]) << 8, end = UInt16(b[3]) | UInt16(b[4]) << 8
+        guard [ATTOpcode.findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest].contains(op) else { return nil }
+        let decoded = TwinPDU.att(b)
+        let range: ATT.HandleRange
+        switch decoded {
+        case let .findInformationRequest(r)?, let .readByTypeRequest(r, _)?, let .readByGroupTypeRequest(r, _)?: range = r
+        case let .findByTypeValueRequest(request)?: range = request.range
+        default:
+            // Cut short, or a type of another width than 2 or 16 bytes: Invalid PDU (3.4.1.1; no
+            // handle is relevant). A Read By Type the rules answer (a value's type) is not here.
+            return op == .readByTypeRequest ? nil : ATTEncoding.errorResponse(request: op, handle: 0, .invalidPDU)
+        }
+        let (start, end) = (range.start, range.end)
         // 3.4.3.1 and the others: start 0 or start > end is Invalid Handle.
-        if start == 0 || start > end { return ATTEncoding.errorResponse(request: op, handle: start, .invalidHandle) }
+        if !range.isValid { return ATTEncoding.errorResponse(request: op, handle: start, .invalidHandle) }
         let notFound = ATTEncoding.errorResponse(request: op, handle: notFoundHandle.handle(start: start, end: end), .attributeNotFound)
-        switch op {
-        case .findInformationRequest:
+        switch decoded {
+        case .findInformationRequest?:
             let found = Array(inRange(start, end))
             guard let head = found.first else { return notFound }
             let short = head.type.uuid16 != nil
             let per = 2 + (short ? 2 : 16)
             let entries = found.prefix { ($0.type.uuid16 != nil) == short }.prefix(max(1, (mtu - 2) / per))
             return ATTEncoding.findInformationResponse(entries.map { ($0.handle, $0.type) })
-        case .findByTypeValueRequest:
-            guard b.count >= 7 else { return ATTEncoding.errorResponse(request: op, handle: start, .invalidPDU) }
-            let type = BluetoothUUID(uuid16: UInt16(b[5]) | UInt16(b[6]) << 8)
-            let value = Array(b[7...])
-            let found = inRange(start, end).filter { $0.type == type && $0.declaration == value }
+        case let .findByTypeValueRequest(request)?:
+            let value = TwinPDU.bytes(request.value, of: b)
+            let found = inRange(start, end).filter { $0.type == request.type && $0.declaration == value }
             guard !found.isEmpty else { return notFound }
             return ATTEncoding.findByTypeValueResponse(found.prefix(max(1, (mtu - 1) / 4)).map { ($0.handle, $0.groupEnd ?? $0.handle) })
-        case .readByTypeRequest:
-            guard let type = Self.uuid(b[5...]), type == .characteristic || type == .include else { return nil }
+        case let .readByTypeRequest(_, type)?:
+            guard type == .characteristic || type == .include else { return nil }
             let found = inRange(start, end).filter { $0.type == type }
             guard let head = found.first, let headValue = head.declaration else { return notFound }
             let length = min(headValue.count, mtu - 4, 253)
             let entries = found.prefix { $0.declaration?.count == headValue.count }.prefix(max(1, (mtu - 2) / (2 + length)))
             return ATTEncoding.readByTypeResponse(entries.map { ($0.handle, Array(($0.declaration ?? []).prefix(length))) })
-        default:   // Read By Group Type
-            guard let type = Self.uuid(b[5...]) else { return ATTEncoding.errorResponse(request: op, handle: start, .invalidPDU) }
+        case let .readByGroupTypeRequest(_, type)?:
             guard type == .primaryService || type == .secondaryService else {
                 return ATTEncoding.errorResponse(request: op, handle: start, .unsupportedGroupType)
             }
@@ -122,15 +128,8 @@ public struct AttributeTable: Sendable {
             let length = min(headValue.count, mtu - 6, 251)
             let entries = found.prefix { $0.declaration?.count == headValue.count }.prefix(max(1, (mtu - 2) / (4 + length)))
             return ATTEncoding.readByGroupTypeResponse(entries.map { ($0.handle, $0.groupEnd ?? $0.handle, Array(($0.declaration ?? []).prefix(length))) })
-        }
-    }
-
-    /// A 2- or 16-byte little-endian UUID.
-    static func uuid(_ bytes: ArraySlice<UInt8>) -> BluetoothUUID? {
-        switch bytes.count {
-        case 2: return BluetoothUUID(uuid16: UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8)
-        case 16: return BluetoothUUID(bigEndianBytes: Array(bytes.reversed()))
-        default: return nil
+        default:
+            return nil
         }
     }
 }

@@ -20,10 +20,17 @@ public final class PeerEngine {
     /// How many connections the twin may accept by now (polled after a disconnection, before it
     /// advertises again): beside a replay, the connections whose recorded attempt the replayed
     /// host has made, so the attempts that failed in the recording (the device was away) fail
-    /// live too. Nil (`peer` alone, a central of its own): the twin ends when the central
-    /// disconnects.
+    /// live too. Nil (`peer` alone, a central of its own): after each disconnection the twin
+    /// advertises again while the recording has connections left, and ends when the central does
+    /// not come back within `reconnectGrace` (or after the last one).
     public var connectionsAllowed: (() -> Int)?
     private var readvertisePending = false
+    /// `peer` alone, after a disconnection with recorded connections left: when to stop waiting
+    /// for the central to connect again.
+    private var reconnectDeadline: Double?
+    /// Seconds `peer` alone waits for its central to connect again (a test's central is a new
+    /// process: 5 s was too short on a loaded machine).
+    static let reconnectGrace: Double = 15
     /// The live central replays the recorded LE legacy pairing: the recorded answers are sent.
     var legacyReplay = false
 
@@ -81,6 +88,10 @@ public final class PeerEngine {
 
     var connectionsAcceptedCount: Int { connectionsAccepted }
 
+    /// The story steps a live PDU may match: those of the recorded connection being played (a
+    /// request the central makes again on a later connection is that connection's).
+    var storyEnd: Int { twin.story.connectionEnd(max(0, min(connectionsAccepted, twin.story.connectionStarts.count) - 1)) }
+
     /// The device ended the recorded connection (not the central): once the central did what it
     /// did on it and the device's answers are out, the twin disconnects (Remote User Terminated,
     /// Core v5.4 Vol 4 Part E 7.1.6), after the recorded pause (at most 0.5 s under `fast`).
@@ -88,9 +99,7 @@ public final class PeerEngine {
         guard let handle = liveHandle, !endSent, outbox.isEmpty, connectionsAccepted > 0 else { return }
         let k = connectionsAccepted - 1
         guard k < twin.deviceEnds.count, let pause = twin.deviceEnds[k] else { return }
-        let starts = twin.story.connectionStarts
-        let end = k + 1 < starts.count ? starts[k + 1] : twin.story.steps.count
-        guard next >= end else { return }
+        guard next >= twin.story.connectionEnd(k) else { return }
         let seconds = Double(pause) / 1e6
         let due = endDue ?? now + (options.timing == .original ? seconds / max(options.speed, 0.001) : min(seconds, 0.5))
         endDue = due
@@ -138,9 +147,14 @@ public final class PeerEngine {
                 if now >= end { timedOut = true; break }
                 try flush(now: now)
                 try endLinkIfRecorded(now: now)
-                if readvertisePending, (connectionsAllowed?() ?? 0) > connectionsAccepted {
+                if readvertisePending, connectionsAllowed.map({ $0() > connectionsAccepted }) ?? true {
                     readvertisePending = false
                     try readvertise()
+                }
+                // `peer` alone: a central that does not come back ends the run.
+                if let deadline = reconnectDeadline, liveHandle == nil, now >= deadline {
+                    notes.append("the central did not connect again within \(ReplayEngine.seconds(Self.reconnectGrace)) after connection \(connectionsAccepted) of \(twin.connectionCount)")
+                    break
                 }
                 let nextDue = outbox.first.map { $0.due - now } ?? 0.1
                 let wait = max(0.001, min(0.1, nextDue, end - now))
@@ -218,6 +232,7 @@ public final class PeerEngine {
         case let .connected(handle, central, type):
             guard liveHandle == nil else { return }
             liveHandle = handle
+            reconnectDeadline = nil
             centralAddress = (central, type)
             // The k-th live connection plays the k-th recorded one: the story moves to its start
             // (what the central did not do on the previous one is reported as not done again).
@@ -236,10 +251,13 @@ public final class PeerEngine {
             schedule(release, reference: release.first?.timestamp ?? 0)
         case let .disconnected(handle):
             guard handle == liveHandle else { return }
-            if connectionsAccepted < twin.connectionCount, connectionsAllowed != nil {
+            if connectionsAccepted < twin.connectionCount {
                 liveHandle = nil
                 resetLink()
                 readvertisePending = true
+                // `peer` alone (a central of its own): the device advertised again after each
+                // disconnection of the recording; the central has `reconnectGrace` to come back.
+                if connectionsAllowed == nil { reconnectDeadline = Clock.now() + Self.reconnectGrace }
             } else { disconnected = true }
         case let .completed(n):
             inFlight = max(0, inFlight - n)
@@ -251,12 +269,11 @@ public final class PeerEngine {
     /// A PDU from the central: the story's answer when the recording has this PDU ahead, else
     /// the rules (`PeerRules.swift`).
     private func central(_ pdu: [UInt8]) throws(TransportError) {
-        guard pdu.count >= 4 else { return }
-        let channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8
-        let payload = Array(pdu[4...])
-        if channel == L2CAP.ChannelID.att.rawValue, payload.first == ATTOpcode.exchangeMTURequest.rawValue, payload.count >= 3 {
-            let client = Int(payload[1]) | Int(payload[2]) << 8
-            liveMTU = max(ATT.defaultLEMTU, min(client, Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
+        guard let channelID = TwinPDU.channel(pdu) else { return }
+        let channel = channelID.rawValue
+        let payload = Array(pdu[4...])   // safe: the basic header (4 bytes) was read
+        if channelID == .att, case let .exchangeMTURequest(client)? = TwinPDU.att(payload) {
+            liveMTU = max(ATT.defaultLEMTU, min(Int(client), Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
         }
         // A device that paired in the recording: every SMP PDU goes through the pairing
         // (`PeerPairing.swift`), which gives the recorded answers to a replayed pairing and
@@ -264,17 +281,18 @@ public final class PeerEngine {
         // Secure Connections pairing is replayed as recorded from the central's Public Key on
         // when that key is the recorded one (its private key is not in the recording).
         if channel == L2CAP.ChannelID.smp.rawValue, twin.story.pairingResponse != nil {
-            let k = twin.story.match(pdu, from: next)
+            let k = twin.story.match(pdu, from: next, before: storyEnd)
             // A live pairing's PDU (other keys and nonces) stands for the recorded one of its code.
-            if let done = k ?? twin.story.steps[min(next, twin.story.steps.count)...].firstIndex(where: { $0.pdu.count > 4 && $0.pdu[2] == 6 && $0.pdu[3] == 0 && $0.pdu[4] == payload.first }) {
+            if let done = k ?? twin.story.steps[min(next, storyEnd) ..< storyEnd].firstIndex(where: { TwinPDU.code($0.pdu, on: .smp) == payload.first }) {
                 matched[done] = true; next = done + 1; position = done
             }
             // A replayed LE legacy pairing (the central sent the recorded Pairing Request): its
             // confirm and random values are the recorded ones, computed with the recorded TK
             // (Just Works, or the passkey typed then), so the device's recorded answers fit them
             // whatever the method; the STK is the one the recording's central encrypted with.
-            if let k, payload.first == 0x01, payload.count >= 4, let response = twin.story.pairingResponse, response.count >= 4,
-               payload[3] & response[3] & 0x08 == 0 {
+            if let k, case let .pairingRequest(request)? = TwinPDU.smp(payload), let recorded = twin.story.pairingResponse,
+               case let .pairingResponse(response)? = TwinPDU.smp(recorded),
+               !(request.authReq.contains(.secureConnections) && response.authReq.contains(.secureConnections)) {
                 if !legacyReplay { notes.append("pairing: the central sent the recorded Pairing Request (LE legacy): the device's recorded answers are sent") }
                 legacyReplay = true
             }
@@ -292,7 +310,7 @@ public final class PeerEngine {
             try answerByRule(channel: channel, payload: payload, pdu: pdu)
             return
         }
-        if let k = twin.story.match(pdu, from: next) {
+        if let k = twin.story.match(pdu, from: next, before: storyEnd) ?? answerToDevice(channel: channel, payload: payload) {
             matched[k] = true
             next = k + 1
             position = k
@@ -300,13 +318,24 @@ public final class PeerEngine {
             var answer = step.answer
             // A discovery answer depends on the MTU: at another MTU the table answers.
             if channel == L2CAP.ChannelID.att.rawValue, liveMTU != step.mtu, let fresh = twin.table.discovery(payload[...], mtu: liveMTU),
-               let first = answer.first, first.pdu.count > 4, ATTOpcode(first.pdu[4]).kind == .response || first.pdu[4] == ATTOpcode.errorResponse.rawValue {
+               let code = answer.first.flatMap({ TwinPDU.code($0.pdu, on: .att) }), ATTOpcode(code).kind == .response || code == ATTOpcode.errorResponse.rawValue {
                 answer[0].pdu = L2CAPEncoding.basicFrame(channel: channel, fresh)
             }
             schedule(answer, reference: step.unit.timestamp)
             return
         }
         try answerByRule(channel: channel, payload: payload, pdu: pdu)
+    }
+
+    /// The central's answer to the device's own ATT request or indication (a response, an Error
+    /// Response, a confirmation) with other values than recorded (its own MTU, say): it stands for
+    /// the recorded answer of that opcode at the story's position, so what the device sent after
+    /// it follows.
+    private func answerToDevice(channel: UInt16, payload: [UInt8]) -> Int? {
+        guard channel == L2CAP.ChannelID.att.rawValue, let first = payload.first else { return nil }
+        let op = ATTOpcode(first)
+        guard op.kind == .response || op.kind == .confirmation || op == .errorResponse, next < storyEnd else { return nil }
+        return TwinPDU.code(twin.story.steps[next].pdu, on: .att) == first ? next : nil
     }
 
     // MARK: sending
@@ -317,11 +346,13 @@ public final class PeerEngine {
         for var p in pdus {
             // SMP Identity Address Information (Core v5.4 Vol 3 Part H 3.6.5): the twin's own
             // identity when it could not take the recorded one (a random static address).
-            if p.pdu.count == 4 + 8, p.pdu[2] == 6, p.pdu[3] == 0, p.pdu[4] == 0x09, let address, let addressType, address != twin.device {
+            if p.pdu.count == 4 + 8, TwinPDU.code(p.pdu, on: .smp) == SMPCode.identityAddressInformation.rawValue, let address, let addressType, address != twin.device {
                 p.pdu[5] = addressType.rawValue & 1
                 for b in 0 ..< 6 { p.pdu[6 + b] = UInt8(truncatingIfNeeded: address.value >> (8 * UInt64(b))) }
             }
-            if !encrypted, p.pdu.count > 4, p.pdu[2] == 6, p.pdu[3] == 0, (0x06 ... 0x0A).contains(p.pdu[4]) { held.append(p); continue }
+            if !encrypted, let code = TwinPDU.code(p.pdu, on: .smp), (SMPCode.encryptionInformation.rawValue ... SMPCode.signingInformation.rawValue).contains(code) {
+                held.append(p); continue
+            }
             let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now
             outbox.append((due, p.pdu))
         }

@@ -8,6 +8,9 @@ import BLEProtocol
 /// (Core v5.4 Vol 3 Part H 2.3.5.5, 2.4.4, 3.5, 3.6); also when the device could do Secure
 /// Connections but the central cannot. Secure Connections pairing: `PeerSecureConnections.swift`.
 struct LegacyPairingState {
+    /// The Temporary Key (2.3.5): 0 for Just Works, the passkey for Passkey Entry (2.3.5.3),
+    /// 16 bytes little-endian.
+    var tk = [UInt8](repeating: 0, count: 16)
     var preq: [UInt8]
     var pres: [UInt8]
     var srand: [UInt8]
@@ -28,16 +31,32 @@ extension PeerEngine {
             pairingRefusal = secureConnectionsRequest(p, recorded: recorded)
             return pairingRefusal == nil
         }
-        let method = PairingMethod.choose(request: p, response: recorded, sc: false)
-        guard method == .justWorks else {
+        guard let method = TwinPDU.pairingMethod(request: p, response: recorded) else { return false }
+        switch method {
+        case .justWorks: return legacyPairing(p, pdu: pdu)
+        case .passkeyEntry:
+            // A legacy pairing's passkey cannot be read back from the recording without trying
+            // its 10^6 values against each address (the central's may be a resolvable one): only
+            // `--passkey` gives it.
+            guard let passkey = options.passkey else {
+                pairingRefusal = "the central's Pairing Request and the device's recorded Pairing Response make this legacy pairing Passkey Entry: give the passkey with --passkey"
+                return false
+            }
+            return legacyPairing(p, pdu: pdu, tk: Self.passkeyValue(passkey))
+        default:
             pairingRefusal = "the central's Pairing Request and the device's recorded Pairing Response make this legacy pairing \(method.rawValue), which a twin cannot do"
             return false
         }
-        return legacyPairing(p, pdu: pdu)
+    }
+
+    /// A passkey as a 128-bit value, little-endian (TK of legacy Passkey Entry, 2.3.5.3; ra/rb of
+    /// Secure Connections Passkey Entry, 2.3.5.6.3).
+    static func passkeyValue(_ passkey: UInt32) -> [UInt8] {
+        (0 ..< 16).map { $0 < 4 ? UInt8(truncatingIfNeeded: passkey >> UInt32(8 * $0)) : 0 }
     }
 
     /// Legacy pairing's PDUs; false when it does not apply.
-    func legacyPairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
+    func legacyPairing(_ p: [UInt8], pdu: [UInt8], tk: [UInt8]? = nil) -> Bool {
         let smp = L2CAP.ChannelID.smp.rawValue
         switch p[0] {
         case 0x01:   // Pairing Request
@@ -46,7 +65,8 @@ extension PeerEngine {
             pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
             let srand = twin.story.pairingRandom ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
             pairing = LegacyPairingState(preq: p, pres: pres, srand: srand)
-            notes.append("pairing: legacy Just Works with the device's recorded Pairing Response and random")
+            if let tk { pairing?.tk = tk }
+            notes.append("pairing: legacy \(tk == nil ? "Just Works" : "Passkey Entry (the passkey of --passkey)") with the device's recorded Pairing Response and random")
             send(smp, pres)
         case 0x03:   // Pairing Confirm: answer with ours
             guard p.count == 17, var state = pairing, let confirm = confirmValue(state.srand, state) else { return false }
@@ -57,12 +77,13 @@ extension PeerEngine {
             guard p.count == 17, var state = pairing, let mconfirm = state.mconfirm else { return false }
             let mrand = Array(p[1...])
             guard confirmValue(mrand, state) == mconfirm else {
-                diverge(pdu, "the central's confirm value does not fit Just Works (TK 0): answered Pairing Failed (Confirm Value Failed)")
+                diverge(pdu, state.tk.allSatisfy { $0 == 0 } ? "the central's confirm value does not fit Just Works (TK 0): answered Pairing Failed (Confirm Value Failed)"
+                        : "the central's confirm value does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
                 send(smp, [0x05, 0x04])
                 pairing = nil
                 return true
             }
-            state.stk = LegacyPairing.s1(k: [UInt8](repeating: 0, count: 16), r1: state.srand, r2: mrand)
+            state.stk = LegacyPairing.s1(k: state.tk, r1: state.srand, r2: mrand)
             pairing = state
             send(smp, [0x04] + state.srand)
         case 0x06 ... 0x0A:   // the central's own keys: taken, not kept
@@ -73,10 +94,10 @@ extension PeerEngine {
         return true
     }
 
-    /// c1 with TK 0, the central as initiator and the twin as responder.
+    /// c1 with the pairing's TK, the central as initiator and the twin as responder.
     private func confirmValue(_ r: [UInt8], _ state: LegacyPairingState) -> [UInt8]? {
         guard let central = centralAddress, let own = advertisedAddress, let ownType = advertisedAddressType else { return nil }
-        return LegacyPairing.c1(k: [UInt8](repeating: 0, count: 16), r: r, preq: state.preq, pres: state.pres,
+        return LegacyPairing.c1(k: state.tk, r: r, preq: state.preq, pres: state.pres,
                                 iat: central.type, ia: Self.bytes(central.address), rat: ownType.rawValue & 1, ra: Self.bytes(own))
     }
 

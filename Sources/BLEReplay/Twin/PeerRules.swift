@@ -35,7 +35,16 @@ extension PeerEngine {
     private func att(_ p: [UInt8], pdu: [UInt8]) {
         guard let first = p.first else { return }
         let op = ATTOpcode(first)
-        let handle = p.count >= 3 ? UInt16(p[1]) | UInt16(p[2]) << 8 : 0
+        let decoded = TwinPDU.att(p)
+        // The Attribute Handle In Error (Core v5.4 Vol 3 Part F 3.4.1.1): the request's handle, or
+        // its starting handle.
+        let handle: UInt16
+        switch decoded {
+        case let .readRequest(h)?, let .readBlobRequest(h, _)?, let .writeRequest(h, _)?, let .prepareWriteRequest(h, _, _)?: handle = h
+        case let .findInformationRequest(range)?, let .readByTypeRequest(range, _)?, let .readByGroupTypeRequest(range, _)?: handle = range.start
+        case let .findByTypeValueRequest(request)?: handle = request.range.start
+        default: handle = 0
+        }
         let story = twin.story
         let at = max(position, 0)
         switch op {
@@ -45,7 +54,9 @@ extension PeerEngine {
         case _ where twin.table.discovery(p[...], mtu: liveMTU) != nil:   // discovery: from the table
             reply(twin.table.discovery(p[...], mtu: liveMTU) ?? [])
         case .readRequest, .readBlobRequest:
-            let offset = op == .readBlobRequest && p.count >= 5 ? Int(p[3]) | Int(p[4]) << 8 : 0
+            var offset = 0
+            if case let .readBlobRequest(_, o)? = decoded { offset = Int(o) }
+            // 3.4.4.3 / 3.4.4.5: a handle the server does not have is Invalid Handle.
             guard twin.table.attribute(handle) != nil || story.value(of: handle, at: at) != nil else {
                 diverge(pdu, "handle 0x\(Hex.pad(handle, 4)) is not in the recorded database: answered Invalid Handle")
                 reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidHandle)); return
@@ -60,11 +71,11 @@ extension PeerEngine {
             guard offset <= v.count else { reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidOffset)); return }
             reply(ATTEncoding.readResponse(v[offset...].prefix(liveMTU - 1), blob: op == .readBlobRequest))
         case .readByTypeRequest:
-            guard p.count >= 7, let type = AttributeTable.uuid(p[5...]) else {
+            guard case let .readByTypeRequest(range, type)? = decoded else {
                 reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidPDU)); return
             }
-            let end = UInt16(p[3]) | UInt16(p[4]) << 8
-            guard let found = twin.table.attributes.first(where: { $0.handle >= handle && $0.handle <= end && $0.type == type }) else {
+            // 3.4.4.1: nothing of that type in range is Attribute Not Found.
+            guard let found = twin.table.attributes.first(where: { $0.handle >= range.start && $0.handle <= range.end && $0.type == type }) else {
                 reply(ATTEncoding.errorResponse(request: op, handle: handle, .attributeNotFound)); return
             }
             if let error = story.recordedError(request: .readRequest, handle: found.handle, at: at) { reply(error); return }
@@ -75,14 +86,14 @@ extension PeerEngine {
             if let answer = story.recordedAnswer(request: op, handle: handle, at: at) {
                 if answer.first == ATTOpcode.errorResponse.rawValue { reply(answer); return }
             } else if twin.table.attribute(handle) == nil {
+                // 3.4.5.1 / 3.4.6.1: a handle the server does not have is Invalid Handle.
                 diverge(pdu, "handle 0x\(Hex.pad(handle, 4)) is not in the recorded database: answered Invalid Handle")
                 reply(ATTEncoding.errorResponse(request: op, handle: handle, .invalidHandle)); return
             } else {
                 diverge(pdu, "the recording never wrote handle 0x\(Hex.pad(handle, 4)) this way: answered as a server that accepts it")
             }
-            if op == .writeRequest { reply(ATTEncoding.writeResponse()); return }
-            let offset = p.count >= 5 ? UInt16(p[3]) | UInt16(p[4]) << 8 : 0
-            let part = p.count > 5 ? Array(p[5...]) : []
+            guard case let .prepareWriteRequest(_, offset, value)? = decoded else { reply(ATTEncoding.writeResponse()); return }
+            let part = TwinPDU.bytes(value, of: p)
             prepared.append((handle, offset, part))
             reply(ATTEncoding.prepareWriteResponse(handle: handle, offset: offset, part: part[...]))
         case .executeWriteRequest:

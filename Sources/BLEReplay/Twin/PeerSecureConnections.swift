@@ -11,7 +11,7 @@ import BLEProtocol
 struct SecureConnectionsState {
     var preq: [UInt8]
     var pres: [UInt8]
-    var method: PairingMethod
+    var method: SMP.PairingMethod
     /// Little-endian, as SMP carries them.
     var own: P256KeyPair?
     var peerX: [UInt8] = []
@@ -19,6 +19,11 @@ struct SecureConnectionsState {
     var nb: [UInt8] = (0 ..< 16).map { _ in UInt8.random(in: 0 ... 255) }
     var na: [UInt8]?
     var ltk: [UInt8]?
+    /// Passkey Entry (2.3.5.6.3): the passkey, the round (0–19, bit `round` of the passkey), the
+    /// central's commitment Cai of this round.
+    var passkey: UInt32?
+    var round = 0
+    var cai: [UInt8]?
     /// The central sent the recording's own Public Key (a replayed pairing): the recorded answers
     /// are sent, and the recorded LTK encrypts.
     var replayed = false
@@ -28,15 +33,20 @@ extension PeerEngine {
     /// The central's Pairing Request when both sides ask for Secure Connections: the recorded
     /// Pairing Response if the method is Just Works or Numeric Comparison; else nil and the reason.
     func secureConnectionsRequest(_ p: [UInt8], recorded: [UInt8]) -> String? {
-        let method = PairingMethod.choose(request: p, response: recorded, sc: true)
+        guard let method = TwinPDU.pairingMethod(request: p, response: recorded) else { return "the central's Pairing Request or the recorded Pairing Response is malformed" }
         guard SecureConnectionsSupport.available else { return SecureConnectionsSupport.unavailable }
-        guard method == .justWorks || method == .numericComparison else {
+        let passkey = method == .passkeyEntry ? options.passkey ?? twin.story.recordedPasskey : nil
+        guard method == .justWorks || method == .numericComparison || passkey != nil else {
             return "the central's Pairing Request and the device's recorded Pairing Response make this LE Secure Connections pairing \(method.rawValue), which a twin cannot do"
+                + (method == .passkeyEntry ? " without a passkey (the recording shows none: give it with --passkey)" : "")
         }
         var pres = recorded
         pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
         secure = SecureConnectionsState(preq: p, pres: pres, method: method)
-        notes.append("pairing: LE Secure Connections \(method.rawValue) with the device's recorded Pairing Response")
+        secure?.passkey = passkey
+        let source = options.passkey != nil ? "--passkey" : "the recorded pairing"
+        notes.append("pairing: LE Secure Connections \(method.rawValue) with the device's recorded Pairing Response"
+                     + (passkey.map { " (passkey \(Self.sixDigits($0)) from \(source))" } ?? ""))
         send(L2CAP.ChannelID.smp.rawValue, pres)
         return nil
     }
@@ -55,19 +65,43 @@ extension PeerEngine {
             state.own = own
             state.dhKey = Array(dhKey.reversed())
             let pkbx = Array(own.x.reversed())
+            if state.passkey != nil {   // Passkey Entry: the central commits first, each round (2.3.5.6.3)
+                secure = state
+                send(smp, [0x0C] + pkbx + own.y.reversed())
+                return true
+            }
             // Just Works / Numeric Comparison: the responder's commitment Cb = f4(PKbx, PKax, Nb, 0) (2.3.5.6.2).
             guard let cb = SecureConnections.f4(u: pkbx, v: state.peerX, x: state.nb, z: 0) else { return false }
             secure = state
             send(smp, [0x0C] + pkbx + own.y.reversed())
             send(smp, [0x03] + cb)
+        case 0x03 where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Cai; answer Cbi = f4(PKbx, PKax, Nbi, 0x80|rbi)
+            guard let own = state.own, let passkey = state.passkey else { return false }
+            state.cai = Array(p[1...])
+            state.nb = (0 ..< 16).map { _ in UInt8.random(in: 0 ... 255) }
+            let bit = UInt8(truncatingIfNeeded: passkey >> UInt32(state.round)) & 1
+            guard let cb = SecureConnections.f4(u: own.x.reversed(), v: state.peerX, x: state.nb, z: 0x80 | bit) else { return false }
+            secure = state
+            send(smp, [0x03] + cb)
+        case 0x04 where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Nai; check Cai, answer Nbi
+            guard let own = state.own, let passkey = state.passkey, let cai = state.cai else { return false }
+            let na = Array(p[1...])
+            let bit = UInt8(truncatingIfNeeded: passkey >> UInt32(state.round)) & 1
+            guard SecureConnections.f4(u: state.peerX, v: own.x.reversed(), x: na, z: 0x80 | bit) == cai else {
+                return fail(pdu, 0x04, "the central's confirm value of passkey round \(state.round + 1) does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
+            }
+            state.na = na
+            state.round += 1
+            state.cai = nil
+            secure = state
+            send(smp, [0x04] + state.nb)
         case 0x04 where p.count == 17:   // Pairing Random: Na; answer with Nb
             guard let own = state.own else { return false }
             let na = Array(p[1...])
             state.na = na
             secure = state
             if state.method == .numericComparison, let v = SecureConnections.g2(u: state.peerX, v: own.x.reversed(), x: na, y: state.nb) {
-                let digits = String(v % 1_000_000)
-                notes.append("pairing: numeric comparison value \(String(repeating: "0", count: 6 - digits.count) + digits), confirmed as the device did")
+                notes.append("pairing: numeric comparison value \(Self.sixDigits(v)), confirmed as the device did")
             }
             send(smp, [0x04] + state.nb)
         case 0x0D where p.count == 17:   // DHKey Check Ea; answer Eb (3.5.7)
@@ -75,13 +109,14 @@ extension PeerEngine {
             guard let na = state.na, let w = state.dhKey, let ia = centralAddress, let ra = advertisedAddress, let rt = advertisedAddressType else { return false }
             let a = Self.bytes(ia.address) + [ia.type], b = Self.bytes(ra) + [rt.rawValue & 1]
             guard let keys = SecureConnections.f5(w: w, n1: na, n2: state.nb, a1: a, a2: b) else { return false }
-            let zero = [UInt8](repeating: 0, count: 16)
+            // r: 0 for Just Works / Numeric Comparison, the passkey (ra = rb) for Passkey Entry (2.3.5.6.5).
+            let r = state.passkey.map(Self.passkeyValue) ?? [UInt8](repeating: 0, count: 16)
             // IOcap = AuthReq || OOB flag || IO capability: bytes 3, 2, 1 of the Pairing Request / Response.
-            let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: zero, ioCap: Array(state.preq[1 ... 3]), a1: a, a2: b)
+            let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: r, ioCap: Array(state.preq[1 ... 3]), a1: a, a2: b)
             guard ea == Array(p[1...]) else {
                 return fail(pdu, 0x0B, "the central's DHKey check does not fit the keys and nonces exchanged: answered Pairing Failed (DHKey Check Failed)")
             }
-            guard let eb = SecureConnections.f6(w: keys.macKey, n1: state.nb, n2: na, r: zero, ioCap: Array(state.pres[1 ... 3]), a1: b, a2: a) else { return false }
+            guard let eb = SecureConnections.f6(w: keys.macKey, n1: state.nb, n2: na, r: r, ioCap: Array(state.pres[1 ... 3]), a1: b, a2: a) else { return false }
             // A negotiated key size under 16 zeroes the LTK's most significant bytes (2.3.4).
             let size = Int(max(7, min(16, min(state.preq[4], state.pres[4]))))
             state.ltk = keys.ltk.enumerated().map { $0.offset < size ? $0.element : 0 }
@@ -93,6 +128,11 @@ extension PeerEngine {
             return false
         }
         return true
+    }
+
+    static func sixDigits(_ n: UInt32) -> String {
+        let digits = String(n % 1_000_000)
+        return String(repeating: "0", count: 6 - digits.count) + digits
     }
 
     /// Ends the pairing with Pairing Failed (`reason`, 3.5.5), reported as a divergence.

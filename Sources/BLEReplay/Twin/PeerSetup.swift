@@ -90,8 +90,15 @@ extension PeerEngine {
 
         let adv = twin.advertising ?? TwinRecording.Advertising()
         if twin.advertising == nil { notes.append("no advertising of \(twin.device) in the recording: advertising with no data") }
-        // Interval: the median gap between reports as heard, in 0.625 ms units (7.8.5).
-        let units = UInt64(max(0x20, min(0x4000, (adv.intervalMicros ?? 100_000) / 625)))
+        // Interval: the median gap between reports as heard, in 0.625 ms units (7.8.5). Beside a
+        // replay under `--timing fast` the shortest (20 ms, the legacy minimum of 7.8.5): how soon
+        // the replayed host's initiator finds the twin is radio timing, and a recorded gap of
+        // seconds would make it miss the wait for the connection complete.
+        var units = UInt64(max(0x20, min(0x4000, (adv.intervalMicros ?? 100_000) / 625)))
+        if connectionsAllowed != nil, options.timing == .fast, units > 0x20 {
+            notes.append("advertising every 20 ms (--timing fast; \(units * 625 / 1000) ms as heard in the recording)")
+            units = 0x20
+        }
         let ownType = UInt64(type.rawValue)
         if adv.extended || adv.data.count > 31 || (adv.scanResponse?.count ?? 0) > 31 {
             // Properties: connectable (bit 0), scannable (bit 1) only with a scan response (7.8.53).

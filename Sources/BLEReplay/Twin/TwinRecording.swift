@@ -45,6 +45,12 @@ public struct TwinRecording: Sendable {
     /// when the device did (a reason other than the central's own host terminating it:
     /// Remote User Terminated, a link loss…); nil when the central ended it or it stayed open.
     public var deviceEnds: [Int64?] = []
+    /// The device's link was open before the log starts (no connection complete: its address is
+    /// not recorded): the twin takes `openBeforeLogAddress`, and a replay makes the connection.
+    public var openBeforeLog = false
+    /// The random static address a twin of a link open before the log takes (the device's is not
+    /// in the log).
+    public static let openBeforeLogAddress = BDAddr(0xC0FF_EE00_0001)
     /// What was chosen and why, for stderr.
     public var notes: [String]
 
@@ -70,20 +76,31 @@ public struct TwinRecording: Sendable {
         func attCount(_ c: Connection) -> Int {
             let from = c.lifecycle.completeFrame ?? 0, to = c.lifecycle.disconnectFrame ?? Int.max
             return script.units.reduce(0) { n, u in
-                guard case let .l2cap(h, pdu) = u.content, h == c.handle, pdu.count >= 4, pdu[2] == 4, pdu[3] == 0,
+                guard case let .l2cap(h, pdu) = u.content, h == c.handle, TwinPDU.channel(pdu) == .att,
                       u.frame >= from, u.frame <= to else { return n }
                 return n + 1
             }
         }
-        let candidates = analyzer.session.connections.filter { $0.isLE && $0.peerAddress != nil && (device == nil || $0.peerAddress == device) }
+        var candidates = analyzer.session.connections.filter { $0.isLE && $0.peerAddress != nil && (device == nil || $0.peerAddress == device) }
+        // No connection complete in the log, but ATT on a link open before it starts: that link's
+        // device, at an address of the twin's own (the recorded one is not in the log).
+        var openBeforeLog = false
+        if candidates.isEmpty, device == nil,
+           let open = analyzer.session.connections.filter({ $0.lifecycle.completeFrame == nil && $0.peerAddress == nil && attCount($0) > 0 }).max(by: { attCount($0) < attCount($1) }) {
+            candidates = [open]
+            openBeforeLog = true
+        }
         guard !candidates.isEmpty else {
             throw .input(device.map { "\(path): no LE connection to \($0) in the recording" } ?? "\(path): no LE connection in the recording")
         }
         let counted = candidates.map { ($0, attCount($0)) }
         guard let (chosen, count) = counted.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0.index > $1.0.index) }),
-              let address = chosen.peerAddress else { throw .input("\(path): no connection to play") }
+              let address = chosen.peerAddress ?? (openBeforeLog ? Self.openBeforeLogAddress : nil) else { throw .input("\(path): no connection to play") }
         var notes: [String] = []
-        if device == nil {
+        if openBeforeLog {
+            notes.append("the recording has no LE connection complete: connection #\(chosen.index) (handle 0x\(String(chosen.handle, radix: 16)), \(count) ATT PDUs) was open before the log starts; the twin plays its device at \(address) (the device's address is not in the log)")
+        }
+        if device == nil, !openBeforeLog {
             let others = Set(candidates.compactMap(\.peerAddress)).subtracting([address]).count
             notes.append("playing \(address) (\(chosen.peerLabel)), the peer of connection #\(chosen.index) with \(count) ATT PDUs"
                          + (others > 0 ? "; \(others) other device\(others == 1 ? "" : "s") in the recording (--device picks one)" : ""))
@@ -96,7 +113,7 @@ public struct TwinRecording: Sendable {
         if table.isEmpty { notes.append("no GATT discovery of \(address) in the recording: the twin serves an empty database") }
 
         // Every connection of the central to the device, in order: the story plays them in turn.
-        let played = candidates.filter { $0.peerAddress == address && $0.role != .peripheral }
+        let played = openBeforeLog ? [chosen] : candidates.filter { $0.peerAddress == address && $0.role != .peripheral }
             .sorted { ($0.lifecycle.completeFrame ?? 0) < ($1.lifecycle.completeFrame ?? 0) }
         let ranges = played.map { (handle: $0.handle, from: $0.lifecycle.completeFrame ?? 0, to: $0.lifecycle.disconnectFrame ?? Int.max) }
         let from = ranges.first?.from ?? chosen.lifecycle.completeFrame ?? 0
@@ -126,9 +143,10 @@ public struct TwinRecording: Sendable {
                                    key: Array(b[key.longTermKey.offset ..< key.longTermKey.offset + key.longTermKey.count]), frame: u.frame)
             }
         }
-        var twin = TwinRecording(path: path, device: address, deviceType: chosen.peerAddressType ?? .publicDevice, handle: played.first?.handle ?? chosen.handle,
+        var twin = TwinRecording(path: path, device: address, deviceType: openBeforeLog ? .randomDevice : chosen.peerAddressType ?? .publicDevice, handle: played.first?.handle ?? chosen.handle,
                                  firstFrame: from, advertising: advertising, table: table, story: story, keys: keys, notes: notes)
         twin.connectionCount = max(1, ranges.count)
+        twin.openBeforeLog = openBeforeLog
         twin.deviceEnds = played.map { c -> Int64? in
             guard let reason = c.lifecycle.disconnectReason, reason.rawValue != 0x16, let end = c.lifecycle.disconnectTime else { return nil }
             let last = script.units.last { u in

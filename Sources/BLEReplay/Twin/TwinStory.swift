@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEProtocol
 
 /// The recorded connection as a story: the central's L2CAP PDUs in order, each followed by what
@@ -37,6 +38,9 @@ public struct TwinStory: Sendable {
     public private(set) var pairingResponse: [UInt8]?
     public private(set) var pairingRandom: [UInt8]?
     public private(set) var keyDistribution: [UInt8: [UInt8]] = [:]
+    /// Every SMP PDU of the central and of the device, in order (payloads).
+    public private(set) var centralSMP: [[UInt8]] = []
+    public private(set) var deviceSMP: [[UInt8]] = []
 
     public init(units: [LinkUnit], centralIsHost: Bool) {
         self.init(connections: [units], centralIsHost: centralIsHost)
@@ -60,44 +64,43 @@ public struct TwinStory: Sendable {
         var mtu = ATT.defaultLEMTU, clientMTU: Int?
         var lastRequest: [UInt8]?
         for u in units {
-            guard case let .l2cap(_, pdu) = u.content, pdu.count >= 4 else { continue }
-            let channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8
-            let payload = Array(pdu[4...])
+            guard case let .l2cap(_, pdu) = u.content, let channel = TwinPDU.channel(pdu) else { continue }
+            let payload = Array(pdu[4...])   // safe: the basic header (4 bytes) was read
+            let att = channel == .att ? TwinPDU.att(payload) : nil
             if u.fromHost == centralIsHost {
                 steps.append(Step(unit: u, answer: [], mtu: mtu))
-                if channel == L2CAP.ChannelID.att.rawValue, let op = payload.first {
-                    if op == ATTOpcode.exchangeMTURequest.rawValue, payload.count >= 3 { clientMTU = Int(payload[1]) | Int(payload[2]) << 8 }
-                    if ATTOpcode(op).kind == .request { lastRequest = payload }
-                    if (op == ATTOpcode.writeRequest.rawValue || op == ATTOpcode.writeCommand.rawValue), payload.count >= 3 {
-                        keep(UInt16(payload[1]) | UInt16(payload[2]) << 8, Array(payload[3...]))
-                    }
+                switch att {
+                case let .exchangeMTURequest(client)?: clientMTU = Int(client)
+                case let .writeRequest(h, value)?, let .writeCommand(h, value)?: keep(h, TwinPDU.bytes(value, of: payload))
+                default: break
                 }
-                if channel == L2CAP.ChannelID.smp.rawValue { pairingRecorded = true }
+                if let op = payload.first, channel == .att, ATTOpcode(op).kind == .request { lastRequest = payload }
+                if channel == .smp { pairingRecorded = true; centralSMP.append(payload) }
                 continue
             }
             if steps.count == first { openings[openings.count - 1].append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
-            if channel == L2CAP.ChannelID.smp.rawValue, let code = payload.first {
-                if code == 0x05, pairingFailed == nil { pairingFailed = payload }
-                if code == 0x02, pairingResponse == nil, payload.count == 7 { pairingResponse = payload }
-                if code == 0x04, pairingRandom == nil, payload.count == 17 { pairingRandom = Array(payload[1...]) }
-                if (0x06 ... 0x0A).contains(code), keyDistribution[code] == nil { keyDistribution[code] = payload }
+            if channel == .smp {
+                deviceSMP.append(payload)
+                switch TwinPDU.smp(payload) {
+                case .pairingFailed? where pairingFailed == nil: pairingFailed = payload
+                case .pairingResponse? where pairingResponse == nil: pairingResponse = payload
+                case let .pairingRandom(value)? where pairingRandom == nil: pairingRandom = TwinPDU.bytes(value, of: payload)
+                default:
+                    if let code = payload.first, (SMPCode.encryptionInformation.rawValue ... SMPCode.signingInformation.rawValue).contains(code),
+                       keyDistribution[code] == nil, TwinPDU.smp(payload) != nil { keyDistribution[code] = payload }
+                }
             }
-            guard channel == L2CAP.ChannelID.att.rawValue, let op = payload.first else { continue }
-            switch ATTOpcode(op) {
-            case .exchangeMTUResponse where payload.count >= 3:
-                let server = UInt16(payload[1]) | UInt16(payload[2]) << 8
+            switch att {
+            case let .exchangeMTUResponse(server)?:
                 serverMTU = serverMTU ?? server
                 mtu = max(ATT.defaultLEMTU, min(Int(server), clientMTU ?? Int(server)))
-            case .readResponse:
-                if let r = lastRequest, r.first == ATTOpcode.readRequest.rawValue, r.count >= 3 {
-                    keep(UInt16(r[1]) | UInt16(r[2]) << 8, Array(payload[1...]))
-                }
-            case .handleValueNotification, .handleValueIndication:
-                if payload.count >= 3 { keep(UInt16(payload[1]) | UInt16(payload[2]) << 8, Array(payload[3...])) }
+            case let .readResponse(value)?:
+                if let r = lastRequest, case let .readRequest(h)? = TwinPDU.att(r) { keep(h, TwinPDU.bytes(value, of: payload)) }
+            case let .handleValueNotification(h, value)?, let .handleValueIndication(h, value)?:
+                keep(h, TwinPDU.bytes(value, of: payload))
             default: break
             }
         }
-
     }
 
     private mutating func keep(_ handle: UInt16, _ value: [UInt8]) {
@@ -109,14 +112,21 @@ public struct TwinStory: Sendable {
     public func recordedAnswer(request: ATTOpcode, handle: UInt16, at step: Int) -> [UInt8]? {
         var latest: [UInt8]?, first: [UInt8]?
         for (k, s) in steps.enumerated() {
-            let p = s.pdu
-            guard p.count >= 7, p[2] == 4, p[3] == 0, p[4] == request.rawValue, UInt16(p[5]) | UInt16(p[6]) << 8 == handle,
-                  let answer = s.answer.first(where: { $0.pdu.count > 4 && $0.pdu[2] == 4 && $0.pdu[3] == 0 }) else { continue }
-            let att = Array(answer.pdu[4...])
+            guard TwinPDU.code(s.pdu, on: .att) == request.rawValue, Self.handle(of: Array(s.pdu.dropFirst(4))) == handle,
+                  let answer = s.answer.first(where: { TwinPDU.channel($0.pdu) == .att }) else { continue }
+            let att = Array(answer.pdu.dropFirst(4))
             if first == nil { first = att }
             if k <= step { latest = att } else { break }
         }
         return latest ?? first
+    }
+
+    /// The attribute handle a read or write request names (decoded by `ATT.decode`).
+    static func handle(of payload: [UInt8]) -> UInt16? {
+        switch TwinPDU.att(payload) {
+        case let .readRequest(h)?, let .readBlobRequest(h, _)?, let .writeRequest(h, _)?, let .prepareWriteRequest(h, _, _)?: h
+        default: nil
+        }
     }
 
     /// The Error Response the device recorded for `request` on `handle`, if its answer was one.
@@ -130,20 +140,55 @@ public struct TwinStory: Sendable {
     public var notFoundHandle: AttributeTable.NotFoundHandle {
         var counts: [AttributeTable.NotFoundHandle: Int] = [:]
         for s in steps {
-            let p = s.pdu
-            guard p.count >= 9, p[2] == 4, p[3] == 0, [0x04, 0x06, 0x08, 0x10].contains(p[4]),
-                  let a = s.answer.first?.pdu, a.count >= 9, a[4] == ATTOpcode.errorResponse.rawValue, a[8] == ATTErrorCode.attributeNotFound.rawValue else { continue }
-            let start = UInt16(p[5]) | UInt16(p[6]) << 8, end = UInt16(p[7]) | UInt16(p[8]) << 8
-            let handle = UInt16(a[6]) | UInt16(a[7]) << 8
-            for rule in AttributeTable.NotFoundHandle.allCases where rule.handle(start: start, end: end) == handle { counts[rule, default: 0] += 1 }
+            guard TwinPDU.channel(s.pdu) == .att, let a = s.answer.first?.pdu, TwinPDU.channel(a) == .att,
+                  case let .errorResponse(_, handle, error)? = TwinPDU.att(Array(a.dropFirst(4))), error == .attributeNotFound else { continue }
+            let range: ATT.HandleRange
+            switch TwinPDU.att(Array(s.pdu.dropFirst(4))) {
+            case let .findInformationRequest(r)?, let .readByTypeRequest(r, _)?, let .readByGroupTypeRequest(r, _)?: range = r
+            case let .findByTypeValueRequest(request)?: range = request.range
+            default: continue
+            }
+            for rule in AttributeTable.NotFoundHandle.allCases where rule.handle(start: range.start, end: range.end) == handle { counts[rule, default: 0] += 1 }
         }
         return AttributeTable.NotFoundHandle.allCases.max { counts[$0, default: 0] < counts[$1, default: 0] || (counts[$0, default: 0] == counts[$1, default: 0] && $0 == .start) } ?? .start
     }
 
+    /// The passkey of the first LE Secure Connections Passkey Entry pairing recorded, read back
+    /// from its 20 rounds (Core v5.4 Vol 3 Part H 2.3.5.6.3): in round i the central's commitment
+    /// is Cai = f4(PKax, PKbx, Nai, 0x80 | rai), rai bit i of the passkey, so trying both bits
+    /// against the recorded Cai and Nai gives each. Nil when no such pairing is recorded.
+    public var recordedPasskey: UInt32? {
+        let central = centralSMP.map(TwinPDU.smp), device = deviceSMP.map(TwinPDU.smp)
+        func bytes(_ range: ByteRange, of payload: [UInt8]) -> [UInt8] { TwinPDU.bytes(range, of: payload) }
+        guard let a = central.indices.first(where: { if case .pairingPublicKey = central[$0] { true } else { false } }),
+              case let .pairingPublicKey(ax, _)? = central[a],
+              let b = device.indices.first(where: { if case .pairingPublicKey = device[$0] { true } else { false } }),
+              case let .pairingPublicKey(bx, _)? = device[b] else { return nil }
+        let pkax = bytes(ax, of: centralSMP[a]), pkbx = bytes(bx, of: deviceSMP[b])
+        var confirms: [[UInt8]] = [], randoms: [[UInt8]] = []
+        for (k, command) in central.enumerated().dropFirst(a + 1) {
+            if case let .pairingConfirm(v)? = command { confirms.append(bytes(v, of: centralSMP[k])) }
+            if case let .pairingRandom(v)? = command { randoms.append(bytes(v, of: centralSMP[k])) }
+        }
+        guard confirms.count >= 20, randoms.count >= 20 else { return nil }
+        var passkey: UInt32 = 0
+        for i in 0 ..< 20 {
+            if SecureConnections.f4(u: pkax, v: pkbx, x: randoms[i], z: 0x81) == confirms[i] { passkey |= 1 << UInt32(i); continue }
+            guard SecureConnections.f4(u: pkax, v: pkbx, x: randoms[i], z: 0x80) == confirms[i] else { return nil }
+        }
+        return passkey <= 999_999 ? passkey : nil
+    }
+
     /// The first step at or after `from` whose central PDU is `pdu`.
-    public func match(_ pdu: [UInt8], from: Int) -> Int? {
-        guard from < steps.count else { return nil }
-        return steps[from...].firstIndex { $0.pdu == pdu }
+    public func match(_ pdu: [UInt8], from: Int, before end: Int? = nil) -> Int? {
+        let end = min(end ?? steps.count, steps.count)
+        guard from < end else { return nil }
+        return steps[from ..< end].firstIndex { $0.pdu == pdu }
+    }
+
+    /// The end (exclusive step index) of the recorded connection `k` (0-based).
+    public func connectionEnd(_ k: Int) -> Int {
+        k + 1 < connectionStarts.count ? connectionStarts[k + 1] : steps.count
     }
 
     /// The value of `handle` as recorded by step `step`: the latest one recorded at or before

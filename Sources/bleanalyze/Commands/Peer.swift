@@ -20,16 +20,19 @@ struct Peer: ParsableCommand {
     @Option(name: .long, help: "The twin's own controller: hci:N, tcp:HOST:PORT or tty:PATH[,BAUD].") var hci: String
     @Option(name: .long, help: "The device to play, when the capture talks to several (default: the peer with the most ATT traffic).") var device: String?
     @Option(name: .long, help: "Seconds before giving up (the connection never came or never ended).") var timeout: Double = 300
+    @Option(name: .long, help: "The passkey (0–999999) of a Passkey Entry pairing with the central (default: the one the recording shows, if it does).") var passkey: UInt32?
     @OptionGroup var play: PlayOptions
 
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        try PeerRun.validate(passkey: passkey)
         if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
     }
 
     func run() throws {
         let twin = try PeerRun.load(file, device: device)
-        let options = play.options()
+        var options = play.options()
+        options.passkey = passkey
         let transport: HCITransport
         do { transport = try Transports.open(try TransportURI(hci), timeout: 5) } catch {
             ReplayOutput.fail(error, file: file, peer: hci, run: play)
@@ -53,6 +56,11 @@ struct Peer: ParsableCommand {
 
 /// Loading a twin for `peer` and `replay --peer`.
 enum PeerRun {
+    /// A passkey is six decimal digits (Core v5.4 Vol 3 Part H 2.3.5.3).
+    static func validate(passkey: UInt32?) throws {
+        if let passkey, passkey > 999_999 { throw ValidationError("--passkey takes 0 to 999999, not \(passkey)") }
+    }
+
     /// The twin of `file` (device chosen by `device` or by ATT traffic), or exit 2 with the reason.
     static func load(_ file: String, device: String?) throws -> TwinRecording {
         do {

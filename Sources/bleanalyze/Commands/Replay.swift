@@ -25,6 +25,7 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: "Seconds to wait for the TCP connection.") var connectTimeout: Double = 5
     @Option(name: .long, help: "Also play the recorded peer device (a twin, as `peer`) on this controller: hci:N, tcp:HOST:PORT, tty:PATH.") var peer: String?
     @Option(name: .long, help: "With --peer: the device the twin plays (default: the peer with the most ATT traffic).") var device: String?
+    @Option(name: .long, help: "With --peer: the passkey (0–999999) of a Passkey Entry pairing the twin does with a central that is not replaying the recorded one (default: the recorded passkey, if the recording shows it).") var passkey: UInt32?
 
     func validate() throws {
         try session.validate()
@@ -35,6 +36,8 @@ struct Replay: ParsableCommand {
         guard connectTimeout > 0 else { throw ValidationError("--connect-timeout must be positive") }
         if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
         if device != nil && peer == nil { throw ValidationError("--device goes with --peer") }
+        if passkey != nil && peer == nil { throw ValidationError("--passkey goes with --peer") }
+        try PeerRun.validate(passkey: passkey)
     }
 
     func run() throws {
@@ -52,9 +55,14 @@ struct Replay: ParsableCommand {
         defer { transport.close() }
         let twin = try peer.map { try startTwin($0, options: options) }
         if let twin, let live = twin.address, let recorded = twin.recorded, live != recorded { options.addressMap[recorded] = live }
-        if let twin, let recorded = twin.recorded, let type = twin.thread.addressType, type != twin.recordedType {
+        // The type the twin lives at, written before its address in the commands sent: a random
+        // static address for a recorded public one, and its plain type where the recording named
+        // the device by its identity (Peer Address Type 0x02/0x03: the twin uses no resolvable
+        // private address, and its controller's resolving list does not hold the recorded IRK).
+        if let twin, let recorded = twin.recorded, let type = twin.thread.addressType {
             options.addressTypes[recorded] = type.rawValue
         }
+        if let twin, twin.openBeforeLog, let recorded = twin.recorded { options.twinOpenBeforeLog = (twin.handle, recorded) }
         if let twin, let recorded = twin.recorded {
             options.advertisers = [recorded]
             Diagnostics.message("replay: advertising reports of devices other than \(recorded) are not compared (they are not on the twin's radio)")
@@ -71,7 +79,8 @@ struct Replay: ParsableCommand {
 
 extension Replay {
     /// Starts the twin of the recording on `uri` and waits until it advertises (exit 2 if it cannot).
-    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?, recordedType: LEAddressType) {
+    func startTwin(_ uri: String, options: ReplayOptions) throws -> (thread: TwinThread, address: BDAddr?, recorded: BDAddr?, recordedType: LEAddressType,
+                                                                    handle: UInt16, openBeforeLog: Bool) {
         let twin = try PeerRun.load(file, device: device)
         let transport: HCITransport
         do { transport = try Transports.open(try TransportURI(uri), timeout: connectTimeout) } catch {
@@ -79,6 +88,7 @@ extension Replay {
         }
         var twinOptions = options
         twinOptions.timeout = max(options.timeout, 5)
+        twinOptions.passkey = passkey
         let thread = TwinThread(PeerEngine(twin: twin, transport: transport, options: twinOptions, limit: 3600))
         thread.start()
         guard let line = thread.waitAdvertising(timeout: 30) else {
@@ -86,7 +96,7 @@ extension Replay {
             ReplayOutput.fail(TransportError(.open, "--peer \(uri): \(message)"), file: file, peer: uri, run: session.play)
         }
         Diagnostics.message("twin on \(uri): \(line)")
-        return (thread, thread.address, twin.device, twin.deviceType)
+        return (thread, thread.address, twin.device, twin.deviceType, twin.handle, twin.openBeforeLog)
     }
 }
 
@@ -134,10 +144,18 @@ struct ReplayRunOptions: ParsableArguments {
 
     /// Loads the recording or exits 2 with the reason.
     func script(_ file: String) throws -> Script {
-        do { return Script(try Recording.load(path: file)) } catch {
+        let script: Script
+        do { script = Script(try Recording.load(path: file)) } catch {
             Diagnostics.warn(error.description)
             throw ExitCode(ExitCodes.badInput)
         }
+        // A capture without HCI packets (an air capture: Ubertooth, nRF Sniffer) has nothing to
+        // replay: an input error, not a vacuous pass.
+        guard !script.units.isEmpty else {
+            Diagnostics.warn("\(file): no HCI packets to replay (an air capture has none: replay needs a host-side capture)")
+            throw ExitCode(ExitCodes.badInput)
+        }
+        return script
     }
 }
 

@@ -15,7 +15,7 @@ enum LEControllerCommands {
     static let peerIdentity: [Param] = [Param("Peer Identity Address Type", .addressType), Param("Peer Identity Address", .address)]
 
     static let rows: [MessageEntry] = [
-        .init(0x2001, "LE Set Event Mask", [Param("Mask", .hex(8))], returns: status),
+        .init(0x2001, "LE Set Event Mask", [Param("Mask", .hex(8), key: "LE_Event_Mask")], returns: status),
         .init(0x2002, "LE Read Buffer Size", [], returns: [
             Param("Status", .status), Param("Data Packet Length", .uint(2)), Param("Num Data Packets", .uint(1))]),
         .init(0x2003, "LE Read Local Supported Features", [], returns: [Param("Status", .status), Param("Features", .leFeatures)]),

@@ -9,7 +9,7 @@ enum LEMetaTable {
     static let enhancedConnectionComplete: [Param] = [
         Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
         Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
-        Param(.localAddress, "Local Resolvable Private Address", .address, key: "Local_Resolvable_Private_Address"), Param(.randomAddress, "Peer Resolvable Private Address", .address, key: "Peer_Resolvable_Private_Address"),
+        Param(.localAddress, "Local Resolvable Private Address", .address, key: "Local_Resolvable_Private_Address"), Param(.peerResolvableAddress, "Peer Resolvable Private Address", .address, key: "Peer_Resolvable_Private_Address"),
         Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
         Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
     ]

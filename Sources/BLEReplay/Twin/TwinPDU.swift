@@ -1,0 +1,53 @@
+import BLEBytes
+import BLEProtocol
+
+/// What the twin reads of an L2CAP PDU (basic header included) or of its ATT / SMP payload, read
+/// by BLEProtocol's decoders (`L2CAP.BasicHeader`, `ATT.decode`, `SMP.decode`), never by byte index.
+enum TwinPDU {
+    /// The channel of a PDU with its basic header (Core v5.4 Vol 3 Part A 3.1); nil when too short.
+    static func channel(_ pdu: [UInt8]) -> L2CAP.ChannelID? {
+        pdu.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return try? L2CAP.BasicHeader.read(&r).channel
+        }
+    }
+
+    /// The payload's first byte (the ATT opcode, the SMP code) when the PDU is on `channel`.
+    static func code(_ pdu: [UInt8], on channel: L2CAP.ChannelID) -> UInt8? {
+        pdu.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            guard (try? L2CAP.BasicHeader.read(&r).channel) == channel else { return nil }
+            return try? r.u8("Code")
+        }
+    }
+
+    /// An ATT payload, decoded; its values are ranges of `payload` (`bytes(_:of:)`).
+    static func att(_ payload: [UInt8]) -> ATT.PDU? {
+        payload.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return try? ATT.decode(&r)
+        }
+    }
+
+    /// An SMP payload, decoded.
+    static func smp(_ payload: [UInt8]) -> SMP.Command? {
+        payload.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return try? SMP.decode(&r)
+        }
+    }
+
+    /// The association model of a Pairing Request and a Pairing Response (SMP payloads, code first):
+    /// BLEProtocol's `SMP.PairingMethod.select` (Core v5.4 Vol 3 Part H 2.3.5.1, Tables 2.6–2.8), the
+    /// same the analysis tells; nil when either is not a pairing request/response.
+    static func pairingMethod(request: [UInt8], response: [UInt8]) -> SMP.PairingMethod? {
+        guard case let .pairingRequest(i)? = smp(request), case let .pairingResponse(r)? = smp(response) else { return nil }
+        return SMP.PairingMethod.select(initiator: i, responder: r)
+    }
+
+    /// The bytes of a range a decoder gave for `payload` (decoded from offset 0).
+    static func bytes(_ range: ByteRange, of payload: [UInt8]) -> [UInt8] {
+        guard range.offset >= 0, range.count >= 0, range.offset <= payload.count, range.count <= payload.count - range.offset else { return [] }
+        return Array(payload[range.offset ..< range.offset + range.count])
+    }
+}
