@@ -134,11 +134,100 @@ public struct ByteReader {
         _ = try slice(count, field)
     }
 
+    // MARK: peek (relative to the cursor, does not move it) and get (absolute index, does not move it).
+    // swift-nio's verbs (`peekInteger`, `getInteger(at:)`): nil when the bytes are not there, never a trap.
+
+    /// The byte `offset` bytes after the cursor; nil past the end.
     @inlinable
     public func peekU8(at offset: Int = 0) -> UInt8? {
-        let i = position &+ offset   // safe: small offsets
-        guard offset >= 0, i < bytes.count else { return nil }
-        return bytes[i]
+        guard offset >= 0, offset < remaining else { return nil }
+        return bytes[position &+ offset]   // safe: offset < remaining
+    }
+
+    /// The little-endian u16 `offset` bytes after the cursor; nil when fewer than 2 bytes are there.
+    @inlinable
+    public func peekU16le(at offset: Int = 0) -> UInt16? {
+        guard offset >= 0, offset <= remaining &- 2 else { return nil }   // safe: remaining >= 0
+        return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt16.self))   // safe: checked
+    }
+
+    /// The little-endian u32 `offset` bytes after the cursor; nil when fewer than 4 bytes are there.
+    @inlinable
+    public func peekU32le(at offset: Int = 0) -> UInt32? {
+        guard offset >= 0, offset <= remaining &- 4 else { return nil }   // safe: remaining >= 0
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt32.self))   // safe: checked
+    }
+
+    /// The little-endian u64 `offset` bytes after the cursor; nil when fewer than 8 bytes are there.
+    @inlinable
+    public func peekU64le(at offset: Int = 0) -> UInt64? {
+        guard offset >= 0, offset <= remaining &- 8 else { return nil }   // safe: remaining >= 0
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt64.self))   // safe: checked
+    }
+
+    /// The byte at `index` of `bytes` (0 = the reader's first byte, whatever the cursor); nil out of range.
+    @inlinable
+    public func getU8(at index: Int) -> UInt8? {
+        guard index >= 0, index < bytes.count else { return nil }
+        return bytes[index]
+    }
+
+    /// The little-endian u16 at `index` of `bytes`; nil when fewer than 2 bytes are there.
+    @inlinable
+    public func getU16le(at index: Int) -> UInt16? {
+        guard index >= 0, index <= bytes.count &- 2 else { return nil }   // safe: count >= 0
+        return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self))
+    }
+
+    /// The big-endian u16 at `index` of `bytes`; nil when fewer than 2 bytes are there.
+    @inlinable
+    public func getU16be(at index: Int) -> UInt16? {
+        guard index >= 0, index <= bytes.count &- 2 else { return nil }   // safe: count >= 0
+        return UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self))
+    }
+
+    /// The little-endian u24 at `index` of `bytes`; nil when fewer than 3 bytes are there.
+    @inlinable
+    public func getU24le(at index: Int) -> UInt32? {
+        guard index >= 0, index <= bytes.count &- 3 else { return nil }   // safe: count >= 0
+        return UInt32(bytes[index]) | UInt32(bytes[index &+ 1]) << 8 | UInt32(bytes[index &+ 2]) << 16   // safe: checked
+    }
+
+    /// The little-endian u32 at `index` of `bytes`; nil when fewer than 4 bytes are there.
+    @inlinable
+    public func getU32le(at index: Int) -> UInt32? {
+        guard index >= 0, index <= bytes.count &- 4 else { return nil }   // safe: count >= 0
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+    }
+
+    /// The big-endian u32 at `index` of `bytes`; nil when fewer than 4 bytes are there.
+    @inlinable
+    public func getU32be(at index: Int) -> UInt32? {
+        guard index >= 0, index <= bytes.count &- 4 else { return nil }   // safe: count >= 0
+        return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+    }
+
+    /// The little-endian u64 at `index` of `bytes`; nil when fewer than 8 bytes are there.
+    @inlinable
+    public func getU64le(at index: Int) -> UInt64? {
+        guard index >= 0, index <= bytes.count &- 8 else { return nil }   // safe: count >= 0
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+    }
+
+    /// The little-endian u48 at `index` of `bytes` (a BD_ADDR's value); nil when fewer than 6 bytes are there.
+    @inlinable
+    public func getU48le(at index: Int) -> UInt64? {
+        guard index >= 0, index <= bytes.count &- 6 else { return nil }   // safe: count >= 0
+        var v: UInt64 = 0
+        for k in 0 ..< 6 { v |= UInt64(bytes[index &+ k]) << UInt64(8 &* k) }   // safe: checked, k < 6
+        return v
+    }
+
+    /// A reader over `count` bytes from `index` of `bytes`, its cursor at their start; nil out of range.
+    @inlinable
+    public func getSlice(at index: Int, count: Int) -> ByteReader? {
+        guard index >= 0, count >= 0, index <= bytes.count, count <= bytes.count &- index else { return nil }   // safe: index <= count
+        return ByteReader(UnsafeRawBufferPointer(rebasing: bytes[index ..< index &+ count]), base: base &+ index)   // safe: checked
     }
 
     /// The unread bytes as a `ByteRange` (file offsets), for keeping a reference without copying.
@@ -161,4 +250,37 @@ public struct ByteRange: Hashable, Sendable {
     public var offset: Int
     public var count: Int
     @inlinable public init(offset: Int, count: Int) { (self.offset, self.count) = (offset, count) }
+}
+
+// MARK: readers over arrays
+
+extension Array where Element == UInt8 {
+    /// Runs `body` with a reader over the array's bytes (`base` is the file offset of element 0), so a
+    /// call site reads fields instead of indexing. The reader must not escape `body`.
+    @inlinable
+    public func withReader<R, E: Error>(base: Int = 0, _ body: (inout ByteReader) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = withUnsafeBytes { raw in
+            var r = ByteReader(raw, base: base)
+            do throws(E) { return .success(try body(&r)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}
+
+extension ArraySlice where Element == UInt8 {
+    /// Runs `body` with a reader over the slice's bytes (`base` is the file offset of its first
+    /// element), so a call site reads fields instead of indexing. The reader must not escape `body`.
+    @inlinable
+    public func withReader<R, E: Error>(base: Int = 0, _ body: (inout ByteReader) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = withUnsafeBytes { raw in
+            var r = ByteReader(raw, base: base)
+            do throws(E) { return .success(try body(&r)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// A reader over these bytes: `payload.reader.getU16le(at: 0)` instead of `UInt16(p[0]) | UInt16(p[1]) << 8`.
+    @inlinable public var reader: ByteReader { ByteReader(self) }
 }

@@ -1,3 +1,4 @@
+import BLEBytes
 /// The container formats we read, detected from the bytes (never from the file name).
 public enum CaptureFormat: String, Sendable {
     case btsnoop, pcap, pcapng, packetlogger
@@ -105,8 +106,7 @@ enum FormatSniffer {
     static func guess(_ bytes: UnsafeRawBufferPointer) -> Guess {
         if bytes.count >= 2, bytes[0] == 0x1f, bytes[1] == 0x8b { return .gzip }
         if bytes.count >= 8, Array(bytes[0..<8]) == Array("btsnoop\0".utf8) { return .btsnoop }
-        if bytes.count >= 4 {
-            let m = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
+        if let m = ByteReader(bytes).getU32be(at: 0) {
             switch m {
             case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1: return .pcap
             case 0x0a0d0d0a: return .pcapng

@@ -1,3 +1,4 @@
+import BLEBytes
 import CPcap
 #if canImport(Glibc)
 import Glibc
@@ -92,8 +93,9 @@ final class PcapReader {
                             originalLength: max(0, originalLength - 5))
         case Datalink.pcapMonitor:
             guard bytes.count >= 4 else { return raw(.unknown, problem: .empty) }
-            let adapter = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-            let opcode = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+            // DLT 254 pseudo-header: big-endian adapter index, then opcode.
+            let header = ByteReader(bytes)
+            guard let adapter = header.getU16be(at: 0), let opcode = header.getU16be(at: 2) else { return raw(.unknown, problem: .empty) }
             return Monitor.frame(opcode: opcode, adapter: adapter, number: number, timestamp: timestamp,
                                  recordOffset: recordOffset, payloadOffset: payloadBase + 4,
                                  payload: UnsafeRawBufferPointer(rebasing: bytes[4...]),

@@ -32,7 +32,7 @@ public struct FieldText {
         var i = i
         var lastAddressType: LEAddressType? = nil
         for _ in 0 ..< count {
-            guard case let .field(name, value) = view.entries[i] else { return i + 1 }   // not made by FlatLayers
+            guard case let .field(name, id, value) = view.entries[i] else { return i + 1 }   // not made by FlatLayers
             i += 1
             out.spaces(indent)
             switch value {
@@ -55,7 +55,7 @@ public struct FieldText {
                 }
             case let .integer(v, format):
                 out.append(name); out.append(": "); Self.integer(v, format, into: &out); out.newline()
-                if Field.name(name, hasSuffix: "Address Type") {
+                if id == .addressType {
                     lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
                 }
             case let .bytes(t) where t.count > 16:
@@ -75,7 +75,7 @@ public struct FieldText {
                 out.append(name); out.append(": "); Self.address(a, into: &out)
                 if let t, t.isRandom {
                     out.append(" ("); out.append(a.randomSubtype.rawValue); out.append(")")
-                } else if let vendor = OUI.vendorBytes(a, type: t, field: name) {
+                } else if let vendor = OUI.vendorBytes(a, type: t, id: id) {
                     out.append(" ("); out.append(vendor); out.append(")")   // btmon: `(Apple, Inc.)`
                 }
                 out.newline()

@@ -14,8 +14,8 @@ public struct FlatLayers {
     public enum Entry {
         /// A layer. Its `fields` fields follow, each with its nested entries, then `notes` notes.
         case layer(protocolName: StaticString, name: Text, code: Text, length: Int?, fields: Int, notes: Int, error: Text?)
-        /// A field; a `.group` or `.list` value is followed by its nested entries.
-        case field(name: StaticString, value: Value)
+        /// A field (its label and what it is); a `.group` or `.list` value is followed by its nested entries.
+        case field(name: StaticString, id: FieldID, value: Value)
         /// One structure of a `.list`: its `fields` fields follow.
         case item(fields: Int)
         /// A note of the layer before.
@@ -102,18 +102,18 @@ public struct FlatLayers {
             case let .note(t): value = .note(text(t))
             case let .problem(e): value = .note(text(e.description))
             case let .group(children):
-                entries.append(.field(name: field.name, value: .group(fields: children.count)))
+                entries.append(.field(name: field.name, id: field.id, value: .group(fields: children.count)))
                 appendFields(children)
                 continue
             case let .list(items):
-                entries.append(.field(name: field.name, value: .list(items: items.count)))
+                entries.append(.field(name: field.name, id: field.id, value: .list(items: items.count)))
                 for item in items {
                     entries.append(.item(fields: item.count))
                     appendFields(item)
                 }
                 continue
             }
-            entries.append(.field(name: field.name, value: value))
+            entries.append(.field(name: field.name, id: field.id, value: value))
         }
     }
 
@@ -153,9 +153,9 @@ public struct FlatLayers {
             case let .layer(_, _, _, _, fields, notes, _):
                 for _ in 0 ..< fields { j = next(after: j) }
                 j += notes
-            case let .field(_, .group(fields)), let .item(fields):
+            case let .field(_, _, .group(fields)), let .item(fields):
                 for _ in 0 ..< fields { j = next(after: j) }
-            case let .field(_, .list(items)):
+            case let .field(_, _, .list(items)):
                 for _ in 0 ..< items { j = next(after: j) }
             case .field, .note:
                 break

@@ -70,11 +70,11 @@ public struct PacketJSON {
             case let .integer(v, format):
                 w.int("value", v)
                 w.string("text", FieldText.integer(v, format))
-                if f.nameHasSuffix("Address Type") { lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v)) }
+                if f.id == .addressType { lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v)) }
             case let .address(a, type):
                 w.string("value", a.description)
                 if let type { w.string("addressType", type.name) }
-                if let vendor = OUI.vendorBytes(a, type: type ?? lastAddressType, field: f.name) {
+                if let vendor = OUI.vendorBytes(a, type: type ?? lastAddressType, id: f.id) {
                     w.string("vendor", String(decoding: vendor, as: UTF8.self))
                 }
             case let .bytes(b):

@@ -165,11 +165,11 @@ public struct PacketText: Sendable {
         return b.string
     }
 
-    /// The value of the integer field `name` among the `fields` fields of the layer at entry `i`.
-    private static func topLevelInteger(_ name: StaticString, of view: FlatLayers.View, layerAt i: Int, fields: Int) -> UInt64? {
+    /// The value of the first integer field `id` among the `fields` fields of the layer at entry `i`.
+    private static func topLevelInteger(_ id: FieldID, of view: FlatLayers.View, layerAt i: Int, fields: Int) -> UInt64? {
         var j = i + 1
         for _ in 0 ..< fields {
-            if case let .field(n, .integer(v, _)) = view.entries[j], Field.name(n, is: name) { return v }
+            if case let .field(_, fieldID, .integer(v, _)) = view.entries[j], fieldID == id { return v }
             j = view.next(after: j)
         }
         return nil
@@ -182,8 +182,8 @@ public struct PacketText: Sendable {
         if isData {   // "ACL Data", "SCO Data", "ISO Data"
             out.append(proto)
             out.append(frame.direction == .sent ? " TX: Handle " : frame.direction == .received ? " RX: Handle " : " ?: Handle ")
-            if let v = topLevelInteger("Handle", of: view, layerAt: i, fields: fields) { out.decimal(v) }
-            if let v = topLevelInteger("Packet Boundary", of: view, layerAt: i, fields: fields) { out.append(" flags 0x"); out.hex(v, width: 2) }
+            if let v = topLevelInteger(.connectionHandle, of: view, layerAt: i, fields: fields) { out.decimal(v) }
+            if let v = topLevelInteger(.packetBoundary, of: view, layerAt: i, fields: fields) { out.append(" flags 0x"); out.hex(v, width: 2) }
             if let length { out.append(" dlen "); out.decimal(length) }
             return
         }

@@ -163,7 +163,7 @@ public enum SessionJSON {
             w.beginObject()
             w.string("address", a.address.description)
             w.string("addressType", a.addressType.describe(a.address))
-            if let vendor = OUI.vendorBytes(a.address, type: a.addressType, field: "Address") {
+            if let vendor = OUI.vendorBytes(a.address, type: a.addressType, id: .unspecified) {
                 w.string("vendor", String(decoding: vendor, as: UTF8.self))   // public addresses only (IEEE OUI)
             }
             w.int("reports", a.reports)

@@ -319,7 +319,7 @@ public enum SessionText {
         for a in all {
             s += a.address.description + "  " + a.addressType.describe(a.address) + (a.connectable ? ", connectable" : "")
                 + (a.extended ? ", extended" : "") + "\n"
-            if let vendor = OUI.vendorBytes(a.address, type: a.addressType, field: "Address") {
+            if let vendor = OUI.vendorBytes(a.address, type: a.addressType, id: .unspecified) {
                 s += "  Vendor:      " + String(decoding: vendor, as: UTF8.self) + " (address OUI)\n"
             }
             if !a.names.isEmpty { s += "  Name:        " + a.names.joined(separator: " | ") + "\n" }

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLECapture
+import BLEProtocol
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -123,10 +124,10 @@ enum Seeds {
         case .l2cap:
             var all: [UInt8] = []
             var out: [[UInt8]] = []
-            for r in records where r.kind == .aclData && r.payload.count >= 4 {
-                let word = UInt16(r.payload[0]) | UInt16(r.payload[1]) << 8
-                let start = (word >> 12) & 3 != 1
-                let handleSel = UInt8(word & 3)
+            for r in records where r.kind == .aclData {
+                guard let header = r.payload.withReader({ HCIPacketHeader.acl($0) }) else { continue }
+                let start = header.isStart
+                let handleSel = UInt8(header.handle & 3)
                 let fragments = L2CAPHarness.encode(Array(r.payload.dropFirst(4)), start: start, received: r.direction == .received, handle: handleSel)
                 all += fragments
                 if start { out.append(fragments) }

@@ -69,13 +69,24 @@ import Testing
 
     @Test func onlyPublicAddressesGetAVendor() {
         let apple = BDAddr(0x1CB3_C93C_C3DB)
-        #expect(OUI.vendorBytes(apple, type: .publicDevice, field: "Address") != nil)
-        #expect(OUI.vendorBytes(apple, type: .publicIdentity, field: "Address") != nil)
-        #expect(OUI.vendorBytes(apple, type: nil, field: "Address") != nil)   // BR/EDR: always public
-        #expect(OUI.vendorBytes(apple, type: .randomDevice, field: "Address") == nil)
-        #expect(OUI.vendorBytes(apple, type: .randomIdentity, field: "Address") == nil)
-        #expect(OUI.vendorBytes(apple, type: nil, field: "Random Address") == nil)
-        #expect(OUI.vendorBytes(apple, type: nil, field: "Peer Resolvable Private Address") == nil)
-        #expect(OUI.vendorBytes(BDAddr(0), type: .publicDevice, field: "Address") == nil)
+        #expect(OUI.vendorBytes(apple, type: .publicDevice, id: .unspecified) != nil)
+        #expect(OUI.vendorBytes(apple, type: .publicIdentity, id: .unspecified) != nil)
+        #expect(OUI.vendorBytes(apple, type: nil, id: .unspecified) != nil)   // BR/EDR: always public
+        #expect(OUI.vendorBytes(apple, type: .randomDevice, id: .unspecified) == nil)
+        #expect(OUI.vendorBytes(apple, type: .randomIdentity, id: .unspecified) == nil)
+        #expect(OUI.vendorBytes(apple, type: nil, id: .randomAddress) == nil)
+        #expect(OUI.vendorBytes(apple, type: nil, id: .localAddress) == nil)
+        #expect(OUI.vendorBytes(BDAddr(0), type: .publicDevice, id: .unspecified) == nil)
+    }
+
+    /// Which address fields are random is said by the table rows' ids, not their labels: the rows
+    /// whose addresses are random or resolvable carry `.randomAddress` / `.localAddress`.
+    @Test func randomAddressFieldsAreMarkedInTheRows() throws {
+        let rows: [(UInt16, Bool)] = [(0x2035, false), (0x202B, true)]   // LE Set Advertising Set Random Address; LE Read Peer Resolvable Address (returns)
+        for (opcode, returns) in rows {
+            let row = try #require(HCIDecoder.commands[opcode])
+            let params = returns ? (row.returns ?? []) : row.parameters
+            #expect(params.contains { $0.id == .randomAddress }, "0x\(String(opcode, radix: 16))")
+        }
     }
 }

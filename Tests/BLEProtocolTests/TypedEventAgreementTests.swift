@@ -15,31 +15,31 @@ struct TypedEventAgreementTests {
 
     @Test("Disconnection Complete (7.7.5)")
     func disconnectionComplete() throws {
-        let e = try HCIEventEncoding.event(0x05, ["Status": .int(0x00), "Handle": .int(0x0A42), "Reason": .int(0x13)])
+        let e = try HCIEventEncoding.event(0x05, [ParamKey("Status"): .int(0x00), ParamKey("Connection_Handle"): .int(0x0A42), ParamKey("Reason"): .int(0x13)])
         guard case let .disconnectionComplete(status, handle, reason) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status == .success && handle == 0x0A42 && reason.rawValue == 0x13)
     }
 
     @Test("Encryption Change v1 and v2 (7.7.8, 7.7.8.v2)")
     func encryptionChange() throws {
-        let v1 = try HCIEventEncoding.event(0x08, ["Status": .int(0x06), "Handle": .int(0x0041), "Encryption": .int(1)])
+        let v1 = try HCIEventEncoding.event(0x08, [ParamKey("Status"): .int(0x06), ParamKey("Connection_Handle"): .int(0x0041), ParamKey("Encryption_Enabled"): .int(1)])
         guard case let .encryptionChange(s1, h1, on1, size1) = try HCITest.typedEvent(v1) else { Issue.record("v1 not typed"); return }
         #expect(s1.rawValue == 0x06 && h1 == 0x0041 && on1 && size1 == nil)
-        let v2 = try HCIEventEncoding.event(0x59, ["Status": .int(0), "Handle": .int(0x0043), "Encryption": .int(0), "Key Size": .int(7)])
+        let v2 = try HCIEventEncoding.event(0x59, [ParamKey("Status"): .int(0), ParamKey("Connection_Handle"): .int(0x0043), ParamKey("Encryption_Enabled"): .int(0), ParamKey("Encryption_Key_Size"): .int(7)])
         guard case let .encryptionChange(s2, h2, on2, size2) = try HCITest.typedEvent(v2) else { Issue.record("v2 not typed"); return }
         #expect(s2 == .success && h2 == 0x0043 && !on2 && size2 == 7)
     }
 
     @Test("Encryption Key Refresh Complete (7.7.39)")
     func keyRefresh() throws {
-        let e = try HCIEventEncoding.event(0x30, ["Status": .int(0x3D), "Handle": .int(0x0123)])
+        let e = try HCIEventEncoding.event(0x30, [ParamKey("Status"): .int(0x3D), ParamKey("Connection_Handle"): .int(0x0123)])
         guard case let .encryptionKeyRefreshComplete(status, handle) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status.rawValue == 0x3D && handle == 0x0123)
     }
 
     @Test("Hardware Error (7.7.16)")
     func hardwareError() throws {
-        guard case let .hardwareError(code) = try HCITest.typedEvent(try HCIEventEncoding.event(0x10, ["Code": .int(0x5A)])) else {
+        guard case let .hardwareError(code) = try HCITest.typedEvent(try HCIEventEncoding.event(0x10, [ParamKey("Hardware_Code"): .int(0x5A)])) else {
             Issue.record("not typed"); return
         }
         #expect(code == 0x5A)
@@ -47,8 +47,8 @@ struct TypedEventAgreementTests {
 
     @Test("Number Of Completed Packets (7.7.19)")
     func completedPackets() throws {
-        let e = try HCIEventEncoding.event(0x13, ["Handles": .list([["Handle": .int(0x0040), "Count": .int(3)],
-                                                                      ["Handle": .int(0x0E01), "Count": .int(0x0102)]])])
+        let e = try HCIEventEncoding.event(0x13, [ParamKey("Num_Handles"): .list([[ParamKey("Connection_Handle"): .int(0x0040), ParamKey("Num_Completed_Packets"): .int(3)],
+                                                                      [ParamKey("Connection_Handle"): .int(0x0E01), ParamKey("Num_Completed_Packets"): .int(0x0102)]])])
         guard case let .numberOfCompletedPackets(p) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         var pairs: [(UInt16, UInt16)] = []
         e.withUnsafeBytes { b in p.forEach(in: b, base: 0) { pairs.append(($0, $1)) } }
@@ -57,14 +57,14 @@ struct TypedEventAgreementTests {
 
     @Test("LE Connection Complete and Enhanced Connection Complete v1/v2 (7.7.65.1, .10, .10 v2)")
     func connectionComplete() throws {
-        let common: [String: HCIEventEncoding.Value] = [
-            "Status": .int(0), "Handle": .int(0x0201), "Role": .int(1), "Peer Address Type": .int(1), "Peer Address": .address(Self.peer),
-            "Connection Interval": .int(0x0018), "Peripheral Latency": .int(4), "Supervision Timeout": .int(0x01F4),
-            "Central Clock Accuracy": .int(2)]
-        let enhanced = common.merging(["Local Resolvable Private Address": .address(Self.local),
-                                       "Peer Resolvable Private Address": .address(Self.peerRPA)]) { a, _ in a }
+        let common: [ParamKey: HCIEventEncoding.Value] = [
+            ParamKey("Status"): .int(0), ParamKey("Connection_Handle"): .int(0x0201), ParamKey("Role"): .int(1), ParamKey("Peer_Address_Type"): .int(1), ParamKey("Peer_Address"): .address(Self.peer),
+            ParamKey("Connection_Interval"): .int(0x0018), ParamKey("Peripheral_Latency"): .int(4), ParamKey("Supervision_Timeout"): .int(0x01F4),
+            ParamKey("Central_Clock_Accuracy"): .int(2)]
+        let enhanced = common.merging([ParamKey("Local_Resolvable_Private_Address"): .address(Self.local),
+                                       ParamKey("Peer_Resolvable_Private_Address"): .address(Self.peerRPA)]) { a, _ in a }
         let events = [try HCIEventEncoding.leMeta(0x01, common), try HCIEventEncoding.leMeta(0x0A, enhanced),
-                      try HCIEventEncoding.leMeta(0x29, enhanced.merging(["Advertising Handle": .int(3), "Sync Handle": .int(0x0FFF)]) { a, _ in a })]
+                      try HCIEventEncoding.leMeta(0x29, enhanced.merging([ParamKey("Advertising_Handle"): .int(3), ParamKey("Sync_Handle"): .int(0x0FFF)]) { a, _ in a })]
         for e in events {
             guard case let .connectionComplete(c) = try HCITest.typedEvent(e) else { Issue.record("not typed: \(e)"); continue }
             #expect(c.status == .success && c.handle == 0x0201 && c.role == 1 && c.peerAddressType?.rawValue == 1)
@@ -74,8 +74,8 @@ struct TypedEventAgreementTests {
 
     @Test("LE Connection Update Complete (7.7.65.3)")
     func connectionUpdate() throws {
-        let e = try HCIEventEncoding.leMeta(0x03, ["Status": .int(0x3B), "Handle": .int(0x0042), "Connection Interval": .int(0x0050),
-                                                   "Peripheral Latency": .int(2), "Supervision Timeout": .int(0x0258)])
+        let e = try HCIEventEncoding.leMeta(0x03, [ParamKey("Status"): .int(0x3B), ParamKey("Connection_Handle"): .int(0x0042), ParamKey("Connection_Interval"): .int(0x0050),
+                                                   ParamKey("Peripheral_Latency"): .int(2), ParamKey("Supervision_Timeout"): .int(0x0258)])
         guard case let .connectionUpdateComplete(status, handle, interval, latency, timeout) = try HCITest.typedEvent(e) else {
             Issue.record("not typed"); return
         }
@@ -84,31 +84,31 @@ struct TypedEventAgreementTests {
 
     @Test("LE Data Length Change (7.7.65.7)")
     func dataLength() throws {
-        let e = try HCIEventEncoding.leMeta(0x07, ["Handle": .int(0x0044), "Max TX Octets": .int(251), "Max TX Time": .int(2120),
-                                                   "Max RX Octets": .int(27), "Max RX Time": .int(328)])
+        let e = try HCIEventEncoding.leMeta(0x07, [ParamKey("Connection_Handle"): .int(0x0044), ParamKey("Max_TX_Octets"): .int(251), ParamKey("Max_TX_Time"): .int(2120),
+                                                   ParamKey("Max_RX_Octets"): .int(27), ParamKey("Max_RX_Time"): .int(328)])
         guard case let .dataLengthChange(handle, txO, txT, rxO, rxT) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(handle == 0x0044 && txO == 251 && txT == 2120 && rxO == 27 && rxT == 328)
     }
 
     @Test("LE PHY Update Complete (7.7.65.12)")
     func phyUpdate() throws {
-        let e = try HCIEventEncoding.leMeta(0x0C, ["Status": .int(0), "Handle": .int(0x0045), "TX PHY": .int(2), "RX PHY": .int(3)])
+        let e = try HCIEventEncoding.leMeta(0x0C, [ParamKey("Status"): .int(0), ParamKey("Connection_Handle"): .int(0x0045), ParamKey("TX_PHY"): .int(2), ParamKey("RX_PHY"): .int(3)])
         guard case let .phyUpdateComplete(status, handle, tx, rx) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status == .success && handle == 0x0045 && tx == 2 && rx == 3)
     }
 
     @Test("LE Long Term Key Request (7.7.65.5)")
     func longTermKeyRequest() throws {
-        let e = try HCIEventEncoding.leMeta(0x05, ["Handle": .int(0x0046), "Random Number": .int(0x0102_0304_0506_0708),
-                                                   "Encrypted Diversifier": .int(0xA1B2)])
+        let e = try HCIEventEncoding.leMeta(0x05, [ParamKey("Connection_Handle"): .int(0x0046), ParamKey("Random_Number"): .int(0x0102_0304_0506_0708),
+                                                   ParamKey("Encrypted_Diversifier"): .int(0xA1B2)])
         guard case let .longTermKeyRequest(handle, random, ediv) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(handle == 0x0046 && random == 0x0102_0304_0506_0708 && ediv == 0xA1B2)
     }
 
     @Test("LE Advertising Set Terminated (7.7.65.18)")
     func advertisingSetTerminated() throws {
-        let e = try HCIEventEncoding.leMeta(0x12, ["Status": .int(0x43), "Advertising Handle": .int(5), "Handle": .int(0x0047),
-                                                   "Num Completed Extended Advertising Events": .int(9)])
+        let e = try HCIEventEncoding.leMeta(0x12, [ParamKey("Status"): .int(0x43), ParamKey("Advertising_Handle"): .int(5), ParamKey("Connection_Handle"): .int(0x0047),
+                                                   ParamKey("Num_Completed_Extended_Advertising_Events"): .int(9)])
         guard case let .advertisingSetTerminated(status, adv, conn) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         #expect(status.rawValue == 0x43 && adv == 5 && conn == 0x0047)
     }
@@ -116,12 +116,12 @@ struct TypedEventAgreementTests {
     @Test("LE Extended Advertising Report (7.7.65.13)")
     func extendedAdvertisingReport() throws {
         let ad: [UInt8] = [0x05, 0x09, 0x42, 0x4C, 0x45, 0x21]   // Complete Local Name "BLE!"
-        let report: [String: HCIEventEncoding.Value] = [
-            "Event Type": .int(0x0013), "Address Type": .int(1), "Address": .address(Self.peer), "Primary PHY": .int(1),
-            "Secondary PHY": .int(0), "SID": .int(0xFF), "TX Power": .int(UInt64(UInt8(bitPattern: -8))),
-            "RSSI": .int(UInt64(UInt8(bitPattern: -61))), "Periodic Advertising Interval": .int(0), "Direct Address Type": .int(0),
-            "Direct Address": .address(BDAddr(0)), "Data": .lengthPrefixed(ad)]
-        let e = try HCIEventEncoding.leMeta(0x0D, ["Reports": .list([report])])
+        let report: [ParamKey: HCIEventEncoding.Value] = [
+            ParamKey("Event_Type"): .int(0x0013), ParamKey("Address_Type"): .int(1), ParamKey("Address"): .address(Self.peer), ParamKey("Primary_PHY"): .int(1),
+            ParamKey("Secondary_PHY"): .int(0), ParamKey("Advertising_SID"): .int(0xFF), ParamKey("TX_Power"): .int(UInt64(UInt8(bitPattern: -8))),
+            ParamKey("RSSI"): .int(UInt64(UInt8(bitPattern: -61))), ParamKey("Periodic_Advertising_Interval"): .int(0), ParamKey("Direct_Address_Type"): .int(0),
+            ParamKey("Direct_Address"): .address(BDAddr(0)), ParamKey("Data"): .lengthPrefixed(ad)]
+        let e = try HCIEventEncoding.leMeta(0x0D, [ParamKey("Num_Reports"): .list([report])])
         guard case let .advertisingReports(reports) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
         var seen: [AdvertisingReport] = []
         e.withUnsafeBytes { b in reports.forEach(in: b, base: 0) { seen.append($0) } }

@@ -21,7 +21,7 @@ import Testing
     static let layer = Layer(protocolName: "HCI Event", name: "LE Meta Event", code: "0x3e", length: 40, fields: [
         Field("Subevent", .integer(2, .hex(bytes: 1))),
         Field("Reports", .list([
-            [Field("Address Type", .integer(1, .named(bytes: 1, LEAddressTypeNames.table))),
+            [Field(.addressType, "Address Type", .integer(1, .named(bytes: 1, LEAddressTypeNames.table))),
              Field("Address", .address(BDAddr(0xC0FF_EE00_0001), type: nil)),
              Field("Data", .group([Field("Flags", .integer(0x0F, .flags(bytes: 1, flags)))]))],
             [Field("Value", .bytes(Array(0 ..< 18)))],

@@ -58,8 +58,8 @@ extension AirCaptureAdapter {
            !(acknowledged && links[i].ignoresSN(side)) {
             links[i].retransmissions += 1
             lastContext.retransmission = true
-            if p.dataLLID == .start, bytes.count > 4, Self.channel(bytes) == L2CAP.ChannelID.att.rawValue {
-                retransmittedATTOpcodes[Int(bytes[4])] += 1
+            if p.dataLLID == .start, let op = bytes.withReader({ L2CAP.attOpcode($0) }) {
+                retransmittedATTOpcodes[Int(op.rawValue)] += 1
             }
             return
         }
@@ -108,9 +108,6 @@ extension AirCaptureAdapter {
         return linkEncrypted && p.payloadLength > 0
     }
 
-    /// The Channel ID of a basic L2CAP header (Vol 3 Part A 3.1) at the start of `bytes` (4 bytes or more).
-    static func channel(_ bytes: [UInt8]) -> UInt16 { UInt16(bytes[2]) | UInt16(bytes[3]) << 8 }
-
     /// Watches L2CAP reassembly per side, before the fragment goes to the session's reassembler, to see
     /// what the sniffer lost. A lost response (a response whose continuation never came, or a request
     /// answered by nothing before the same client's next request, after the sniffer missed packets)
@@ -129,8 +126,7 @@ extension AirCaptureAdapter {
             }
         }
         links[i].startedATT[side] = nil
-        guard bytes.count > 4, Self.channel(bytes) == L2CAP.ChannelID.att.rawValue else { return }
-        let op = bytes[4]
+        guard let op = bytes.withReader({ L2CAP.attOpcode($0)?.rawValue }) else { return }
         links[i].startedATT[side] = (frame.number, op)
         guard ATTOpcode(op).kind == .request else { return }
         // A new request while this client's previous one is unanswered, after a loss: the response was lost.

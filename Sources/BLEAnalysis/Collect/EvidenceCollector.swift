@@ -126,14 +126,13 @@ public final class EvidenceCollector {
             notableNow = true
         case .handleValueNotification?:
             // The first value of a handle on this link (`gatt.unsubscribed-notification` may cite it at the end).
-            // Attribute Handle follows the 4-byte L2CAP header and the opcode (Core v5.4 Vol 3 Part F 3.4.7.1).
-            if let lo = pdu.peekU8(at: 5), let hi = pdu.peekU8(at: 6), c.valueStreams[UInt16(lo) | UInt16(hi) << 8] == nil {
+            if let h = ATT.peekHandle(pdu, opcodeAt: L2CAP.basicHeaderLength), c.valueStreams[h] == nil {
                 notableNow = true
             }
         case .writeRequest?:
             // A CCCD write and its answer (`gatt.subscription-silent` decides at the end).
-            if let lo = pdu.peekU8(at: 5), let hi = pdu.peekU8(at: 6),
-               c.gatt(serverIsHost: received)?.looksLikeCCCD(UInt16(lo) | UInt16(hi) << 8) == true { notableNow = true }
+            if let h = ATT.peekHandle(pdu, opcodeAt: L2CAP.basicHeaderLength),
+               c.gatt(serverIsHost: received)?.looksLikeCCCD(h) == true { notableNow = true }
         case .writeResponse?:
             if let h = c.att.outstanding(from: received ? .host : .peer)?.handle,
                c.gatt(serverIsHost: !received)?.looksLikeCCCD(h) == true { notableNow = true }

@@ -1,3 +1,4 @@
+import BLEBytes
 import BLECapture
 import BLEProtocol
 
@@ -63,24 +64,23 @@ struct NotableFrames {
                                                   .leExtendedCreateConnectionV2]
 
     static func startsAttempt(_ frame: Frame) -> Bool {
-        guard frame.kind == .command, frame.payload.count >= 2 else { return false }
-        return attemptCommands.contains(HCIOpcode(rawValue: UInt16(frame.payload[0]) | UInt16(frame.payload[1]) << 8))
+        guard frame.kind == .command, let opcode = HCIPacketHeader.commandOpcode(frame.payload.reader) else { return false }
+        return attemptCommands.contains(opcode)
     }
 
-    /// (LE, Enhanced) Connection Complete, Disconnection Complete, or Command Status with a failure:
-    /// its Status is the first parameter after the 2-byte event header (Core v5.4 Vol 4 Part E
-    /// 7.7.15); the LE subevent code is the first parameter of LE Meta (7.7.65.1, 7.7.65.10).
+    /// (LE, Enhanced) Connection Complete, Disconnection Complete, or Command Status with a failure
+    /// (Core v5.4 Vol 4 Part E 7.7.15, 7.7.65.1, 7.7.65.10), or Command Complete with a failed
+    /// Status — a refusal (`link.command-refused` decides at the end).
     static func isNotableEvent(_ frame: Frame) -> Bool {
-        guard frame.kind == .event, frame.payload.count >= 3 else { return false }
-        let p = frame.payload
-        switch p[0] {
+        let p = frame.payload.reader
+        guard frame.kind == .event, p.bytes.count >= 3, let code = HCIPacketHeader.eventCode(p) else { return false }
+        switch code {
         case HCIEventCode.disconnectionComplete: return true
         case HCIEventCode.connectionComplete: return true
-        case HCIEventCode.commandStatus: return p[2] != 0
-        // Command Complete: Num_HCI_Command_Packets, Command_Opcode, then the Status of most commands
-        // (7.7.14) — a refusal (`link.command-refused` decides at the end).
-        case HCIEventCode.commandComplete: return p.count >= 6 && p[5] != 0
-        case HCIEventCode.leMeta: return p[2] == LESubevent.connectionComplete || p[2] == LESubevent.enhancedConnectionComplete
+        case HCIEventCode.commandStatus, HCIEventCode.commandComplete: return HCIPacketHeader.answeredStatus(p).map { $0 != 0 } ?? false
+        case HCIEventCode.leMeta:
+            let subevent = HCIPacketHeader.leSubevent(p)
+            return subevent == LESubevent.connectionComplete || subevent == LESubevent.enhancedConnectionComplete
         default: return false
         }
     }

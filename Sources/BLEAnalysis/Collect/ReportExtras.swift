@@ -29,6 +29,10 @@ public struct ReportExtras: Sendable {
         public var bytes: [UInt8]
         public var mtu: Int
 
+        /// The PDUs whose value is shown (`ATT.valueStart` says where it starts).
+        static let shown: Set<ATTOpcode> = [.readResponse, .readBlobResponse, .handleValueNotification, .handleValueIndication,
+                                            .writeRequest, .writeCommand]
+
         /// Bytes of a value shown at most.
         static let maxBytes = 64
 
@@ -38,13 +42,7 @@ public struct ReportExtras: Sendable {
         init?(pdu: ByteReader, mtu: Int) {
             var r = pdu
             guard let header = try? L2CAP.BasicHeader.read(&r), header.channel == L2CAP.ChannelID.att,
-                  let code = r.peekU8() else { return nil }
-            let start: Int
-            switch ATTOpcode(code) {
-            case .readResponse, .readBlobResponse: start = 1
-            case .handleValueNotification, .handleValueIndication, .writeRequest, .writeCommand: start = 3
-            default: return nil
-            }
+                  let code = r.peekU8(), Self.shown.contains(ATTOpcode(code)), let start = ATT.valueStart(ATTOpcode(code)) else { return nil }
             opcode = code
             length = max(0, r.remaining - start)
             bytes = r.remaining > start ? Array(r.remainingBytes[start ..< min(r.remaining, start + Self.maxBytes)]) : []

@@ -68,7 +68,7 @@ public struct ControllerVendors {
         switch frame.kind {
         case .event: manufacturer = HCIVendor.manufacturer(inEvent: frame.payload)
         case .indexInfo:   // BD_ADDR, then the manufacturer (`LogRecords.indexInfo`)
-            manufacturer = frame.payload.count >= 8 ? UInt16(frame.payload[6]) | UInt16(frame.payload[7]) << 8 : nil
+            manufacturer = LogRecords.indexInfoManufacturer(frame.payload.reader)
         default: manufacturer = nil
         }
         guard let manufacturer else { return }

@@ -33,7 +33,7 @@ public struct HostNotes: Sendable, Equatable {
 
     /// Reads one note record's text.
     mutating func consume(_ payload: UnsafeRawBufferPointer) {
-        guard payload.count > 3, payload.count <= Self.maxNoteLength, Self.initials.contains(payload[0]) else { return }
+        guard payload.count > 3, payload.count <= Self.maxNoteLength, let first = payload.first, Self.initials.contains(first) else { return }
         // The text ends at the first NUL (iOS pads some notes with zeros).
         let end = payload.firstIndex(of: 0) ?? payload.count
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: payload[..<end]), as: UTF8.self)

@@ -72,25 +72,12 @@ extension RedactionScanner {
     /// The Common Extended Advertising Payload Format (Vol 6 Part B 2.3.4): extended header length
     /// and AdvMode, flags, then the optional fields in order, then AdvData.
     private func extendedAdvertising(_ at: Int, _ n: Int, _ frame: Frame) {
-        guard n >= 1 else { return }
         let p = frame.payload
-        let headerLength = Int(p[at] & 0x3F)
-        guard headerLength >= 1, 1 + headerLength <= n else {
-            if 1 + headerLength <= n { advertisingData(at + 1 + headerLength ..< at + n, frame) }
-            return
-        }
-        let flags = p[at + 1]
-        var i = at + 2
-        let end = at + 1 + headerLength
-        if flags & 0x01 != 0, i + 6 <= end { address(at: i, frame); i += 6 }   // AdvA
-        if flags & 0x02 != 0, i + 6 <= end { address(at: i, frame); i += 6 }   // TargetA
-        if flags & 0x04 != 0 { i += 1 }                                         // CTEInfo
-        if flags & 0x08 != 0 { i += 2 }                                         // ADI
-        if flags & 0x10 != 0 { i += 3 }                                         // AuxPtr
-        if flags & 0x20 != 0, i + 18 <= end {                                   // SyncInfo (2.3.4.6)
-            connection(accessAddressAt: i + 9, crcInitAt: i + 13, p)
-        }
-        advertisingData(end ..< at + n, frame)
+        guard let payload = p.reader.getSlice(at: at, count: n), let layout = LLExtendedAdvertisingLayout.read(payload) else { return }
+        if let a = layout.advA { address(at: at + a, frame) }
+        if let t = layout.targetA { address(at: at + t, frame) }
+        if let aa = layout.syncAccessAddress, let crc = layout.syncCRCInit { connection(accessAddressAt: at + aa, crcInitAt: at + crc, p) }
+        advertisingData(at + layout.advData ..< at + n, frame)
     }
 
     private func address(at offset: Int, _ frame: Frame) {
@@ -146,9 +133,9 @@ extension RedactionScanner {
         case 2:
             valuePDU.remove(key)
             let at = p.payloadOffset
-            guard p.payloadLength >= 5, b[at + 2] == 0x04, b[at + 3] == 0, let header = Self.attValueOffset(b[at + 4]) else { return nil }
+            guard let start = Self.attValueStart(b.reader.getSlice(at: at, count: p.payloadLength)) else { return nil }
             valuePDU.insert(key)
-            return at + 4 + header
+            return at + start
         default:
             return nil
         }
@@ -200,8 +187,7 @@ extension RedactionScanner {
     }
 
     private func u32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-        guard at >= 0, at + 4 <= b.count else { return 0 }
-        return UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
+        b.reader.getU32le(at: at) ?? 0
     }
 
     static func le(_ v: UInt64, _ count: Int) -> [UInt8] {

@@ -131,19 +131,14 @@ final class RedactionScanner {
     /// subsystem); the message and anything after it is replaced.
     private func syslog(_ frame: Frame) {
         let p = frame.payload
-        guard p.count > 5 else { return }
-        var starts = [5]
-        for i in 5 ..< p.count where p[i] == 0 && i + 1 < p.count { starts.append(i + 1) }
-        let start = starts[min(4, starts.count - 1)]
+        guard let start = LogRecords.syslogMessageStart(p.reader) else { return }
         add(RedactionEdit(offset: start, bytes: LogText.redact(UnsafeRawBufferPointer(rebasing: p[start...])), what: .log))
     }
 
     /// Monitor User Logging (opcode 13): u8 priority, u8 ident length, ident, message.
     private func userLogging(_ frame: Frame) {
         let p = frame.payload
-        guard p.count >= 2 else { return }
-        let start = 2 + Int(p[1])
-        guard start < p.count else { return }
+        guard let start = LogRecords.userLoggingMessageStart(p.reader) else { return }
         add(RedactionEdit(offset: start, bytes: LogText.redact(UnsafeRawBufferPointer(rebasing: p[start...])), what: .log))
     }
 
@@ -160,27 +155,27 @@ final class RedactionScanner {
         if frame.problem != nil { return 0 }
         switch frame.kind {
         case .command:
-            guard p.count >= 3 else { return nil }
-            return undecoded(HCIOpcode(rawValue: UInt16(p[0]) | UInt16(p[1]) << 8)) ? 3 : nil
+            guard p.count >= HCIPacketHeader.commandHeaderSize, let opcode = HCIPacketHeader.commandOpcode(p.reader) else { return nil }
+            return undecoded(opcode) ? HCIPacketHeader.commandHeaderSize : nil
         case .event:
-            guard p.count >= 2 else { return nil }
-            switch p[0] {
+            guard p.count >= HCIPacketHeader.eventHeaderSize, let code = HCIPacketHeader.eventCode(p.reader) else { return nil }
+            switch code {
             case Self.vendorEvent:
-                return 2
+                return HCIPacketHeader.eventHeaderSize
             case HCIEventCode.commandComplete:
                 // Num packets, opcode and the status the analysis reads; then the return parameters.
-                guard p.count >= 5 else { return nil }
-                return undecoded(HCIOpcode(rawValue: UInt16(p[3]) | UInt16(p[4]) << 8)) ? 6 : nil
+                guard let opcode = HCIPacketHeader.answeredOpcode(p.reader) else { return nil }
+                return undecoded(HCIOpcode(rawValue: opcode)) ? HCIPacketHeader.commandCompleteReturnParametersStart : nil
             case HCIEventCode.commandStatus:
                 return nil
             case HCIEventCode.leMeta:
-                guard p.count >= 3 else { return nil }
-                return HCIDecoder.leMeta[UInt16(p[2])] == nil ? 3 : nil
+                guard let subevent = HCIPacketHeader.leSubevent(p.reader) else { return nil }
+                return HCIDecoder.leMeta[UInt16(subevent)] == nil ? HCIPacketHeader.leMetaParametersStart : nil
             default:
-                return HCIDecoder.events[UInt16(p[0])] == nil ? 2 : nil
+                return HCIDecoder.events[UInt16(code)] == nil ? HCIPacketHeader.eventHeaderSize : nil
             }
-        case .scoData: return 3
-        case .isoData: return 4
+        case .scoData: return HCIPacketHeader.scoHeaderSize
+        case .isoData: return HCIPacketHeader.isoHeaderSize
         case .aclData, .indexNew, .indexInfo, .airLE: return nil
         default: return 0
         }
@@ -203,20 +198,18 @@ final class RedactionScanner {
         let p = frame.payload
         switch frame.kind {
         case .event:
-            // LE Advertising Report (0x02), Extended (0x0D), Directed (0x0B): after the subevent code.
-            guard p.count >= 3, p[0] == HCIEventCode.leMeta, [0x02, 0x0B, 0x0D].contains(p[2]) else { return nil }
-            return 3
+            // LE Advertising Report, Extended, Directed: after the subevent code.
+            guard let subevent = HCIPacketHeader.leSubevent(p.reader), Self.advertisingReports.contains(subevent) else { return nil }
+            return HCIPacketHeader.leMetaParametersStart
         case .aclData:
-            guard p.count >= 4 else { return nil }
-            let key = LinkDirection(adapter: frame.adapter, handle: (UInt16(p[0]) | UInt16(p[1]) << 8) & 0x0FFF,
-                                    received: frame.direction == .received)
-            let start = (p[1] >> 4) & 0x3 != 0x1   // Packet Boundary 0b01: continuation
-            if !start { return valuePDU.contains(key) ? 4 : nil }
+            guard let header = HCIPacketHeader.acl(p.reader) else { return nil }
+            let key = LinkDirection(adapter: frame.adapter, handle: header.handle, received: frame.direction == .received)
+            if !header.isStart { return valuePDU.contains(key) ? ACLHeader.size : nil }
             valuePDU.remove(key)
             // L2CAP basic header on the ATT channel, then the opcode: the value's offset.
-            guard p.count >= 9, p[6] == 0x04, p[7] == 0, let header = Self.attValueOffset(p[8]) else { return nil }
+            guard let start = Self.attValueStart(p.reader.getSlice(at: ACLHeader.size, count: p.count - ACLHeader.size)) else { return nil }
             valuePDU.insert(key)
-            return 8 + header
+            return ACLHeader.size + start
         case .airLE:
             return airDataStart(frame)
         default:
@@ -224,14 +217,14 @@ final class RedactionScanner {
         }
     }
 
-    /// Where the value starts after the ATT opcode, for the PDUs whose value runs to the end.
-    static func attValueOffset(_ opcode: UInt8) -> Int? {
-        switch opcode {
-        case 0x1B, 0x1D, 0x12, 0x52, 0xD2: 3   // notify, indicate, write req/cmd, signed write
-        case 0x0B, 0x0D: 1                      // read / read blob response
-        case 0x16, 0x17: 5                      // prepare write request/response
-        default: nil
-        }
+    /// LE Advertising Report (0x02), Directed (0x0B), Extended (0x0D): their data is swept.
+    static let advertisingReports: Set<UInt8> = [LESubevent.advertisingReport, LESubevent.directedAdvertisingReport, LESubevent.extendedAdvertisingReport]
+
+    /// Where the value of an ATT PDU whose value runs to its end starts in `l2cap` (an L2CAP PDU,
+    /// basic header first, at least the opcode present): nil on another channel or for another PDU.
+    static func attValueStart(_ l2cap: ByteReader?) -> Int? {
+        guard let l2cap, let opcode = L2CAP.attOpcode(l2cap), let start = ATT.valueStart(opcode) else { return nil }
+        return L2CAP.basicHeaderLength + start
     }
 
     /// Links whose L2CAP PDU in progress is an ATT value PDU (its continuation fragments are value).
@@ -256,9 +249,9 @@ final class RedactionScanner {
         // An advertising report's framing stays (computed at the first hit: most frames have none).
         var framing: [Bool]?? = application && frame.kind == .event ? nil : .some(nil)
         var i = from
+        let bytes = p.reader
         while addresses.count > 0, i + 6 <= p.count {
-            let v = UInt64(p[i]) | UInt64(p[i + 1]) << 8 | UInt64(p[i + 2]) << 16 | UInt64(p[i + 3]) << 24
-                | UInt64(p[i + 4]) << 32 | UInt64(p[i + 5]) << 40
+            guard let v = bytes.getU48le(at: i) else { break }
             let reversed = application ? Self.reversed48(v) : 0
             let fake: [UInt8]
             if addresses.isKnown(v), !overlapsEdit(i, 6) {
@@ -334,7 +327,7 @@ final class RedactionScanner {
                 + IdentifierMap.identifiers(in: known).map { ($0, identifiers.fake($0), .identifier) }
             cachedSubstitutions = all.sorted { $0.from.count > $1.from.count }
             byFirstByte = Array(repeating: [], count: 256)
-            for (k, sub) in cachedSubstitutions.enumerated() { byFirstByte[Int(sub.from[0])].append(k) }
+            for (k, sub) in cachedSubstitutions.enumerated() { if let first = sub.from.first { byFirstByte[Int(first)].append(k) } }
         }
         return cachedSubstitutions
     }
@@ -555,21 +548,24 @@ final class RedactionScanner {
     /// unless the analysis reads them; otherwise their printable text is noted for the summary.
     private func attValues(_ bytes: [UInt8], pduStart: Int, _ connection: Connection, received: Bool, base: Int,
                            map: FragmentMap?, firstFrame: Int) {
-        let opcode = ATTOpcode(bytes[4])
+        guard let code = bytes.withReader({ $0.getU8(at: L2CAP.basicHeaderLength) }) else { return }
+        let opcode = ATTOpcode(code)
         let sent = !received
         // Handed over before the session acts on the PDU: a response's request is still outstanding.
         let request = connection.att.outstanding(from: ATTBearer.Side.sender(sent: sent).other)
         let db = connection.gatt(serverIsHost: ATTRoles.serverIsHost(opcode, sent: sent))
-        for span in ATTValueSpans.spans(bytes[4...], request: request, db: db) {
+        for span in ATTValueSpans.spans(bytes[L2CAP.basicHeaderLength...], request: request, db: db) {
             if options.dropValues, !span.kept {
                 if sweep { droppedValues += 1 }
-                emit(ByteRange(offset: pduStart + 4 + span.start, count: span.count),
-                     values.fake(Array(bytes[4 + span.start ..< 4 + span.start + span.count])), .value, base: base, map: map)
+                let start = L2CAP.basicHeaderLength + span.start
+                emit(ByteRange(offset: pduStart + start, count: span.count),
+                     values.fake(Array(bytes[start ..< start + span.count])), .value, base: base, map: map)
                 continue
             }
             guard sweep else { continue }
             if !span.kept { keptValues += 1 }
-            let value = withNamesReplaced(Array(bytes[4 + span.start ..< 4 + span.start + span.count]))
+            let start = L2CAP.basicHeaderLength + span.start
+            let value = withNamesReplaced(Array(bytes[start ..< start + span.count]))
             for text in PrintableRuns.find(value) {
                 let key = KeptKey(text: text, handle: span.handle)
                 if kept[key] != nil { kept[key]?.occurrences += 1; continue }

@@ -183,11 +183,10 @@ public struct Advertisers: Sendable {
     /// 0xFF (erased flash) or spaces. The name ends at the first NUL or 0xFF (neither is in UTF-8
     /// text); surrounding spaces go. Empty when nothing is left.
     static func nameBytes(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var end = bytes.firstIndex { $0 == 0 || $0 == 0xFF } ?? bytes.count
-        var start = 0
-        while end > start, bytes[end - 1] == 0x20 { end -= 1 }   // safe: end > start >= 0
-        while start < end, bytes[start] == 0x20 { start += 1 }
-        return UnsafeRawBufferPointer(rebasing: bytes[start ..< end])
+        var name = bytes[..<(bytes.firstIndex { $0 == 0 || $0 == 0xFF } ?? bytes.count)]
+        while name.last == 0x20 { name = name.dropLast() }
+        while name.first == 0x20 { name = name.dropFirst() }
+        return UnsafeRawBufferPointer(rebasing: name)
     }
 
     /// A device name for display, padding removed (`nameBytes`); nil when nothing is left.

@@ -61,13 +61,9 @@ extension SessionModel {
                 cutPDUs.insert(linkKey)
             }
             // An ATT start fragment is noted for the MTU rules.
-            if header.isStart, r.remaining >= 5, r.bytes[r.position + 2] == 0x04, r.bytes[r.position + 3] == 0 {
-                let opcode = ATTOpcode(r.bytes[r.position + 4])
+            if header.isStart, let opcode = L2CAP.attOpcode(r) {
                 attOpcodes[Int(opcode.rawValue)] &+= 1
-                var handle: UInt16? = nil
-                if r.remaining >= 7, opcode != .errorResponse {
-                    handle = UInt16(r.bytes[r.position + 5]) | UInt16(r.bytes[r.position + 6]) << 8
-                }
+                let handle = opcode != .errorResponse ? ATT.peekHandle(r, opcodeAt: L2CAP.basicHeaderLength) : nil
                 attTruncated(opcode, handle: handle, c, frame: frame, sent: sent)
                 emit(.mtu, .captureTruncatedATT(c, frame: frame.number, time: frame.timestamp))
             }

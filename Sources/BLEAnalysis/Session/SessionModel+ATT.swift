@@ -285,9 +285,8 @@ extension SessionModel {
     }
 
     private func cccdWrite(_ c: Connection, handle: UInt16, value: ByteRange, frame: Frame, sent: Bool, pending: Bool, server: Bool) {
-        guard value.count == 2, let bytes = copy(value, frame: frame) else { return }
+        guard value.count == 2, let v = copy(value, frame: frame)?.withReader({ $0.getU16le(at: 0) }) else { return }   // CCCD value, Vol 3 Part G 3.3.3.3
         let db = c.gatt(serverIsHost: server)
-        let v = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
         guard db?.looksLikeCCCD(handle) == true else {
             // Handles no discovery described: perhaps a cached CCCD, decided by the values that follow.
             if db?.owningCharacteristic(of: handle) == nil, v == 1 || v == 2,

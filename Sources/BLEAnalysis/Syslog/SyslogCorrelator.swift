@@ -85,10 +85,11 @@ public final class SyslogCorrelator {
     /// Decodes a syslog record; nil when it is too short to hold the PID and type.
     public static func decode(_ frame: Frame) -> Line? {
         let b = frame.payload
-        guard b.count >= 5 else { return nil }
-        let pid = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+        // u32 pid, u8 level, then the strings (`LogRecords.syslog`).
+        var header = b.reader
+        guard let pid = try? header.u32le("PID"), let level = try? header.u8("Level") else { return nil }
         var strings: [String] = []
-        var start = 5
+        var start = header.position
         while strings.count < 5, start < b.count {
             var end = start
             while end < b.count, b[end] != 0 { end += 1 }
@@ -97,7 +98,7 @@ public final class SyslogCorrelator {
             start = end + 1
         }
         while strings.count < 5 { strings.append("") }
-        return Line(frame: frame.number, time: frame.timestamp, pid: pid, level: b[4], process: strings[0], sender: strings[1],
+        return Line(frame: frame.number, time: frame.timestamp, pid: pid, level: level, process: strings[0], sender: strings[1],
                     subsystem: strings[2], category: strings[3], message: strings[4].trimmingTrailingNewlinesAndSpaces())
     }
 

@@ -180,8 +180,7 @@ public enum Btsnooz {
         }
         let version = snooz[0]
         guard version == 1 || version == 2 else { throw Failure(reason: "btsnooz version \(version) is not 1 or 2") }
-        var last: UInt64 = 0
-        for i in (1...8).reversed() { last = last << 8 | UInt64(snooz[i]) }
+        let last = snooz.withReader { $0.getU64le(at: 1) } ?? 0   // after the version byte; count > preambleSize
         let (body, failure) = ZlibStream.inflate(Array(snooz[preambleSize...]))
         var problem: String? = nil
         if let failure {
@@ -199,12 +198,15 @@ public enum Btsnooz {
                 log.problem = log.problem ?? "btsnooz record header cut at byte \(offset) of the inflated stream"
                 break
             }
-            let length = Int(body[offset]) | Int(body[offset + 1]) << 8
-            var wire = length
-            var p = offset + 2
-            if version == 2 { wire = Int(body[p]) | Int(body[p + 1]) << 8; p += 2 }
-            let delta = UInt32(body[p]) | UInt32(body[p + 1]) << 8 | UInt32(body[p + 2]) << 16 | UInt32(body[p + 3]) << 24
-            let type = body[p + 4]
+            // u16 length (type byte included), v2: u16 length on the wire, then u32 time delta, u8 type.
+            guard let (length, wire, delta, type) = body.withReader({ r -> (Int, Int, UInt32, UInt8)? in
+                guard var h = r.getSlice(at: offset, count: headerSize) else { return nil }
+                return try? { () throws(DecodeError) in
+                    let length = Int(try h.u16le("Length"))
+                    let wire = version == 2 ? Int(try h.u16le("Wire Length")) : length
+                    return (length, wire, try h.u32le("Delta"), try h.u8("Type"))
+                }()
+            }) else { break }
             guard length >= 1 else {
                 log.problem = log.problem ?? "btsnooz record at byte \(offset) has length 0 (it must count its type byte)"
                 break
@@ -227,7 +229,7 @@ public enum Btsnooz {
             var original = s.wire
             if version == 1, kind(s.type) == .aclData, payload.count >= 4 {
                 // v1 keeps no wire length: the ACL header's data length tells it.
-                original = max(original, 4 + (Int(payload[2]) | Int(payload[3]) << 8))
+                original = max(original, 4 + Int(payload.withReader { $0.getU16le(at: 2) } ?? 0))   // after the handle word
             }
             log.records.append(Record(type: s.type, timestamp: t, payload: payload, originalLength: original))
         }

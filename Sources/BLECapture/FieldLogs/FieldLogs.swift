@@ -179,9 +179,9 @@ public enum FieldLogs {
         guard shbLength >= 28, shbLength <= b.count - 16 else { return false }
         let type = load(shbLength)
         guard type == 1 else { return false }   // Interface Description Block
-        let dlt = little ? UInt32(b[shbLength + 8]) | UInt32(b[shbLength + 9]) << 8
-                         : UInt32(b[shbLength + 8]) << 8 | UInt32(b[shbLength + 9])
-        return isBluetoothLinkType(dlt)
+        let r = ByteReader(b)
+        guard let dlt = little ? r.getU16le(at: shbLength + 8) : r.getU16be(at: shbLength + 8) else { return false }   // IDB LinkType
+        return isBluetoothLinkType(UInt32(dlt))
     }
 
     /// Rank of a log for "the main one" (lower is better).

@@ -57,26 +57,15 @@ public enum OUI {
 
 extension OUI {
     /// The vendor to show beside an address field: only for a public address (`type` public or
-    /// public identity; no type at all means a BR/EDR address, always public, unless the field's
-    /// name says it is random or resolvable, as LE Set Random Address's does).
-    public static func vendorBytes(_ address: BDAddr, type: LEAddressType?, field: StaticString) -> UnsafeBufferPointer<UInt8>? {
+    /// public identity; no type at all means a BR/EDR address, always public, unless the field is
+    /// one the tables mark random or resolvable: `FieldID.randomAddress`, `.localAddress`, `.peerResolvableAddress`).
+    public static func vendorBytes(_ address: BDAddr, type: LEAddressType?, id: FieldID) -> UnsafeBufferPointer<UInt8>? {
         if address.value == 0 { return nil }   // "no address" (BlueZ's BDADDR_ANY), not Xerox's
         if let type {
             guard type.rawValue == 0 || type.rawValue == 2 else { return nil }
-        } else if nameSaysRandom(field) {
+        } else if id == .randomAddress || id == .localAddress || id == .peerResolvableAddress {
             return nil
         }
         return vendorBytes(address)
-    }
-
-    /// `field` contains "Random" or "Resolvable".
-    static func nameSaysRandom(_ field: StaticString) -> Bool {
-        let b = UnsafeBufferPointer(start: field.utf8Start, count: field.utf8CodeUnitCount)
-        for i in b.indices where b[i] == 0x52 {   // "R"
-            let rest = b.count - i
-            if rest >= 6, b[i + 1] == 0x61, b[i + 2] == 0x6E, b[i + 3] == 0x64 { return true }   // "Rand"
-            if rest >= 10, b[i + 1] == 0x65, b[i + 2] == 0x73, b[i + 3] == 0x6F { return true }   // "Reso"
-        }
-        return false
     }
 }

@@ -20,28 +20,6 @@ public struct Field: Sendable {
     @inlinable public init(_ id: FieldID, _ name: StaticString, _ value: FieldValue) { (self.name, self.value, self.id) = (name, value, id) }
 
     public var nameString: String { name.description }
-
-    /// `name == other`, comparing the bytes (no String is made: renderers ask this per field).
-    @inlinable
-    public func nameIs(_ other: StaticString) -> Bool { Self.name(name, is: other) }
-
-    /// `name == other`, comparing the bytes.
-    @inlinable
-    public static func name(_ name: StaticString, is other: StaticString) -> Bool {
-        name.utf8CodeUnitCount == other.utf8CodeUnitCount
-            && memcmp(name.utf8Start, other.utf8Start, name.utf8CodeUnitCount) == 0
-    }
-
-    /// `name` ends with `suffix`, comparing the bytes.
-    @inlinable
-    public func nameHasSuffix(_ suffix: StaticString) -> Bool { Self.name(name, hasSuffix: suffix) }
-
-    /// `name` ends with `suffix`, comparing the bytes.
-    @inlinable
-    public static func name(_ name: StaticString, hasSuffix suffix: StaticString) -> Bool {
-        let n = name.utf8CodeUnitCount, k = suffix.utf8CodeUnitCount
-        return n >= k && memcmp(name.utf8Start + (n - k), suffix.utf8Start, k) == 0
-    }
 }
 
 /// A decoded value and how to show it.

@@ -3,8 +3,9 @@
 /// (`Field.name`) is only shown, so renaming one changes no behaviour.
 ///
 /// Table rows name the id where it matters (`Param(.rssi, "RSSI", .signed(1, unit: "dBm"))`); a
-/// connection handle (`FieldSpec.handle`) and an HCI status (`FieldSpec.status`) get theirs from
-/// the spec. Most fields have none (`unspecified`).
+/// connection handle (`FieldSpec.handle`), an HCI status (`FieldSpec.status`) and an LE address
+/// type (`FieldSpec.addressType`) get theirs from the spec. Most fields have none (`unspecified`).
+/// Encoders key parameters by id too (`HCICommandEncoding`, `HCIEventEncoding`).
 public enum FieldID: UInt8, Sendable {
     case unspecified
     /// A connection handle (ACL, CIS), Core v5.4 Vol 4 Part E 5.4.2.
@@ -26,6 +27,14 @@ public enum FieldID: UInt8, Sendable {
     case centralClockAccuracy
     /// Connection_Interval in force (not the Min/Max a host asks for).
     case connectionInterval
+    /// Connection_Interval_Min / _Max a host asks for (LE Create Connection, LE Connection Update…).
+    case minConnectionInterval, maxConnectionInterval
+    /// An LE address type (Peer, Own, Identity…): it says whether the address field after it is public.
+    case addressType
+    /// An address the field's definition says is random or resolvable private (so it has no vendor).
+    case randomAddress
+    /// The ACL header's Packet_Boundary_Flag.
+    case packetBoundary
     /// Key material a host hands its controller (LE Enable Encryption, LTK Request Reply).
     case longTermKey, randomNumber, encryptedDiversifier
     /// An address of the local controller (its resolvable private address).

@@ -45,14 +45,33 @@ public indirect enum FieldSpec: Sendable {
     case custom(@Sendable (inout ByteReader) throws(DecodeError) -> FieldValue)
 }
 
+/// A parameter's stable identifier: its name in the Core specification (`Connection_Handle`,
+/// `Num_Completed_Packets`), by which encoders take values (`HCICommandEncoding`,
+/// `HCIEventEncoding`). `Param.name` is display text only: renaming a label changes no encoding.
+/// Unique within its parameter list (checked by `LayoutHomeTests`).
+public struct ParamKey: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    @inlinable public init(_ rawValue: StaticString) { self.rawValue = rawValue.description }
+    public var description: String { rawValue }
+}
+
 /// A named field in a decoding table row.
 public struct Param: Sendable {
+    /// The label shown (text, JSON, the replay report). Never a key.
     public let name: StaticString
     public let spec: FieldSpec
-    /// What the field is (`FieldID`); a handle or status spec gives its own.
+    /// What the field is (`FieldID`); a handle, status or address type spec gives its own.
     public let id: FieldID
+    /// The parameter's Core specification name, on the rows something encodes; nil elsewhere.
+    public let key: ParamKey?
     @inlinable public init(_ name: StaticString, _ spec: FieldSpec) { self.init(spec.impliedID, name, spec) }
-    @inlinable public init(_ id: FieldID, _ name: StaticString, _ spec: FieldSpec) { (self.id, self.name, self.spec) = (id, name, spec) }
+    @inlinable public init(_ id: FieldID, _ name: StaticString, _ spec: FieldSpec) { (self.id, self.name, self.spec, self.key) = (id, name, spec, nil) }
+    @inlinable public init(_ name: StaticString, _ spec: FieldSpec, key: StaticString) { self.init(spec.impliedID, name, spec, key: key) }
+    @inlinable public init(_ id: FieldID, _ name: StaticString, _ spec: FieldSpec, key: StaticString) {
+        (self.id, self.name, self.spec, self.key) = (id, name, spec, ParamKey(key))
+    }
+    /// Any combination (tests relabel a row with it).
+    init(id: FieldID, name: StaticString, spec: FieldSpec, key: ParamKey?) { (self.id, self.name, self.spec, self.key) = (id, name, spec, key) }
 }
 
 extension FieldSpec {
@@ -61,6 +80,7 @@ extension FieldSpec {
         switch self {
         case .handle: .connectionHandle
         case .status: .status
+        case .addressType: .addressType
         default: .unspecified
         }
     }

@@ -22,6 +22,22 @@ public struct SizeRule: Sendable, Equatable {
     /// Whether `length` parameter bytes can be a valid message.
     @inlinable public func accepts(_ length: Int) -> Bool { fixed ? length == minimum : length >= minimum }
 
+    /// Where the parameters of a row lie while their offsets are fixed: each with its offset from the
+    /// row's first byte and its width, up to (not including) the first variable-size one. What code
+    /// that reads or rewrites a row's fields in place (`RowField`, replay's `HostRewriter`) walks,
+    /// instead of summing widths itself.
+    public static func fixedLayout(_ params: [Param]) -> [(param: Param, offset: Int, size: Int)] {
+        var out: [(param: Param, offset: Int, size: Int)] = []
+        var offset = 0
+        for p in params {
+            let (size, fixed) = Self.size(p.spec)
+            guard fixed else { break }
+            out.append((p, offset, size))
+            offset += size
+        }
+        return out
+    }
+
     static func size(_ spec: FieldSpec) -> (Int, Bool) {
         switch spec {
         case let .uint(n), let .hex(n), let .signed(n, _), let .scaled(n, _, _), let .named(n, _), let .flags(n, _),

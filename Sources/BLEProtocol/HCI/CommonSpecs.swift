@@ -305,7 +305,8 @@ enum ExtendedScanSpec {
             var fields: [Field] = [Field("PHY", .integer(UInt64(bit), .flags(bytes: 1, HCINames.phyMask)))]
             try FieldDecoder.decode([
                 Param("Scan Interval", .advertisingInterval), Param("Scan Window", .advertisingInterval),
-                Param("Min Connection Interval", .connectionInterval), Param("Max Connection Interval", .connectionInterval),
+                Param(.minConnectionInterval, "Min Connection Interval", .connectionInterval),
+                Param(.maxConnectionInterval, "Max Connection Interval", .connectionInterval),
                 Param("Max Latency", .latency), Param("Supervision Timeout", .supervisionTimeout),
                 Param("Min CE Length", .ceLength), Param("Max CE Length", .ceLength)], &r, into: &fields)
             items.append(fields)

@@ -1,8 +1,9 @@
 import BLEBytes
 
-/// Builds HCI command packets from the decoding tables (`HCIDecoder.commands`): the row names the
-/// parameters and their widths, the caller gives values by parameter name. The encoding side of
-/// the tables, so a command a twin or a test sends is laid out by the same row that decodes it.
+/// Builds HCI command packets from the decoding tables (`HCIDecoder.commands`): the row lists the
+/// parameters and their widths, the caller gives values by each parameter's `ParamKey` (its Core
+/// specification name), never by its display label. The encoding side of the tables, so a command
+/// a twin or a test sends is laid out by the same row that decodes it.
 public enum HCICommandEncoding {
     /// A parameter value: an integer (written little-endian in the row's width), an address (6
     /// bytes, little-endian), raw bytes (written as given, zero-padded to a fixed width), bytes after
@@ -13,12 +14,14 @@ public enum HCICommandEncoding {
         case address(BDAddr)
         case bytes([UInt8])
         case lengthPrefixed([UInt8])
-        case list([[String: Value]])
+        case list([[ParamKey: Value]])
     }
 
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownCommand(UInt16)
         case missingParameter(String)
+        /// The row's parameter has no `ParamKey`: give it one (its spec name) to encode the row.
+        case unkeyedParameter(String)
         case unsupportedSpec(String)
         case unknownEvent(code: UInt8, subevent: UInt8?)
         public var description: String {
@@ -27,6 +30,7 @@ public enum HCICommandEncoding {
             case let .unknownEvent(code, subevent):
                 return "no table row for event 0x\(Hex.pad(code, 2))" + (subevent.map { " subevent 0x\(Hex.pad($0, 2))" } ?? "")
             case let .missingParameter(name): return "no value for parameter \(name)"
+            case let .unkeyedParameter(name): return "parameter \(name) has no key in its table row"
             case let .unsupportedSpec(name): return "parameter \(name) cannot be encoded from the table"
             }
         }
@@ -34,12 +38,31 @@ public enum HCICommandEncoding {
 
     /// The command packet (opcode, parameter length, parameters; no H4 indicator). Parameters the
     /// caller leaves out are an error, so a table change cannot silently send zeros.
-    public static func command(_ opcode: HCIOpcode, _ values: [String: Value] = [:]) throws(Failure) -> [UInt8] {
+    public static func command(_ opcode: HCIOpcode, _ values: [ParamKey: Value] = [:]) throws(Failure) -> [UInt8] {
         guard let row = HCIDecoder.commands[opcode.rawValue] else { throw .unknownCommand(opcode.rawValue) }
         var parameters = ByteWriter()
         try write(row.parameters, values, into: &parameters)
-        var w = ByteWriter(capacity: parameters.bytes.count + 3)
-        w.u16le(opcode.rawValue); w.u8(UInt8(truncatingIfNeeded: parameters.bytes.count)); w.append(parameters.bytes)
+        return packet(opcode, parameters.bytes)
+    }
+
+    /// The command with values by display label: the old way, kept only while `BLEReplay/Twin`
+    /// still calls it (issue 27 moves it to `ParamKey`s; then this goes).
+    @available(*, deprecated, message: "labels are display text, not keys: give values by ParamKey (issue 26)")
+    public static func command(_ opcode: HCIOpcode, _ values: [String: Value]) throws(Failure) -> [UInt8] {
+        guard let row = HCIDecoder.commands[opcode.rawValue] else { throw .unknownCommand(opcode.rawValue) }
+        var parameters = ByteWriter()
+        for param in row.parameters {
+            let name = param.name.description
+            guard let value = values[name] else { throw .missingParameter(name) }
+            try write(value, param.spec, name: name, into: &parameters)
+        }
+        return packet(opcode, parameters.bytes)
+    }
+
+    /// Command header (Vol 4 Part E 5.4.1): opcode, Parameter_Total_Length (one byte, as sent), parameters.
+    private static func packet(_ opcode: HCIOpcode, _ parameters: [UInt8]) -> [UInt8] {
+        var w = ByteWriter(capacity: parameters.count + 3)
+        w.u16le(opcode.rawValue); w.u8(UInt8(truncatingIfNeeded: parameters.count)); w.append(parameters)
         return w.bytes
     }
 
@@ -49,12 +72,12 @@ public enum HCICommandEncoding {
         return fixed ? size : nil
     }
 
-    /// Writes `params` in order with the values named for them (commands and events alike).
-    static func write(_ params: [Param], _ values: [String: Value], into w: inout ByteWriter) throws(Failure) {
+    /// Writes `params` in order with the values given for their keys (commands and events alike).
+    static func write(_ params: [Param], _ values: [ParamKey: Value], into w: inout ByteWriter) throws(Failure) {
         for param in params {
-            let name = param.name.description
-            guard let value = values[name] else { throw .missingParameter(name) }
-            try write(value, param.spec, name: name, into: &w)
+            guard let key = param.key else { throw .unkeyedParameter(param.name.description) }
+            guard let value = values[key] else { throw .missingParameter(key.rawValue) }
+            try write(value, param.spec, name: key.rawValue, into: &w)
         }
     }
 

@@ -196,7 +196,7 @@ public enum HCIDecoder {
             ? .named(bytes: 2, ACLHeader.reservedHandleNames) : .decimal(bytes: 2)
         layer.fields = [
             Field(.connectionHandle, "Handle", .integer(UInt64(header.handle), handleFormat)),
-            Field("Packet Boundary", .integer(UInt64(header.packetBoundary), .named(bytes: 1, ACLHeader.boundaryNames))),
+            Field(.packetBoundary, "Packet Boundary", .integer(UInt64(header.packetBoundary), .named(bytes: 1, ACLHeader.boundaryNames))),
             Field("Broadcast", .integer(UInt64(header.broadcast), .hex(bytes: 1))),
         ]
         _ = parameters(&r, declared: Int(dlen), captureTruncated: captureTruncated, layer: &layer)

@@ -2,7 +2,7 @@ import BLEBytes
 
 /// Builds HCI event packets from the decoding tables (`HCIDecoder.events`, `HCIDecoder.leMeta`),
 /// as `HCICommandEncoding` builds commands: the row names the parameters and their widths, the caller
-/// gives values by parameter name. Used where an event is made rather than captured (the LL air
+/// gives values by `ParamKey`. Used where an event is made rather than captured (the LL air
 /// adapter's advertising reports and completed packets), so its layout is the row that decodes it.
 public enum HCIEventEncoding {
     public typealias Value = HCICommandEncoding.Value
@@ -13,7 +13,7 @@ public enum HCIEventEncoding {
 
     /// The event packet (event code, parameter length, parameters; no H4 indicator) of `code`'s row
     /// in the event table. Parameters left out are an error.
-    public static func event(_ code: UInt8, _ values: [String: Value]) throws(Failure) -> [UInt8] {
+    public static func event(_ code: UInt8, _ values: [ParamKey: Value]) throws(Failure) -> [UInt8] {
         guard let row = HCIDecoder.events[UInt16(code)] else { throw .unknownEvent(code: code, subevent: nil) }
         var parameters = ByteWriter()
         try HCICommandEncoding.write(row.parameters, values, into: &parameters)
@@ -21,7 +21,7 @@ public enum HCIEventEncoding {
     }
 
     /// An LE Meta event (7.7.65): the subevent code, then the parameters of its row in the LE Meta table.
-    public static func leMeta(_ subevent: UInt8, _ values: [String: Value]) throws(Failure) -> [UInt8] {
+    public static func leMeta(_ subevent: UInt8, _ values: [ParamKey: Value]) throws(Failure) -> [UInt8] {
         guard let row = HCIDecoder.leMeta[UInt16(subevent)] else { throw .unknownEvent(code: leMetaCode, subevent: subevent) }
         var parameters = ByteWriter()
         parameters.u8(subevent)

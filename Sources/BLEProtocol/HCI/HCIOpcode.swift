@@ -66,7 +66,8 @@ public enum HCIEventCode {
     public static let vendor: UInt8 = 0xFF
 }
 
-/// LE meta subevent codes, Core v5.4 Vol 4 Part E 7.7.65.
+/// LE meta subevent codes, Core v5.4 Vol 4 Part E 7.7.65: the one place each code is written (the
+/// `LEMetaTable` rows of these subevents use them).
 public enum LESubevent {
     public static let connectionComplete: UInt8 = 0x01
     public static let advertisingReport: UInt8 = 0x02

@@ -82,6 +82,43 @@ public enum LLAdvertisingPDU: Sendable, Equatable {
     }
 }
 
+/// Where the fields of a Common Extended Advertising Payload (Core v5.4 Vol 6 Part B 2.3.4: ADV_EXT_IND,
+/// AUX_* and AUX_CONNECT_RSP) lie, as offsets from the payload's first byte: for code that edits them
+/// in place (redaction). The extended header's optional fields come in flag order (2.3.4.1): AdvA,
+/// TargetA, CTEInfo, ADI, AuxPtr, SyncInfo, TxPower, ACAD; AdvData follows the header.
+public struct LLExtendedAdvertisingLayout: Sendable, Equatable {
+    /// AdvA and TargetA (6 bytes each), when present and inside the header.
+    public var advA: Int?
+    public var targetA: Int?
+    /// SyncInfo's Access Address (4 bytes) and CRCInit (3 bytes), 2.3.4.6, when SyncInfo is present.
+    public var syncAccessAddress: Int?
+    public var syncCRCInit: Int?
+    /// Where AdvData starts; it runs to the payload's end.
+    public var advData: Int
+
+    /// The layout of `payload` (the PDU's payload, `LLAirPacket.payloadOffset`…); nil when the
+    /// payload is empty or shorter than its Extended Header Length says.
+    public static func read(_ payload: ByteReader) -> LLExtendedAdvertisingLayout? {
+        guard let first = payload.getU8(at: 0) else { return nil }
+        let headerLength = Int(first & 0x3F)   // Extended Header Length, 6 bits; AdvMode above it
+        let end = 1 + headerLength
+        guard end <= payload.bytes.count else { return nil }
+        var layout = LLExtendedAdvertisingLayout(advData: end)
+        guard headerLength >= 1, let flags = payload.getU8(at: 1) else { return layout }
+        var i = 2
+        if flags & 0x01 != 0, i + 6 <= end { layout.advA = i; i += 6 }      // AdvA
+        if flags & 0x02 != 0, i + 6 <= end { layout.targetA = i; i += 6 }   // TargetA
+        if flags & 0x04 != 0 { i += 1 }                                     // CTEInfo
+        if flags & 0x08 != 0 { i += 2 }                                     // ADI
+        if flags & 0x10 != 0 { i += 3 }                                     // AuxPtr
+        if flags & 0x20 != 0, i + 18 <= end {                               // SyncInfo: offset/units 2, interval 2, ChM+SCA 5, AA 4, CRCInit 3, event counter 2
+            layout.syncAccessAddress = i + 9
+            layout.syncCRCInit = i + 13
+        }
+        return layout
+    }
+}
+
 /// LL Control PDUs the analysis acts on, Core v5.4 Vol 6 Part B 2.4.2; the rest are `.other`.
 public enum LLControlPDU: Sendable, Equatable {
     case connectionUpdate(windowSize: UInt8, windowOffset: UInt16, intervalUnits: UInt16, latency: UInt16, timeoutUnits: UInt16, instant: UInt16)

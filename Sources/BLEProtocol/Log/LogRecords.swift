@@ -29,6 +29,13 @@ public enum LogRecords {
         return layer
     }
 
+    /// The manufacturer of a monitor Index Info record (`indexInfo`: after the BD_ADDR); nil when short.
+    public static func indexInfoManufacturer(_ r: ByteReader) -> UInt16? { r.getU16le(at: 6) }   // after the 6-byte BD_ADDR
+
+    /// The mgmt opcode or event code of a monitor control command or event record (after the u32
+    /// cookie, `Mgmt`); nil when short.
+    public static func controlCode(_ r: ByteReader) -> UInt16? { r.getU16le(at: 4) }
+
     /// Monitor Open/Close/Delete Index (opcodes 8, 9, 1): no parameters; one line.
     public static func index(_ name: StaticString) -> Layer {
         Layer(protocolName: "Log", name: name.description, code: "", line: name.description)
@@ -83,6 +90,25 @@ public enum LogRecords {
             layer.line = "\(process.isEmpty ? "syslog" : process)[\(pid)]: \(message)"
         } catch { layer.error = error }
         return layer
+    }
+
+    /// Where the message of a PacketLogger syslog record (`syslog`) starts: after the PID, the level
+    /// and the first four NUL-terminated strings (or after as many as there are); nil when the record
+    /// holds no more than PID and level.
+    public static func syslogMessageStart(_ r: ByteReader) -> Int? {
+        let header = 5   // u32 pid, u8 level
+        guard r.bytes.count > header else { return nil }
+        var starts = [header]
+        for i in header ..< r.bytes.count where r.getU8(at: i) == 0 && i + 1 < r.bytes.count { starts.append(i + 1) }
+        return starts[min(4, starts.count - 1)]
+    }
+
+    /// Where the message of a monitor User Logging record (`userLogging`) starts: after priority,
+    /// ident length and ident; nil when there is no message.
+    public static func userLoggingMessageStart(_ r: ByteReader) -> Int? {
+        guard let identLength = r.getU8(at: 1) else { return nil }
+        let start = 2 + Int(identLength)
+        return start < r.bytes.count ? start : nil
     }
 
     /// A record kept raw; printable text is shown as text.

@@ -130,7 +130,7 @@ enum MgmtTables {
         MessageEntry(0x0015, "Device Unblocked", address),
         MessageEntry(0x0016, "Device Unpaired", address),
         MessageEntry(0x0017, "Passkey Notify", address + [Param("Passkey", .uint(4)), Param("Entered", .uint(1))]),
-        MessageEntry(0x0018, "New Identity Resolving Key", [Param("Store Hint", .uint(1)), Param("Random Address", .custom(randomAddress))]
+        MessageEntry(0x0018, "New Identity Resolving Key", [Param("Store Hint", .uint(1)), Param(.randomAddress, "Random Address", .custom(randomAddress))]
                      + address + [Param("Key", .secret(16))]),
         MessageEntry(0x0019, "New Signature Resolving Key", [Param("Store Hint", .uint(1))] + address
                      + [Param("Key Type", .uint(1)), Param("Key", .secret(16))]),
@@ -164,7 +164,7 @@ enum MgmtTables {
     // MARK: Shared parameter layouts
 
     /// `struct mgmt_addr_info`: BD_ADDR, then its type (0 BR/EDR, 1 LE Public, 2 LE Random).
-    static let address = [Param("Address", .custom(addressWithType)), Param("Address Type", .named(1, addressType))]
+    static let address = [Param("Address", .custom(addressWithType)), Param(.addressType, "Address Type", .named(1, addressType))]
     static let settings = FieldSpec.flags(4, settingBits)
     static let currentSettings = [Param("Current Settings", settings)]
     static let classOfDevice = [Param("Class Of Device", .classOfDevice)]

@@ -82,7 +82,7 @@ struct Comparator: Sendable {
         if f.id == .l2capLength { return nil }   // implied by the payload
         // A connection attempt that failed on both sides: only its Status says anything (the
         // other fields of a failed connection complete are not defined, Core v5.4 Vol 4 Part E 7.7.65.1).
-        if e.isConnectionComplete, a.isConnectionComplete, f.id != .status, let s = e.integer("Status"), s != 0, let t = a.integer("Status"), t != 0 { return nil }
+        if e.isConnectionComplete, a.isConnectionComplete, f.id != .status, let s = e.integer(.status), s != 0, let t = a.integer(.status), t != 0 { return nil }
         // A twin standing for a recorded public address with a random static one (`addressTypes`).
         if f.path.hasSuffix("Peer Address Type") || (f.layer == "SMP" && f.path.hasSuffix("Address Type")), case let .integer(live, _) = g.value,
            let t = e.fields.lazy.compactMap({ field -> UInt8? in if case let .address(a, _) = field.value { return maps.addressTypes[a] } else { return nil } }).first {

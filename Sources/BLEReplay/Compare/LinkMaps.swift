@@ -77,7 +77,11 @@ enum MatchKey: Hashable, Sendable {
         case let .l2cap(_, pdu):
             let handle = h ?? 0
             guard let op = view.attOpcode else { self = .l2cap(handle: handle, channel: view.channel ?? 0); return }
-            let attribute = pdu.count >= 7 ? UInt16(pdu[5]) | UInt16(pdu[6]) << 8 : 0
+            // The Attribute Handle of a notification or indication (Core v5.4 Vol 3 Part F 3.4.7).
+            let attribute = pdu.withReader { r -> UInt16? in
+                guard case let .att(att)? = try? L2CAP.decode(&r) else { return nil }
+                return att.handle
+            } ?? 0
             switch op.kind {
             case .response?: self = .att(handle: handle, kind: .response)
             case .request?: self = .att(handle: handle, kind: .request)

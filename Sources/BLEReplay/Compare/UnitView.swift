@@ -54,25 +54,28 @@ struct UnitView: Sendable {
         switch unit.content {
         case let .command(b):
             layers = [Self.decode(.command, b)]
-            if b.count >= 2 { opcode = UInt16(b[0]) | UInt16(b[1]) << 8 }
+            opcode = b.withReader { HCIPacketHeader.commandOpcode($0)?.rawValue }
         case let .event(b):
             layers = [Self.decode(.event, b)]
-            eventCode = b.first
-            if eventCode == HCIEventCode.leMeta, b.count >= 3 { subevent = b[2] }
-            if eventCode == HCIEventCode.commandComplete, b.count >= 5 { opcode = UInt16(b[3]) | UInt16(b[4]) << 8 }
-            if eventCode == HCIEventCode.commandStatus, b.count >= 6 { opcode = UInt16(b[4]) | UInt16(b[5]) << 8 }
+            b.withReader { r in
+                (eventCode, subevent, opcode) = (HCIPacketHeader.eventCode(r), HCIPacketHeader.leSubevent(r), HCIPacketHeader.answeredOpcode(r))
+            }
         case let .l2cap(h, pdu):
             layers = pdu.withUnsafeBytes { raw in
                 var r = ByteReader(raw)
                 return L2CAPDisplay.decode(pdu: &r)
             }
             handle = h
-            if pdu.count >= 4 { channel = UInt16(pdu[2]) | UInt16(pdu[3]) << 8 }
-            if channel == L2CAP.ChannelID.att.rawValue, pdu.count >= 5 { att = ATTOpcode(pdu[4]) }
-            if channel == L2CAP.ChannelID.smp.rawValue, pdu.count >= 5 { smp = SMPCode(pdu[4]) }
+            pdu.withReader { r in
+                guard let header = L2CAP.BasicHeader.peek(r) else { return }
+                channel = header.channel.rawValue
+                let code = r.peekU8(at: L2CAP.basicHeaderLength)   // the first byte of the information payload
+                if header.channel == .att { att = code.map { ATTOpcode($0) } }
+                if header.channel == .smp { smp = code.map { SMPCode($0) } }
+            }
         case let .raw(p):
             layers = [Self.decode(p.type, p.bytes)]
-            if p.type == .acl, p.bytes.count >= 2 { handle = (UInt16(p.bytes[0]) | UInt16(p.bytes[1]) << 8) & 0x0FFF }
+            if p.type == .acl { handle = p.bytes.withReader { HCIPacketHeader.aclHandle($0) } }
         }
         let fields = FlatField.flatten(layers)
         if handle == nil, case .event = unit.content {
@@ -131,9 +134,10 @@ struct UnitView: Sendable {
 
     var isDisconnectionComplete: Bool { eventCode == HCIEventCode.disconnectionComplete }
 
-    /// The value of the first field at `path`, as an integer.
-    func integer(_ path: String) -> UInt64? {
-        for f in fields where f.path == path { if case let .integer(v, _) = f.value { return v } }
+    /// The value of the first top-level field `id` (never a display label: renaming one changes no
+    /// matching), as an integer.
+    func integer(_ id: FieldID) -> UInt64? {
+        for f in fields where f.id == id && f.topLevel { if case let .integer(v, _) = f.value { return v } }
         return nil
     }
 

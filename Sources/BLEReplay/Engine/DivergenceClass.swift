@@ -42,20 +42,18 @@ public enum DivergenceClass: String, Sendable, CaseIterable {
         case let .l2cap(h, _): return h == UnitView.androidVendorHandle ? .environment : .behaviour
         case .raw: return .behaviour
         case let .command(b):
-            guard b.count >= 2 else { return .behaviour }
-            return HCIOpcode(rawValue: UInt16(b[0]) | UInt16(b[1]) << 8).isVendor ? .environment : .behaviour
+            guard let opcode = b.withReader({ HCIPacketHeader.commandOpcode($0) }) else { return .behaviour }
+            return opcode.isVendor ? .environment : .behaviour
         case let .event(b):
             guard let code = b.first else { return .environment }
             if code == HCIEventCode.vendor { return .environment }
             if step == 0 && !fromHost { return .environment }
             if connectionEvents.contains(code) { return .behaviour }
             if code == HCIEventCode.leMeta {
-                return b.count >= 3 && connectionSubevents.contains(b[2]) ? .behaviour : .environment
+                let subevent = b.withReader { HCIPacketHeader.leSubevent($0) }
+                return subevent.map(connectionSubevents.contains) == true ? .behaviour : .environment
             }
-            var opcode: UInt16?
-            if code == HCIEventCode.commandComplete, b.count >= 5 { opcode = UInt16(b[3]) | UInt16(b[4]) << 8 }
-            if code == HCIEventCode.commandStatus, b.count >= 6 { opcode = UInt16(b[4]) | UInt16(b[5]) << 8 }
-            if let opcode, connectionOpcodes.contains(opcode) { return .behaviour }
+            if let opcode = b.withReader({ HCIPacketHeader.answeredOpcode($0) }), connectionOpcodes.contains(opcode) { return .behaviour }
             // Everything else the controller says of itself: vendor and configuration commands'
             // answers, local/remote version and features, codecs, buffer sizes, advertising reports.
             return .environment

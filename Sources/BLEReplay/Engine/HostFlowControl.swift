@@ -28,37 +28,31 @@ struct HostFlowControl: Sendable {
     /// Learns from a live controller → host unit.
     mutating func observe(_ v: UnitView) {
         guard case let .event(b) = v.unit.content else { return }
-        switch v.eventCode {
-        case HCIEventCode.commandComplete?:
-            if b.count >= 3 { commandCredits = Int(b[2]) }
-            if let op = v.opcode, b.count > 5, b[5] == 0 { learnBuffers(HCIOpcode(rawValue: op), Array(b[6...])) }
-        case HCIEventCode.commandStatus?:
-            if b.count >= 4 { commandCredits = Int(b[3]) }
-        case HCIEventCode.numberOfCompletedPackets?:
-            guard b.count >= 3 else { return }
-            let n = Int(b[2])
-            for i in 0..<n {
-                let o = 3 + i * 4
-                guard o + 4 <= b.count else { break }
-                let handle = (UInt16(b[o]) | UInt16(b[o + 1]) << 8) & 0x0FFF
-                let count = Int(UInt16(b[o + 2]) | UInt16(b[o + 3]) << 8)
-                inFlight[handle] = max(0, (inFlight[handle] ?? 0) - count)
+        b.withReader { r in
+            var event = r
+            switch try? HCIEvent.decode(&event) {
+            case let .commandComplete(c)?:
+                commandCredits = Int(c.numPackets)
+                if c.status == .success, let returns = r.reader(for: c.returnParameters) { learnBuffers(c.opcode, returns) }
+            case let .commandStatus(_, numPackets, _)?:
+                commandCredits = Int(numPackets)
+            case let .numberOfCompletedPackets(pairs)?:
+                pairs.forEach(in: r.bytes, base: r.base) { handle, count in
+                    inFlight[handle] = max(0, (inFlight[handle] ?? 0) - Int(count))
+                }
+            case .disconnectionComplete?:
+                if let h = v.handle { inFlight[h] = nil }
+            default:
+                break
             }
-        case HCIEventCode.disconnectionComplete?:
-            if let h = v.handle { inFlight[h] = nil }
-        default:
-            break
         }
     }
 
     /// Buffer sizes from a successful (LE) Read Buffer Size; LE sizes win, and an LE count of 0
     /// means the LE link shares the BR/EDR buffers (Vol 4 Part E 7.8.2).
-    private mutating func learnBuffers(_ opcode: HCIOpcode, _ returns: [UInt8]) {
-        let size: BufferSize? = returns.withUnsafeBytes { raw in
-            var r = ByteReader(raw)
-            return try? BufferSize.decode(opcode, &r)
-        }
-        guard let size, size.aclPackets > 0, size.aclLength > 0 else { return }
+    private mutating func learnBuffers(_ opcode: HCIOpcode, _ returns: ByteReader) {
+        var r = returns
+        guard let size = try? BufferSize.decode(opcode, &r), size.aclPackets > 0, size.aclLength > 0 else { return }
         let isLE = opcode != .readBufferSize
         if isLE || !leBuffers {
             aclBuffers = Int(size.aclPackets)

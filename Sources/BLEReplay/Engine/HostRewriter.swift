@@ -10,27 +10,21 @@ enum HostRewriter {
     /// A command with its fixed-position `Handle` and `Address` parameters rewritten (the table
     /// row of the opcode says where they are; parameters after a variable-length one are left).
     static func command(_ bytes: [UInt8], maps: LinkMaps) -> [UInt8] {
-        guard bytes.count >= 3 else { return bytes }
-        let opcode = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        guard bytes.count >= 3, let opcode = bytes.withReader({ HCIPacketHeader.commandOpcode($0)?.rawValue }) else { return bytes }
         if opcode == hostNumberOfCompletedPackets { return completedPackets(bytes, maps: maps) }
         guard let entry = HCIDecoder.commands[opcode] else { return bytes }
         var out = bytes
-        var offset = 3
         var typeOffset: Int?   // the address type parameter just before, if any
-        for param in entry.parameters {
-            let size = SizeRule([param])
-            guard size.fixed, offset + size.minimum <= out.count else { break }
+        for (param, at, size) in SizeRule.fixedLayout(entry.parameters) {
+            let offset = HCIPacketHeader.commandHeaderSize + at
+            guard offset + size <= out.count else { break }
             switch param.spec {
             case .handle:
-                let word = UInt16(out[offset]) | UInt16(out[offset + 1]) << 8
-                let live = maps.live(word & 0x0FFF) | (word & 0xF000)
-                out[offset] = UInt8(truncatingIfNeeded: live)
-                out[offset + 1] = UInt8(truncatingIfNeeded: live >> 8)
+                guard let word = out.withReader({ $0.getU16le(at: offset) }) else { break }
+                out.setU16le(maps.live(word & 0x0FFF) | (word & 0xF000), at: offset)
             case .address:
-                var value: UInt64 = 0
-                for i in 0..<6 { value |= UInt64(out[offset + i]) << UInt64(8 * i) }
-                let mapped = maps.live(BDAddr(value)).value
-                for i in 0..<6 { out[offset + i] = UInt8(truncatingIfNeeded: mapped >> UInt64(8 * i)) }
+                guard let value = out.withReader({ $0.getU48le(at: offset) }) else { break }
+                out.setU48le(maps.live(BDAddr(value)).value, at: offset)
                 // A peer that lives at another kind of address (a twin's random static address
                 // for a recorded public one): its type before it too.
                 if let t = typeOffset, let type = maps.addressTypes[BDAddr(value)] { out[t] = type }
@@ -38,7 +32,6 @@ enum HostRewriter {
                 break
             }
             typeOffset = param.spec.isAddressType ? offset : nil
-            offset += size.minimum
         }
         return out
     }
@@ -51,14 +44,12 @@ enum HostRewriter {
     /// (Connection_Handle, Host_Num_Completed_Packets) pairs.
     private static func completedPackets(_ bytes: [UInt8], maps: LinkMaps) -> [UInt8] {
         var out = bytes
-        guard out.count >= 4 else { return out }
-        let n = Int(out[3])
-        for i in 0 ..< n {
+        // Num_Handles is the first parameter; the pairs follow it.
+        guard let n = out.withReader({ HCIPacketHeader.commandParameters($0)?.peekU8() }) else { return out }
+        for i in 0 ..< Int(n) {
             let o = 4 + i * 4
-            guard o + 1 < out.count else { break }
-            let live = maps.live((UInt16(out[o]) | UInt16(out[o + 1]) << 8) & 0x0FFF)
-            out[o] = UInt8(truncatingIfNeeded: live)
-            out[o + 1] = UInt8(truncatingIfNeeded: live >> 8)
+            guard let word = out.withReader({ $0.getU16le(at: o) }) else { break }
+            out.setU16le(maps.live(word & 0x0FFF), at: o)
         }
         return out
     }
@@ -67,19 +58,19 @@ enum HostRewriter {
     /// (`L2CAPEncoding.aclPackets`: the recorded flags on the first, continuations flagged 0b01).
     static func acl(_ packet: H4Packet, maps: LinkMaps, maxLength: Int?) -> [H4Packet] {
         let b = packet.bytes
-        guard packet.type == .acl, b.count >= 4 else { return [packet] }
-        let word = UInt16(b[0]) | UInt16(b[1]) << 8
-        return L2CAPEncoding.aclPackets(handle: maps.live(word & 0x0FFF), data: b[4...], maxLength: maxLength ?? (b.count - 4),
-                                        flags: word & 0xF000).map { H4Packet(.acl, $0) }
+        guard packet.type == .acl, let header = b.withReader({ HCIPacketHeader.acl($0) }) else { return [packet] }
+        let flags = UInt16(header.packetBoundary) << 12 | UInt16(header.broadcast) << 14
+        return L2CAPEncoding.aclPackets(handle: maps.live(header.handle), data: b[ACLHeader.size...], maxLength: maxLength ?? (b.count - ACLHeader.size),
+                                        flags: flags).map { H4Packet(.acl, $0) }
     }
 
     /// Connection-interval ranges (×1.25 ms) the host asks for: LE (Extended) Create Connection
     /// for the next connection, LE Connection Update for a live handle.
     static func noteIntervalRequest(_ command: UnitView, maps: inout LinkMaps) {
-        guard let min = command.fields.first(where: { $0.name == "Min Connection Interval" }),
-              let max = command.fields.first(where: { $0.name == "Max Connection Interval" }),
+        guard let min = command.fields.first(where: { $0.id == .minConnectionInterval }),
+              let max = command.fields.first(where: { $0.id == .maxConnectionInterval }),
               case let .integer(lo, _) = min.value, case let .integer(hi, _) = max.value, lo <= hi else { return }
-        if command.opcode == HCIOpcode.leConnectionUpdate.rawValue, let h = command.integer("Handle") {
+        if command.opcode == HCIOpcode.leConnectionUpdate.rawValue, let h = command.integer(.connectionHandle) {
             maps.updateIntervalRanges[UInt16(truncatingIfNeeded: h)] = lo...hi
         } else {
             maps.pendingIntervalRange = lo...hi

@@ -282,7 +282,7 @@ public final class ReplayEngine {
             if let own = ownCommand, view.opcode == own,
                view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
                 // A cancel the controller refused: no attempt was open, no connection complete follows.
-                if own == HCIOpcode.leCreateConnectionCancel.rawValue, (view.integer("Status") ?? 0) != 0 { cancelledAttempt = false }
+                if own == HCIOpcode.leCreateConnectionCancel.rawValue, (view.integer(.status) ?? 0) != 0 { cancelledAttempt = false }
                 ownCommand = nil
                 continue
             }
@@ -290,7 +290,7 @@ public final class ReplayEngine {
             if let k = ownConnecting, view.isConnectionComplete {
                 ownConnecting = nil
                 leAttemptOpen = false
-                if view.integer("Status") == 0, let h = view.handle {
+                if view.integer(.status) == 0, let h = view.handle {
                     maps.learn(recorded: connections[k].recordedHandle, live: h)
                     connections[k].replayed = true
                     connections[k].liveHandle = h
@@ -301,9 +301,9 @@ public final class ReplayEngine {
                 defer { leAttemptOpen = false }
                 // The end of the attempt the run cancelled itself (Unknown Connection Identifier,
                 // Core v5.4 Vol 4 Part E 7.8.13): not the recording's.
-                if cancelledAttempt, (view.integer("Status") ?? 0) != 0 { cancelledAttempt = false; continue }
+                if cancelledAttempt, (view.integer(.status) ?? 0) != 0 { cancelledAttempt = false; continue }
             }
-            if view.eventCode == HCIEventCode.commandStatus, let op = view.opcode, Self.leConnectOpcodes.contains(op), (view.integer("Status") ?? 0) != 0 {
+            if view.eventCode == HCIEventCode.commandStatus, let op = view.opcode, Self.leConnectOpcodes.contains(op), (view.integer(.status) ?? 0) != 0 {
                 leAttemptOpen = false
             }
             match(view)
@@ -323,9 +323,9 @@ public final class ReplayEngine {
             // both succeeded with different (mapped) peers.
             if e.isConnectionComplete {
                 if (e.eventCode == HCIEventCode.leMeta) != (v.eventCode == HCIEventCode.leMeta) { return false }
-                if e.integer("Status") == 0, v.integer("Status") == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
+                if e.integer(.status) == 0, v.integer(.status) == 0, let recorded = Self.peer(e), let livePeer, maps.live(recorded) != livePeer { return false }
                 // The failure of an attempt to reach an absent device is not a recorded success.
-                if e.integer("Status") == 0, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { return false }
+                if e.integer(.status) == 0, (v.integer(.status) ?? 0) != 0, !absentTargets.isEmpty { return false }
             }
             return true
         }
@@ -345,7 +345,7 @@ public final class ReplayEngine {
                let peer = v.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
                peer != BDAddr(0), !only.contains(maps.recordedAddress(peer)) { d.classOverride = .environment }
             // The failure of an attempt to reach an absent device (its address zeroed).
-            if options.advertisers != nil, v.isConnectionComplete, (v.integer("Status") ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
+            if options.advertisers != nil, v.isConnectionComplete, (v.integer(.status) ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
             divergences.append(d)
         }
     }
@@ -388,7 +388,7 @@ public final class ReplayEngine {
         arrived(i)
         let e = views[i]
         if let k = connectionOf[i] { touch(k) }
-        if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer("Status") == 0, v.integer("Status") == 0 {
+        if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer(.status) == 0, v.integer(.status) == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
             if let k = connectionOf[i] { connections[k].replayed = true; connections[k].liveHandle = liveHandle }
@@ -398,7 +398,7 @@ public final class ReplayEngine {
         // A connection attempt the live controller refused: the connection complete it would
         // have ended with will not come.
         if e.eventCode == HCIEventCode.commandStatus, let op = e.opcode, Self.connectOpcodes.contains(op),
-           e.integer("Status") == 0, let status = v.integer("Status"), status != 0,
+           e.integer(.status) == 0, let status = v.integer(.status), status != 0,
            let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }), state[j] == .waiting {
             if let k = connectionOf[j] { goDown(k) } else {
                 state[j] = .skipped   // an attempt that failed in the recording too: its failure will not come
@@ -468,9 +468,9 @@ public final class ReplayEngine {
         default:
             for packet in unit.packets {
                 for piece in HostRewriter.acl(packet, maps: maps, maxLength: flow.aclMaxLength) {
-                    if piece.type == .acl, piece.bytes.count >= 2 {
+                    if piece.type == .acl, let handle = piece.bytes.withReader({ HCIPacketHeader.aclHandle($0) }) {
                         try waitFor("an ACL buffer (Number Of Completed Packets)", step: i) { $0.flow.canSendACL }
-                        flow.sentACL(handle: (UInt16(piece.bytes[0]) | UInt16(piece.bytes[1]) << 8) & 0x0FFF)
+                        flow.sentACL(handle: handle)
                     }
                     try transmit(piece)
                 }
@@ -483,10 +483,9 @@ public final class ReplayEngine {
 
     /// Follows LE Set Scan Enable / LE Set Extended Scan Enable (Enable is the first parameter).
     private func noteScanEnable(_ command: [UInt8]) {
-        guard command.count >= 4 else { return }
-        let opcode = UInt16(command[0]) | UInt16(command[1]) << 8
-        guard opcode == HCIOpcode.leSetScanEnable.rawValue || opcode == HCIOpcode.leSetExtendedScanEnable.rawValue else { return }
-        scanStopped = command[3] == 0
+        let (opcode, enable) = command.withReader { r in (HCIPacketHeader.commandOpcode(r), HCIPacketHeader.commandParameters(r)?.peekU8()) }
+        guard let enable, opcode == .leSetScanEnable || opcode == .leSetExtendedScanEnable else { return }
+        scanStopped = enable == 0
     }
 
     /// `--timing fast` (with rule `conn-interval`): a command asking for a connection interval
@@ -557,7 +556,7 @@ extension ReplayEngine {
         // such evidence (a host may name one that is not there).
         var openedSoFar: Set<UInt16> = [], preLog: Set<UInt16> = []
         for v in views {
-            if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle { openedSoFar.insert(h); continue }
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer(.status) == 0, let h = v.handle { openedSoFar.insert(h); continue }
             if case .command = v.unit.content { continue }
             guard let h = v.handle, !openedSoFar.contains(h), v.category != .vendor, !v.isConnectionComplete,
                   v.eventCode != HCIEventCode.commandComplete, v.eventCode != HCIEventCode.commandStatus else { continue }
@@ -565,7 +564,7 @@ extension ReplayEngine {
         }
         var commandConnection: [UInt16: Int] = [:]   // opcode → connection of the command awaiting its answer
         for (i, v) in views.enumerated() {
-            if v.isConnectionComplete, !v.unit.fromHost, v.integer("Status") == 0, let h = v.handle {
+            if v.isConnectionComplete, !v.unit.fromHost, v.integer(.status) == 0, let h = v.handle {
                 everOpen.insert(h)
                 let address = v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
                 let peer = address?.description
@@ -722,7 +721,7 @@ extension ReplayEngine {
         let recordedType = views[j].fields.first { $0.path.hasSuffix("Peer Address Type") }.flatMap { f -> UInt8? in
             if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
         let type = maps.addressTypes[recorded] ?? recordedType
-        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), ["Address Type": .int(UInt64(type)), "Address": .address(address)]) else { return }
+        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), [ParamKey("Address_Type"): .int(UInt64(type)), ParamKey("Address"): .address(address)]) else { return }
         ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
         try sendOwnCommand(HCIOpcode(rawValue: 0x2011), bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
@@ -764,7 +763,7 @@ extension ReplayEngine {
         let sent = Set(views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
         guard !sent.contains(HCIOpcode.reset.rawValue) else { return }
         for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
-            guard let bytes = try? HCICommandEncoding.command(opcode, ["Mask": .int(mask)]) else { continue }
+            guard let bytes = try? HCICommandEncoding.command(opcode, [ParamKey(opcode == .setEventMask ? "Event_Mask" : "LE_Event_Mask"): .int(mask)]) else { continue }
             ownNotes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
             try sendOwnCommand(opcode, bytes, step: i, what: opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")
         }
@@ -825,7 +824,7 @@ extension ReplayEngine {
               let type = views[i].fields.first(where: { $0.path.hasSuffix("Own Address Type") }),
               case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
         randomAddressSet = true
-        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, ["Address": .address(Self.runRandomAddress)]) else { return }
+        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(Self.runRandomAddress)]) else { return }
         ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
         try sendOwnCommand(.leSetRandomAddress, bytes, step: i, what: "LE Set Random Address")
     }

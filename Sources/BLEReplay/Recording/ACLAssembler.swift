@@ -25,8 +25,7 @@ struct ACLAssembler {
     /// Feeds one ACL packet (header included); returns what it completed.
     mutating func push(_ packet: H4Packet, frame: Int) -> [Output] {
         let b = packet.bytes
-        guard b.count >= 4 else { return [Output(handle: 0, pdu: nil, fragments: [packet], frames: [frame])] }
-        let header = ACLHeader(word: UInt16(b[0]) | UInt16(b[1]) << 8, length: UInt16(b[2]) | UInt16(b[3]) << 8)
+        guard let header = b.withReader({ HCIPacketHeader.acl($0) }) else { return [Output(handle: 0, pdu: nil, fragments: [packet], frames: [frame])] }
         var out: [Output] = []
         if header.isStart, let old = pending.removeValue(forKey: header.handle) {
             out.append(Output(handle: header.handle, pdu: nil, fragments: old.fragments, frames: old.frames))
@@ -34,7 +33,7 @@ struct ACLAssembler {
         var delivered: [UInt8]? = nil
         let key = Self.key(header.handle)
         b.withUnsafeBytes { raw in
-            _ = reassembler.push(key, isStart: header.isStart, data: ByteReader(UnsafeRawBufferPointer(rebasing: raw[4...]), base: 4),
+            _ = reassembler.push(key, isStart: header.isStart, data: ByteReader(UnsafeRawBufferPointer(rebasing: raw[ACLHeader.size...]), base: ACLHeader.size),
                                  frame: frame) { pdu, _ in delivered = Array(pdu.remainingBytes) }
         }
         var carried = pending.removeValue(forKey: header.handle) ?? ([], [])

@@ -83,21 +83,7 @@ public struct H4Parser: Sendable {
 
     /// Header + parameters length of the packet whose header starts at `at`; nil until the header is in.
     static func packetLength(_ type: HCIPacketType, _ b: [UInt8], at i: Int) -> Int? {
-        let available = b.count &- i   // safe: i <= count
-        switch type {
-        case .command, .sco:
-            guard available >= 3 else { return nil }
-            return 3 + Int(b[i + 2])
-        case .event:
-            guard available >= 2 else { return nil }
-            return 2 + Int(b[i + 1])
-        case .acl:
-            guard available >= 4 else { return nil }
-            return 4 + (Int(b[i + 2]) | Int(b[i + 3]) << 8)
-        case .iso:
-            guard available >= 4 else { return nil }
-            return 4 + ((Int(b[i + 2]) | Int(b[i + 3]) << 8) & 0x3FFF)
-        }
+        b.withReader { r in r.getSlice(at: i, count: b.count &- i).flatMap { HCIPacketHeader.packetLength(type, $0) } }   // safe: i <= count
     }
 
     private mutating func skip() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLEBytes
 import BLEAnalysis
 import BLECapture
 import BLEProtocol
@@ -168,22 +169,15 @@ struct PacketFilter {
     /// mgmt opcode or event (a monitor's control record: cookie u32, then the u16 code), or an air
     /// packet on the advertising access address.
     static func isAdvertising(_ analyzed: AnalyzedFrame) -> Bool {
-        let p = analyzed.frame.payload
-        func u16(_ at: Int) -> UInt16? { p.count >= at + 2 ? UInt16(p[at]) | UInt16(p[at + 1]) << 8 : nil }
+        let p = analyzed.frame.payload.reader
         switch analyzed.frame.kind {
-        case .command: return u16(0).map(AdvertisingTraffic.hciCommands.contains) ?? false
+        case .command: return HCIPacketHeader.commandOpcode(p).map { AdvertisingTraffic.hciCommands.contains($0.rawValue) } ?? false
         case .event:
-            // Event code, parameter length, then (Core v5.4 Vol 4 Part E 7.7.14, 7.7.15, 7.7.65):
-            // Command Complete: Num_HCI_Command_Packets, Command_Opcode; Command Status: Status,
-            // Num_HCI_Command_Packets, Command_Opcode; LE Meta: Subevent_Code.
-            switch p.first {
-            case 0x0E?: return u16(3).map(AdvertisingTraffic.hciCommands.contains) ?? false
-            case 0x0F?: return u16(4).map(AdvertisingTraffic.hciCommands.contains) ?? false
-            case 0x3E?: return p.count >= 3 && AdvertisingTraffic.leMetaSubevents.contains(p[2])
-            default: return false
-            }
-        case .controlCommand: return u16(4).map(AdvertisingTraffic.mgmtCommands.contains) ?? false
-        case .controlEvent: return u16(4).map(AdvertisingTraffic.mgmtEvents.contains) ?? false
+            // The command a Command Complete or Command Status answers, the LE Meta event's subevent.
+            if let opcode = HCIPacketHeader.answeredOpcode(p) { return AdvertisingTraffic.hciCommands.contains(opcode) }
+            return HCIPacketHeader.leSubevent(p).map(AdvertisingTraffic.leMetaSubevents.contains) ?? false
+        case .controlCommand: return LogRecords.controlCode(p).map(AdvertisingTraffic.mgmtCommands.contains) ?? false
+        case .controlEvent: return LogRecords.controlCode(p).map(AdvertisingTraffic.mgmtEvents.contains) ?? false
         case .airLE: return analyzed.airPacket?.isAdvertising ?? false
         default: return false
         }

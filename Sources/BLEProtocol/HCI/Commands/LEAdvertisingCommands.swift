@@ -11,7 +11,7 @@ enum LEAdvertisingCommands {
         Param("Advertising Handle", .advertisingHandle),
         Param("Properties", .flags(2, HCINames.extendedAdvertisingEventProperties)),
         Param("Min Advertising Interval", .advertisingInterval24), Param("Max Advertising Interval", .advertisingInterval24),
-        Param("Channel Map", .flags(1, HCINames.advertisingChannelMap)), Param("Own Address Type", .ownAddressType),
+        Param("Channel Map", .flags(1, HCINames.advertisingChannelMap)), Param(.addressType, "Own Address Type", .ownAddressType),
         Param("Peer Address Type", .addressType), Param("Peer Address", .address),
         Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy)),
         Param(.txPower, "TX Power", .txPower), Param("Primary PHY", .phy), Param("Secondary Max Skip", .uint(1)),
@@ -33,7 +33,7 @@ enum LEAdvertisingCommands {
 
     static let rows: [MessageEntry] = [
         .init(0x2035, "LE Set Advertising Set Random Address", [
-            Param("Advertising Handle", .advertisingHandle), Param("Random Address", .address)], returns: status),
+            Param("Advertising Handle", .advertisingHandle), Param(.randomAddress, "Random Address", .address)], returns: status),
         .init(0x2036, "LE Set Extended Advertising Parameters", extendedAdvertisingParameters,
               returns: [Param("Status", .status), Param(.txPower, "Selected TX Power", .txPower)]),
         .init(0x2037, "LE Set Extended Advertising Data", [
@@ -63,14 +63,14 @@ enum LEAdvertisingCommands {
             Param("Enable", .flags(1, NameTable([(0x01, "Enable"), (0x02, "Include ADI")]))),
             Param("Advertising Handle", .advertisingHandle)], returns: status),
         .init(0x2041, "LE Set Extended Scan Parameters", [
-            Param("Own Address Type", .ownAddressType), Param("Filter Policy", .named(1, HCINames.filterPolicy)),
+            Param(.addressType, "Own Address Type", .ownAddressType), Param("Filter Policy", .named(1, HCINames.filterPolicy)),
             Param("PHYs", .custom(ExtendedScanSpec.phys))], returns: status),
         .init(0x2042, "LE Set Extended Scan Enable", [
             Param("Enable", .enable), Param("Filter Duplicates", .named(1, HCINames.filterDuplicates)),
             Param("Duration", .scaled(2, factor: 10, unit: "msec")), Param("Period", .scaled(2, factor: 1280, unit: "msec"))],
               returns: status),
         .init(0x2043, "LE Extended Create Connection", [
-            Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param("Own Address Type", .ownAddressType),
+            Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param(.addressType, "Own Address Type", .ownAddressType),
             Param("Peer Address Type", .addressType), Param("Peer Address", .address),
             Param("PHYs", .custom(ExtendedScanSpec.connectionPHYs))]),
         .init(0x2044, "LE Periodic Advertising Create Sync", [

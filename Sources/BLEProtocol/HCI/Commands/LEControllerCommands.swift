@@ -8,20 +8,21 @@ enum LEControllerCommands {
     static let statusHandle: [Param] = [Param("Status", .status), Param("Handle", .handle)]
     /// Connection parameters after the handle in LE Connection Update and the parameter request reply.
     static let connectionParameters: [Param] = [
-        Param("Min Connection Interval", .connectionInterval), Param("Max Connection Interval", .connectionInterval),
+        Param(.minConnectionInterval, "Min Connection Interval", .connectionInterval),
+        Param(.maxConnectionInterval, "Max Connection Interval", .connectionInterval),
         Param("Max Latency", .latency), Param("Supervision Timeout", .supervisionTimeout),
         Param("Min CE Length", .ceLength), Param("Max CE Length", .ceLength)]
     static let peerIdentity: [Param] = [Param("Peer Identity Address Type", .addressType), Param("Peer Identity Address", .address)]
 
     static let rows: [MessageEntry] = [
-        .init(0x2001, "LE Set Event Mask", [Param("Mask", .hex(8))], returns: status),
+        .init(0x2001, "LE Set Event Mask", [Param("Mask", .hex(8), key: "LE_Event_Mask")], returns: status),
         .init(0x2002, "LE Read Buffer Size", [], returns: [
             Param("Status", .status), Param("Data Packet Length", .uint(2)), Param("Num Data Packets", .uint(1))]),
         .init(0x2003, "LE Read Local Supported Features", [], returns: [Param("Status", .status), Param("Features", .leFeatures)]),
-        .init(0x2005, "LE Set Random Address", [Param("Address", .address)], returns: status),
+        .init(0x2005, "LE Set Random Address", [Param("Address", .address, key: "Random_Address")], returns: status),
         .init(0x2006, "LE Set Advertising Parameters", [
             Param("Min Advertising Interval", .advertisingInterval), Param("Max Advertising Interval", .advertisingInterval),
-            Param("Type", .named(1, HCINames.advertisingType)), Param("Own Address Type", .ownAddressType),
+            Param("Type", .named(1, HCINames.advertisingType)), Param(.addressType, "Own Address Type", .ownAddressType),
             Param("Direct Address Type", .addressType), Param("Direct Address", .address),
             Param("Channel Map", .flags(1, HCINames.advertisingChannelMap)),
             Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy))], returns: status),
@@ -33,17 +34,17 @@ enum LEControllerCommands {
         .init(0x200A, "LE Set Advertising Enable", [Param("Advertising", .enable)], returns: status),
         .init(0x200B, "LE Set Scan Parameters", [
             Param("Type", .named(1, HCINames.scanType)), Param("Interval", .advertisingInterval), Param("Window", .advertisingInterval),
-            Param("Own Address Type", .ownAddressType), Param("Filter Policy", .named(1, HCINames.filterPolicy))], returns: status),
+            Param(.addressType, "Own Address Type", .ownAddressType), Param("Filter Policy", .named(1, HCINames.filterPolicy))], returns: status),
         .init(0x200C, "LE Set Scan Enable", [Param("Scanning", .enable), Param("Filter Duplicates", .enable)], returns: status),
         .init(0x200D, "LE Create Connection", [
             Param("Scan Interval", .advertisingInterval), Param("Scan Window", .advertisingInterval),
             Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy)),
             Param("Peer Address Type", .addressType), Param("Peer Address", .address),
-            Param("Own Address Type", .ownAddressType)] + connectionParameters),
+            Param(.addressType, "Own Address Type", .ownAddressType)] + connectionParameters),
         .init(0x200E, "LE Create Connection Cancel", [], returns: status),
         .init(0x200F, "LE Read Filter Accept List Size", [], returns: [Param("Status", .status), Param("Size", .uint(1))]),
         .init(0x2010, "LE Clear Filter Accept List", [], returns: status),
-        .init(0x2011, "LE Add Device To Filter Accept List", [Param("Address Type", .addressType), Param("Address", .address)],
+        .init(0x2011, "LE Add Device To Filter Accept List", [Param("Address Type", .addressType, key: "Address_Type"), Param("Address", .address, key: "Address")],
               returns: status),
         .init(0x2012, "LE Remove Device From Filter Accept List", [Param("Address Type", .addressType), Param("Address", .address)],
               returns: status),
@@ -83,7 +84,7 @@ enum LEControllerCommands {
         .init(0x2029, "LE Clear Resolving List", [], returns: status),
         .init(0x202A, "LE Read Resolving List Size", [], returns: [Param("Status", .status), Param("Size", .uint(1))]),
         .init(0x202B, "LE Read Peer Resolvable Address", peerIdentity,
-              returns: [Param("Status", .status), Param("Peer Resolvable Address", .address)]),
+              returns: [Param("Status", .status), Param(.randomAddress, "Peer Resolvable Address", .address)]),
         .init(0x202C, "LE Read Local Resolvable Address", peerIdentity,
               returns: [Param("Status", .status), Param(.localAddress, "Local Resolvable Address", .address)]),
         .init(0x202D, "LE Set Address Resolution Enable", [Param("Address Resolution", .enable)], returns: status),

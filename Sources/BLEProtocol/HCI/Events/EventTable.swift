@@ -5,7 +5,7 @@
 /// Arrays of structures (Inquiry Result, Number Of Completed Packets…) are interleaved per item on
 /// the wire, as every controller sends them (Core v5.4 Vol 4 Part E 5.2).
 enum EventTable {
-    static let statusHandle: [Param] = [Param("Status", .status), Param("Handle", .handle)]
+    static let statusHandle: [Param] = [Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle")]
 
     static let rows: [MessageEntry] = [
         .init(0x01, "Inquiry Complete", [Param("Status", .status)]),
@@ -16,10 +16,10 @@ enum EventTable {
             Param("Address", .address), Param("Link Type", .named(1, HCINames.linkType)), Param("Encryption", .enable)]),
         .init(0x04, "Connect Request", [Param("Address", .address), Param("Class", .classOfDevice),
                                         Param("Link Type", .named(1, HCINames.linkType))]),
-        .init(0x05, "Disconnect Complete", statusHandle + [Param(.reason, "Reason", .status)]),
+        .init(0x05, "Disconnect Complete", statusHandle + [Param(.reason, "Reason", .status, key: "Reason")]),
         .init(0x06, "Auth Complete", statusHandle),
         .init(0x07, "Remote Name Req Complete", [Param("Status", .status), Param("Address", .address), Param("Name", .text(248))]),
-        .init(0x08, "Encryption Change", statusHandle + [Param("Encryption", .named(1, HCINames.encryption))]),
+        .init(0x08, "Encryption Change", statusHandle + [Param("Encryption", .named(1, HCINames.encryption), key: "Encryption_Enabled")]),
         .init(0x09, "Change Connection Link Key Complete", statusHandle),
         .init(0x0A, "Link Key Type Changed", statusHandle + [Param("Key Flag", .named(1, HCINames.keyFlag))]),
         .init(0x0B, "Read Remote Supported Features", statusHandle + [Param("Features", .hex(8))]),
@@ -28,11 +28,11 @@ enum EventTable {
         .init(0x0D, "QoS Setup Complete", statusHandle + [
             Param("Unused", .hex(1)), Param("Service Type", .named(1, HCINames.serviceType)), Param("Token Rate", .uint(4)),
             Param("Peak Bandwidth", .uint(4)), Param("Latency", .uint(4)), Param("Delay Variation", .uint(4))]),
-        .init(0x10, "Hardware Error", [Param("Code", .hex(1))]),
+        .init(0x10, "Hardware Error", [Param("Code", .hex(1), key: "Hardware_Code")]),
         .init(0x11, "Flush Occurred", [Param("Handle", .handle)]),
         .init(0x12, "Role Change", [Param("Status", .status), Param("Address", .address), Param("Role", .role)]),
         .init(0x13, "Number of Completed Packets", [Param("Handles", .counted(countBytes: 1, [
-            Param("Handle", .handle), Param("Count", .uint(2))]))]),
+            Param("Handle", .handle, key: "Connection_Handle"), Param("Count", .uint(2), key: "Num_Completed_Packets")]), key: "Num_Handles")]),
         .init(0x14, "Mode Change", statusHandle + [Param("Mode", .named(1, HCINames.currentMode)), Param("Interval", .slots)]),
         .init(0x15, "Return Link Keys", [Param("Keys", .counted(countBytes: 1, [Param("Address", .address), Param("Link Key", .secret(16))]))]),
         .init(0x16, "PIN Code Request", [Param("Address", .address)]),
@@ -112,7 +112,7 @@ enum EventTable {
             Param("Local SAM RX Availability", .uint(1)), Param("Remote SAM Index", .uint(1)),
             Param("Remote SAM TX Availability", .uint(1)), Param("Remote SAM RX Availability", .uint(1))]),
         .init(0x59, "Encryption Change v2", statusHandle + [
-            Param("Encryption", .named(1, HCINames.encryption)), Param("Key Size", .uint(1))]),
+            Param("Encryption", .named(1, HCINames.encryption), key: "Encryption_Enabled"), Param("Key Size", .uint(1), key: "Encryption_Key_Size")]),
         .init(0xFF, "Vendor", [Param("Data", .rest)]),
     ]
 }

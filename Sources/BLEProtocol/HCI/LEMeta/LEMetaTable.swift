@@ -1,17 +1,17 @@
 /// LE Meta event subevents, Core v5.4 Vol 4 Part E 7.7.65. One row per subevent, in spec order.
 enum LEMetaTable {
     static let connectionComplete: [Param] = [
-        Param("Status", .status), Param("Handle", .handle), Param("Role", .role),
-        Param("Peer Address Type", .addressType), Param("Peer Address", .address),
-        Param(.connectionInterval, "Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
-        Param("Supervision Timeout", .supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
+        Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
+        Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
+        Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
     ]
     static let enhancedConnectionComplete: [Param] = [
-        Param("Status", .status), Param("Handle", .handle), Param("Role", .role),
-        Param("Peer Address Type", .addressType), Param("Peer Address", .address),
-        Param(.localAddress, "Local Resolvable Private Address", .address), Param(.peerResolvableAddress, "Peer Resolvable Private Address", .address),
-        Param(.connectionInterval, "Connection Interval", .connectionInterval), Param("Peripheral Latency", .latency),
-        Param("Supervision Timeout", .supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy)),
+        Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
+        Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param(.localAddress, "Local Resolvable Private Address", .address, key: "Local_Resolvable_Private_Address"), Param(.peerResolvableAddress, "Peer Resolvable Private Address", .address, key: "Peer_Resolvable_Private_Address"),
+        Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
+        Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
     ]
     /// LE Periodic Advertising Sync Established v1 (7.7.65.14); v2 appends the PAwR timing.
     static let syncEstablished: [Param] = [
@@ -47,38 +47,38 @@ enum LEMetaTable {
     ]
 
     static let rows: [MessageEntry] = [
-        .init(0x01, "LE Connection Complete", connectionComplete),
-        .init(0x02, "LE Advertising Report", [Param("Reports", .counted(countBytes: 1, [
-            Param("Event Type", .named(1, HCINames.advertisingReportEventType)), Param("Address Type", .addressType),
-            Param("Address", .address), Param("Data", .custom(ADFieldSpec.lengthPrefixed)), Param(.rssi, "RSSI", .rssi)]))]),
-        .init(0x03, "LE Connection Update Complete", [
-            Param("Status", .status), Param("Handle", .handle), Param(.connectionInterval, "Connection Interval", .connectionInterval),
-            Param("Peripheral Latency", .latency), Param("Supervision Timeout", .supervisionTimeout)]),
-        .init(0x04, "LE Read Remote Features Complete", [Param("Status", .status), Param("Handle", .handle), Param("Features", .leFeatures)]),
-        .init(0x05, "LE Long Term Key Request", [
-            Param("Handle", .handle), Param(.randomNumber, "Random Number", .hex(8)), Param(.encryptedDiversifier, "Encrypted Diversifier", .hex(2))]),
-        .init(0x06, "LE Remote Connection Parameter Request", [
+        .init(UInt16(LESubevent.connectionComplete), "LE Connection Complete", connectionComplete),
+        .init(UInt16(LESubevent.advertisingReport), "LE Advertising Report", [Param("Reports", .counted(countBytes: 1, [
+            Param("Event Type", .named(1, HCINames.advertisingReportEventType), key: "Event_Type"), Param("Address Type", .addressType, key: "Address_Type"),
+            Param("Address", .address, key: "Address"), Param("Data", .custom(ADFieldSpec.lengthPrefixed), key: "Data"), Param(.rssi, "RSSI", .rssi, key: "RSSI")]), key: "Num_Reports")]),
+        .init(UInt16(LESubevent.connectionUpdateComplete), "LE Connection Update Complete", [
+            Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"),
+            Param("Peripheral Latency", .latency, key: "Peripheral_Latency"), Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout")]),
+        .init(UInt16(LESubevent.readRemoteFeaturesComplete), "LE Read Remote Features Complete", [Param("Status", .status), Param("Handle", .handle), Param("Features", .leFeatures)]),
+        .init(UInt16(LESubevent.longTermKeyRequest), "LE Long Term Key Request", [
+            Param("Handle", .handle, key: "Connection_Handle"), Param(.randomNumber, "Random Number", .hex(8), key: "Random_Number"), Param(.encryptedDiversifier, "Encrypted Diversifier", .hex(2), key: "Encrypted_Diversifier")]),
+        .init(UInt16(LESubevent.remoteConnectionParameterRequest), "LE Remote Connection Parameter Request", [
             Param("Handle", .handle), Param("Min Connection Interval", .connectionInterval),
             Param("Max Connection Interval", .connectionInterval), Param("Max Latency", .latency),
             Param("Supervision Timeout", .supervisionTimeout)]),
-        .init(0x07, "LE Data Length Change", [
-            Param("Handle", .handle), Param("Max TX Octets", .uint(2)), Param("Max TX Time", .uint(2)),
-            Param("Max RX Octets", .uint(2)), Param("Max RX Time", .uint(2))]),
+        .init(UInt16(LESubevent.dataLengthChange), "LE Data Length Change", [
+            Param("Handle", .handle, key: "Connection_Handle"), Param("Max TX Octets", .uint(2), key: "Max_TX_Octets"), Param("Max TX Time", .uint(2), key: "Max_TX_Time"),
+            Param("Max RX Octets", .uint(2), key: "Max_RX_Octets"), Param("Max RX Time", .uint(2), key: "Max_RX_Time")]),
         .init(0x08, "LE Read Local P-256 Public Key Complete", [Param("Status", .status), Param("Public Key", .bytes(64))]),
         .init(0x09, "LE Generate DHKey Complete", [Param("Status", .status), Param("DHKey", .secret(32))]),
-        .init(0x0A, "LE Enhanced Connection Complete", enhancedConnectionComplete),
-        .init(0x0B, "LE Directed Advertising Report", [Param("Reports", .counted(countBytes: 1, [
+        .init(UInt16(LESubevent.enhancedConnectionComplete), "LE Enhanced Connection Complete", enhancedConnectionComplete),
+        .init(UInt16(LESubevent.directedAdvertisingReport), "LE Directed Advertising Report", [Param("Reports", .counted(countBytes: 1, [
             Param("Event Type", .named(1, HCINames.advertisingReportEventType)), Param("Address Type", .addressType),
             Param("Address", .address), Param("Direct Address Type", .addressType), Param("Direct Address", .address),
             Param(.rssi, "RSSI", .rssi)]))]),
-        .init(0x0C, "LE PHY Update Complete", [Param("Status", .status), Param("Handle", .handle), Param("TX PHY", .phy), Param("RX PHY", .phy)]),
-        .init(0x0D, "LE Extended Advertising Report", [Param("Reports", .counted(countBytes: 1, [
-            Param("Event Type", .flags(2, HCINames.extendedReportEventType)), Param("Address Type", .addressType),
-            Param("Address", .address), Param("Primary PHY", .phy), Param("Secondary PHY", .named(1, HCINames.secondaryPHY)),
-            Param("SID", .uint(1)), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
-            Param("Periodic Advertising Interval", .interval125),
-            Param("Direct Address Type", .addressType), Param("Direct Address", .address),
-            Param("Data", .custom(ADFieldSpec.lengthPrefixed))]))]),
+        .init(UInt16(LESubevent.phyUpdateComplete), "LE PHY Update Complete", [Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("TX PHY", .phy, key: "TX_PHY"), Param("RX PHY", .phy, key: "RX_PHY")]),
+        .init(UInt16(LESubevent.extendedAdvertisingReport), "LE Extended Advertising Report", [Param("Reports", .counted(countBytes: 1, [
+            Param("Event Type", .flags(2, HCINames.extendedReportEventType), key: "Event_Type"), Param("Address Type", .addressType, key: "Address_Type"),
+            Param("Address", .address, key: "Address"), Param("Primary PHY", .phy, key: "Primary_PHY"), Param("Secondary PHY", .named(1, HCINames.secondaryPHY), key: "Secondary_PHY"),
+            Param("SID", .uint(1), key: "Advertising_SID"), Param(.txPower, "TX Power", .txPower, key: "TX_Power"), Param(.rssi, "RSSI", .rssi, key: "RSSI"),
+            Param("Periodic Advertising Interval", .interval125, key: "Periodic_Advertising_Interval"),
+            Param("Direct Address Type", .addressType, key: "Direct_Address_Type"), Param("Direct Address", .address, key: "Direct_Address"),
+            Param("Data", .custom(ADFieldSpec.lengthPrefixed), key: "Data")]), key: "Num_Reports")]),
         .init(0x0E, "LE Periodic Advertising Sync Established", syncEstablished),
         .init(0x0F, "LE Periodic Advertising Report", [
             Param("Sync Handle", .syncHandle), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
@@ -86,12 +86,12 @@ enum LEMetaTable {
             Param("Data", .custom(ADFieldSpec.lengthPrefixed))]),
         .init(0x10, "LE Periodic Advertising Sync Lost", [Param("Sync Handle", .syncHandle)]),
         .init(0x11, "LE Scan Timeout", []),
-        .init(0x12, "LE Advertising Set Terminated", [
-            Param("Status", .status), Param("Advertising Handle", .advertisingHandle), Param("Handle", .handle),
-            Param("Num Completed Extended Advertising Events", .uint(1))]),
+        .init(UInt16(LESubevent.advertisingSetTerminated), "LE Advertising Set Terminated", [
+            Param("Status", .status, key: "Status"), Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"), Param("Handle", .handle, key: "Connection_Handle"),
+            Param("Num Completed Extended Advertising Events", .uint(1), key: "Num_Completed_Extended_Advertising_Events")]),
         .init(0x13, "LE Scan Request Received", [
             Param("Advertising Handle", .advertisingHandle), Param("Scanner Address Type", .addressType), Param("Scanner Address", .address)]),
-        .init(0x14, "LE Channel Selection Algorithm", [
+        .init(UInt16(LESubevent.channelSelectionAlgorithm), "LE Channel Selection Algorithm", [
             Param("Handle", .handle), Param("Algorithm", .named(1, NameTable([(0, "#1"), (1, "#2")])))]),
         .init(0x15, "LE Connectionless IQ Report", [Param("Sync Handle", .syncHandle), Param("Channel Index", .uint(1))]
               + iqSamples + [Param("Periodic Event Counter", .uint(2)), samples]),
@@ -149,7 +149,7 @@ enum LEMetaTable {
                 Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi), Param("CTE Type", .named(1, HCINames.cteType)),
                 Param("Response Slot", .uint(1)), Param("Data Status", .named(1, HCINames.dataStatus)),
                 Param("Data", .custom(ADFieldSpec.lengthPrefixed))]))]),
-        .init(0x29, "LE Enhanced Connection Complete v2", enhancedConnectionComplete + [
-            Param("Advertising Handle", .advertisingHandle), Param("Sync Handle", .syncHandle)]),
+        .init(UInt16(LESubevent.enhancedConnectionCompleteV2), "LE Enhanced Connection Complete v2", enhancedConnectionComplete + [
+            Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"), Param("Sync Handle", .syncHandle, key: "Sync_Handle")]),
     ]
 }

@@ -160,9 +160,11 @@ extension HCIEvent {
         let plen = Int(try r.u8("Parameter Total Length"))
         var p = try r.slice(min(plen, r.remaining), "Parameters")
         switch code {
+        // The fixed-layout events read through their table rows (`EventLayout`, `LEMetaLayout`).
         case HCIEventCode.disconnectionComplete:
-            return .disconnectionComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
-                                          reason: HCIStatus(rawValue: try p.u8("Reason")))
+            let f = EventLayout.disconnectionComplete
+            return .disconnectionComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                          reason: HCIStatus(rawValue: try f.reason.u8(p)))
         case HCIEventCode.connectionComplete:
             let status = HCIStatus(rawValue: try p.u8("Status"))
             let handle = try p.u16le("Handle") & 0x0FFF
@@ -170,13 +172,15 @@ extension HCIEvent {
             return .connectionComplete(ConnectionComplete(status: status, handle: handle, role: nil, peerAddressType: nil,
                                                           peerAddress: address, intervalUnits: 0, latency: 0, timeoutUnits: 0, isLE: false))
         case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
-            let status = HCIStatus(rawValue: try p.u8("Status"))
-            let handle = try p.u16le("Handle") & 0x0FFF
-            let enabled = try p.u8("Encryption Enabled") != 0
-            let keySize = code == HCIEventCode.encryptionChangeV2 ? try p.u8("Key Size") : nil
+            let f = code == HCIEventCode.encryptionChangeV2 ? EventLayout.encryptionChangeV2 : EventLayout.encryptionChange
+            let status = HCIStatus(rawValue: try f.status.u8(p))
+            let handle = try f.handle.u16(p) & 0x0FFF
+            let enabled = try f.enabled.u8(p) != 0
+            let keySize = try f.keySize.map { k throws(DecodeError) in try k.u8(p) }
             return .encryptionChange(status: status, handle: handle, enabled: enabled, keySize: keySize)
         case HCIEventCode.encryptionKeyRefreshComplete:
-            return .encryptionKeyRefreshComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF)
+            let f = EventLayout.keyRefresh
+            return .encryptionKeyRefreshComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF)
         case HCIEventCode.commandComplete:
             let n = try p.u8("Num HCI Command Packets")
             let opcode = HCIOpcode(rawValue: try p.u16le("Opcode"))
@@ -191,7 +195,7 @@ extension HCIEvent {
             let pairs = try p.slice(n * 4, "Handles")
             return .numberOfCompletedPackets(CompletedPackets(count: n, pairs: pairs.remainingRange))
         case HCIEventCode.hardwareError:
-            return .hardwareError(code: try p.u8("Hardware Code"))
+            return .hardwareError(code: try EventLayout.hardwareCode.u8(p))
         case HCIEventCode.dataBufferOverflow:
             return .dataBufferOverflow
         case HCIEventCode.userConfirmationRequest:
@@ -210,16 +214,18 @@ extension HCIEvent {
     static func leMeta(_ p: inout ByteReader) throws(DecodeError) -> HCIEvent {
         let sub = try p.u8("Subevent Code")
         switch sub {
+        // Read through the LE Meta table's rows by parameter key (`LEMetaLayout`): the layout is the row's.
         case LESubevent.connectionComplete, LESubevent.enhancedConnectionComplete, LESubevent.enhancedConnectionCompleteV2:
-            let status = HCIStatus(rawValue: try p.u8("Status"))
-            let handle = try p.u16le("Handle") & 0x0FFF
-            let role = try p.u8("Role")
-            let type = LEAddressType(rawValue: try p.u8("Peer Address Type"))
-            let address = try p.address("Peer Address")
-            if sub != LESubevent.connectionComplete { try p.skip(12, "Resolvable Private Addresses") }
-            let interval = try p.u16le("Connection Interval")
-            let latency = try p.u16le("Peripheral Latency")
-            let timeout = try p.u16le("Supervision Timeout")
+            let f = sub == LESubevent.connectionComplete ? LEMetaLayout.connectionComplete
+                : sub == LESubevent.enhancedConnectionComplete ? LEMetaLayout.enhancedConnectionComplete : LEMetaLayout.enhancedConnectionCompleteV2
+            let status = HCIStatus(rawValue: try f.status.u8(p))
+            let handle = try f.handle.u16(p) & 0x0FFF
+            let role = try f.role.u8(p)
+            let type = LEAddressType(rawValue: try f.peerAddressType.u8(p))
+            let address = try f.peerAddress.address(p)
+            let interval = try f.interval.u16(p)
+            let latency = try f.latency.u16(p)
+            let timeout = try f.timeout.u16(p)
             return .connectionComplete(ConnectionComplete(status: status, handle: handle, role: role, peerAddressType: type,
                                                           peerAddress: address, intervalUnits: interval, latency: latency,
                                                           timeoutUnits: timeout, isLE: true))
@@ -230,22 +236,26 @@ extension HCIEvent {
             try AdvertisingReports.validate(rest, count: n, extended: extended)
             return .advertisingReports(AdvertisingReports(extended: extended, count: n, reports: rest.remainingRange))
         case LESubevent.connectionUpdateComplete:
-            return .connectionUpdateComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
-                                             intervalUnits: try p.u16le("Interval"), latency: try p.u16le("Latency"),
-                                             timeoutUnits: try p.u16le("Timeout"))
+            let f = LEMetaLayout.connectionUpdate
+            return .connectionUpdateComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                             intervalUnits: try f.interval.u16(p), latency: try f.latency.u16(p),
+                                             timeoutUnits: try f.timeout.u16(p))
         case LESubevent.dataLengthChange:
-            return .dataLengthChange(handle: try p.u16le("Handle") & 0x0FFF, maxTxOctets: try p.u16le("Max TX Octets"),
-                                     maxTxTime: try p.u16le("Max TX Time"), maxRxOctets: try p.u16le("Max RX Octets"),
-                                     maxRxTime: try p.u16le("Max RX Time"))
+            let f = LEMetaLayout.dataLengthChange
+            return .dataLengthChange(handle: try f.handle.u16(p) & 0x0FFF, maxTxOctets: try f.maxTxOctets.u16(p),
+                                     maxTxTime: try f.maxTxTime.u16(p), maxRxOctets: try f.maxRxOctets.u16(p),
+                                     maxRxTime: try f.maxRxTime.u16(p))
         case LESubevent.phyUpdateComplete:
-            return .phyUpdateComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Handle") & 0x0FFF,
-                                      txPHY: try p.u8("TX PHY"), rxPHY: try p.u8("RX PHY"))
+            let f = LEMetaLayout.phyUpdate
+            return .phyUpdateComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                      txPHY: try f.txPHY.u8(p), rxPHY: try f.rxPHY.u8(p))
         case LESubevent.advertisingSetTerminated:
-            return .advertisingSetTerminated(status: HCIStatus(rawValue: try p.u8("Status")), advertisingHandle: try p.u8("Advertising Handle"),
-                                             connectionHandle: try p.u16le("Connection Handle") & 0x0FFF)
+            let f = LEMetaLayout.advertisingSetTerminated
+            return .advertisingSetTerminated(status: HCIStatus(rawValue: try f.status.u8(p)), advertisingHandle: try f.advertisingHandle.u8(p),
+                                             connectionHandle: try f.connectionHandle.u16(p) & 0x0FFF)
         case LESubevent.longTermKeyRequest:
-            return .longTermKeyRequest(handle: try p.u16le("Handle") & 0x0FFF, random: try p.u64le("Random Number"),
-                                       ediv: try p.u16le("Encrypted Diversifier"))
+            let f = LEMetaLayout.longTermKeyRequest
+            return .longTermKeyRequest(handle: try f.handle.u16(p) & 0x0FFF, random: try f.random.u64(p), ediv: try f.ediv.u16(p))
         default:
             return .other(code: HCIEventCode.leMeta, subevent: sub)
         }
