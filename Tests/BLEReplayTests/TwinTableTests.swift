@@ -42,16 +42,20 @@ import TestSupport
                   row.parameters.allSatisfy({ HCICommandEncoding.width($0.spec) != nil }) else { continue }
             let layer = bytes.withUnsafeBytes { raw -> Layer in var r = ByteReader(raw); return HCIDecoder.decode(.command, &r) }
             guard layer.error == nil else { continue }
-            var values: [String: HCICommandEncoding.Value] = [:]
-            for f in layer.fields {
+            // The decoded fields in row order, given back by each parameter's spec key (rows without keys are skipped).
+            guard layer.fields.count == row.parameters.count else { continue }
+            var values: [ParamKey: HCICommandEncoding.Value] = [:]
+            for (param, f) in zip(row.parameters, layer.fields) {
+                guard let key = param.key else { continue }
                 switch f.value {
-                case let .integer(v, _): values[f.nameString] = .int(v)
-                case let .address(a, _): values[f.nameString] = .address(a)
-                case let .bytes(b), let .secret(b): values[f.nameString] = .bytes(b)
+                case let .integer(v, _): values[key] = .int(v)
+                case let .address(a, _): values[key] = .address(a)
+                case let .bytes(b), let .secret(b): values[key] = .bytes(b)
                 default: break
                 }
             }
-            guard row.parameters.allSatisfy({ values[$0.name.description] != nil }), let encoded = try? HCICommandEncoding.command(opcode, values) else { continue }
+            guard row.parameters.allSatisfy({ $0.key.map { values[$0] != nil } ?? false }),
+                  let encoded = try? HCICommandEncoding.command(opcode, values) else { continue }
             rebuilt += 1
             #expect(encoded == bytes, "frame #\(p.frame): \(HCIDecoder.commandName(opcode))")
         }

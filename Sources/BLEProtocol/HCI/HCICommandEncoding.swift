@@ -45,20 +45,6 @@ public enum HCICommandEncoding {
         return packet(opcode, parameters.bytes)
     }
 
-    /// The command with values by display label: the old way, kept only while `BLEReplay/Twin`
-    /// still calls it (issue 27 moves it to `ParamKey`s; then this goes).
-    @available(*, deprecated, message: "labels are display text, not keys: give values by ParamKey (issue 26)")
-    public static func command(_ opcode: HCIOpcode, _ values: [String: Value]) throws(Failure) -> [UInt8] {
-        guard let row = HCIDecoder.commands[opcode.rawValue] else { throw .unknownCommand(opcode.rawValue) }
-        var parameters = ByteWriter()
-        for param in row.parameters {
-            let name = param.name.description
-            guard let value = values[name] else { throw .missingParameter(name) }
-            try write(value, param.spec, name: name, into: &parameters)
-        }
-        return packet(opcode, parameters.bytes)
-    }
-
     /// Command header (Vol 4 Part E 5.4.1): opcode, Parameter_Total_Length (one byte, as sent), parameters.
     private static func packet(_ opcode: HCIOpcode, _ parameters: [UInt8]) -> [UInt8] {
         var w = ByteWriter(capacity: parameters.count + 3)

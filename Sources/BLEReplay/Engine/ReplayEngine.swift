@@ -778,10 +778,17 @@ extension ReplayEngine {
         try prepareEventMasks(i)
         beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
         let address = maps.live(t.address)
-        guard let bytes = try? HCICommandEncoding.command(.leCreateConnection, [
-            "Scan Interval": .int(0x60), "Scan Window": .int(0x60), "Filter Policy": .int(0), "Peer Address Type": .int(UInt64(maps.addressTypes[t.address] ?? 1)),
-            "Peer Address": .address(address), "Own Address Type": .int(0), "Min Connection Interval": .int(6), "Max Connection Interval": .int(6),
-            "Max Latency": .int(0), "Supervision Timeout": .int(0x01F4), "Min CE Length": .int(0), "Max CE Length": .int(0)]) else { return }
+        let bytes: [UInt8]
+        do {
+            bytes = try HCICommandEncoding.command(.leCreateConnection, [
+                ParamKey("LE_Scan_Interval"): .int(0x60), ParamKey("LE_Scan_Window"): .int(0x60), ParamKey("Initiator_Filter_Policy"): .int(0),
+                ParamKey("Peer_Address_Type"): .int(UInt64(maps.addressTypes[t.address] ?? 1)), ParamKey("Peer_Address"): .address(address),
+                ParamKey("Own_Address_Type"): .int(0), ParamKey("Connection_Interval_Min"): .int(6), ParamKey("Connection_Interval_Max"): .int(6),
+                ParamKey("Max_Latency"): .int(0), ParamKey("Supervision_Timeout"): .int(0x01F4), ParamKey("Min_CE_Length"): .int(0),
+                ParamKey("Max_CE_Length"): .int(0)])
+        } catch {
+            throw TransportError(.io, "cannot build LE Create Connection: \(error)")
+        }
         ownNotes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
         ownConnecting = k
         try sendOwnCommand(.leCreateConnection, bytes, step: i, what: "LE Create Connection")

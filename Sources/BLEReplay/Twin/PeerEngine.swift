@@ -106,7 +106,7 @@ public final class PeerEngine {
         guard now >= due else { return }
         endSent = true
         notes.append("connection \(connectionsAccepted): the device ended it in the recording; the twin disconnects (Remote User Terminated)")
-        try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.disconnect, ["Handle": .int(UInt64(handle)), "Reason": .int(0x13)])) ?? []))
+        try sendCommand(.disconnect, [ParamKey("Connection_Handle"): .int(UInt64(handle)), ParamKey("Reason"): .int(0x13)])
     }
 
     /// Per-link state back to a fresh connection's.
@@ -376,17 +376,17 @@ public final class PeerEngine {
         let h = HCICommandEncoding.Value.int(UInt64(handle & 0x0FFF))
         if let stk = pairing?.stk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
             notes.append("encryption: with the STK of the central's legacy pairing")
-            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(stk)])) ?? []))
+            try sendCommand(.leLongTermKeyRequestReply, [ParamKey("Connection_Handle"): h, ParamKey("Long_Term_Key"): .bytes(stk)])
         } else if let ltk = secure?.ltk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
             // Secure Connections: EDIV and Rand are 0 (Core v5.4 Vol 3 Part H 2.4.4.1).
             notes.append("encryption: with the LTK of the central's LE Secure Connections pairing (f5)")
-            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(ltk)])) ?? []))
+            try sendCommand(.leLongTermKeyRequestReply, [ParamKey("Connection_Handle"): h, ParamKey("Long_Term_Key"): .bytes(ltk)])
         } else if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
             notes.append("encryption: answered with the key the recording's central used (LE Enable Encryption #\(k.frame))")
-            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestReply, ["Handle": h, "Long Term Key": .bytes(k.key)])) ?? []))
+            try sendCommand(.leLongTermKeyRequestReply, [ParamKey("Connection_Handle"): h, ParamKey("Long_Term_Key"): .bytes(k.key)])
         } else {
             notes.append("the central asked to encrypt the link with a key the recording does not have: LE Long Term Key Request Negative Reply")
-            try transmit(H4Packet(.command, (try? HCICommandEncoding.command(.leLongTermKeyRequestNegativeReply, ["Handle": h])) ?? []))
+            try sendCommand(.leLongTermKeyRequestNegativeReply, [ParamKey("Connection_Handle"): h])
         }
     }
 
@@ -426,9 +426,9 @@ extension PeerEngine {
     func readvertise() throws(TransportError) {
         if connectionsAccepted > 0 { notes.append("connection \(connectionsAcceptedCount) of \(twin.connectionCount) ended: advertising again") }
         if extendedAdvertising {
-            try command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])])
+            try command(.leSetExtendedAdvertisingEnable, Self.extendedAdvertisingOn)
         } else {
-            try command(.leSetAdvertisingEnable, ["Advertising": .int(1)])
+            try command(.leSetAdvertisingEnable, Self.legacyAdvertisingOn)
         }
     }
 }

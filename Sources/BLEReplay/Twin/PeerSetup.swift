@@ -7,10 +7,29 @@ import BLEProtocol
 extension PeerEngine {
     struct CommandFailure: Error { var message: String }
 
+    /// LE Set Advertising Enable (7.8.9) on; LE Set Extended Advertising Enable (7.8.56) on for set 0,
+    /// no duration, no event limit.
+    static let legacyAdvertisingOn: [ParamKey: HCICommandEncoding.Value] = [ParamKey("Advertising_Enable"): .int(1)]
+    static let extendedAdvertisingOn: [ParamKey: HCICommandEncoding.Value] = [
+        ParamKey("Enable"): .int(1),
+        ParamKey("Num_Sets"): .list([[ParamKey("Advertising_Handle"): .int(0), ParamKey("Duration"): .int(0),
+                                      ParamKey("Max_Extended_Advertising_Events"): .int(0)]]),
+    ]
+
+    /// Sends a command built from the table without waiting for its answer (the event loop reads
+    /// it). A command the table cannot build is an error, never an empty packet.
+    func sendCommand(_ opcode: HCIOpcode, _ values: [ParamKey: HCICommandEncoding.Value]) throws(TransportError) {
+        let bytes: [UInt8]
+        do { bytes = try HCICommandEncoding.command(opcode, values) } catch {
+            throw TransportError(.io, "cannot build \(HCIDecoder.commandName(opcode)): \(error)")
+        }
+        try transmit(H4Packet(.command, bytes))
+    }
+
     /// Sends a command built from the table and waits for its Command Complete / Status;
     /// returns (status, return parameters after the status).
     @discardableResult
-    func command(_ opcode: HCIOpcode, _ values: [String: HCICommandEncoding.Value] = [:]) throws(TransportError) -> (status: UInt8, returns: [UInt8]) {
+    func command(_ opcode: HCIOpcode, _ values: [ParamKey: HCICommandEncoding.Value] = [:]) throws(TransportError) -> (status: UInt8, returns: [UInt8]) {
         let bytes: [UInt8]
         do { bytes = try HCICommandEncoding.command(opcode, values) } catch {
             throw TransportError(.io, "cannot build \(HCIDecoder.commandName(opcode)): \(error)")
@@ -55,10 +74,10 @@ extension PeerEngine {
     func setUp() throws(TransportError) -> (BDAddr, LEAddressType) {
         try command(.reset)
         // Disconnection Complete (bit 4), Encryption Change (7), LE Meta (61) and the defaults.
-        try command(.setEventMask, ["Mask": .int(0x3DBF_F807_FFFB_FFFF)])
+        try command(.setEventMask, [ParamKey("Event_Mask"): .int(0x3DBF_F807_FFFB_FFFF)])
         // LE Connection Complete, Advertising Report, Connection Update Complete, Read Remote
         // Features Complete, Long Term Key Request (the defaults, 7.8.1).
-        try command(.leSetEventMask, ["Mask": .int(0x1F)])
+        try command(.leSetEventMask, [ParamKey("LE_Event_Mask"): .int(0x1F)])
         // LE buffers, or the shared BR/EDR ones when the LE length is 0 (Core v5.4 Vol 4 Part E 7.8.2).
         if let le = Self.bufferSize(.leReadBufferSize, try command(.leReadBufferSize)), le.aclLength != 0 {
             aclMaxLength = Int(le.aclLength)
@@ -72,10 +91,10 @@ extension PeerEngine {
         // The address: the recorded one when the controller can take it.
         var address = twin.device, type = twin.deviceType
         if type == .randomDevice {
-            if try command(.leSetRandomAddress, ["Address": .address(address)]).status != 0 {
+            if try command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(address)]).status != 0 {
                 address = Self.randomStatic(from: address)
                 notes.append("the controller refused the recorded random address \(twin.device); advertising as random static \(address)")
-                try command(.leSetRandomAddress, ["Address": .address(address)])
+                try command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(address)])
             }
         } else {
             let own = try command(.readBDAddr)
@@ -84,7 +103,7 @@ extension PeerEngine {
                 address = Self.randomStatic(from: twin.device)
                 type = .randomDevice
                 notes.append("the recorded public address \(twin.device) cannot be taken by this controller (it is \(mine.map(\.description) ?? "unknown")); advertising as random static \(address)")
-                try command(.leSetRandomAddress, ["Address": .address(address)])
+                try command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(address)])
             }
         }
 
@@ -104,39 +123,46 @@ extension PeerEngine {
             // Properties: connectable (bit 0), scannable (bit 1) only with a scan response (7.8.53).
             let properties: UInt64 = (adv.connectable ? 0x01 : 0) | (adv.scanResponse != nil && !adv.connectable ? 0x02 : 0)
             try check(command(.leSetExtendedAdvertisingParameters, [
-                "Advertising Handle": .int(0), "Properties": .int(properties), "Min Advertising Interval": .int(units),
-                "Max Advertising Interval": .int(units), "Channel Map": .int(7), "Own Address Type": .int(ownType),
-                "Peer Address Type": .int(0), "Peer Address": .address(BDAddr(0)), "Filter Policy": .int(0), "TX Power": .int(0x7F),
-                "Primary PHY": .int(1), "Secondary Max Skip": .int(0), "Secondary PHY": .int(1), "SID": .int(0),
-                "Scan Request Notification": .int(0)]), "LE Set Extended Advertising Parameters")
+                ParamKey("Advertising_Handle"): .int(0), ParamKey("Advertising_Event_Properties"): .int(properties),
+                ParamKey("Primary_Advertising_Interval_Min"): .int(units), ParamKey("Primary_Advertising_Interval_Max"): .int(units),
+                ParamKey("Primary_Advertising_Channel_Map"): .int(7), ParamKey("Own_Address_Type"): .int(ownType),
+                ParamKey("Peer_Address_Type"): .int(0), ParamKey("Peer_Address"): .address(BDAddr(0)), ParamKey("Advertising_Filter_Policy"): .int(0),
+                ParamKey("Advertising_TX_Power"): .int(0x7F), ParamKey("Primary_Advertising_PHY"): .int(1),
+                ParamKey("Secondary_Advertising_Max_Skip"): .int(0), ParamKey("Secondary_Advertising_PHY"): .int(1), ParamKey("Advertising_SID"): .int(0),
+                ParamKey("Scan_Request_Notification_Enable"): .int(0)]), "LE Set Extended Advertising Parameters")
             if type == .randomDevice {
-                try check(command(.leSetAdvertisingSetRandomAddress, ["Advertising Handle": .int(0), "Random Address": .address(address)]),
+                try check(command(.leSetAdvertisingSetRandomAddress, [ParamKey("Advertising_Handle"): .int(0), ParamKey("Random_Address"): .address(address)]),
                           "LE Set Advertising Set Random Address")
             }
-            try check(command(.leSetExtendedAdvertisingData, ["Advertising Handle": .int(0), "Operation": .int(3), "Fragment Preference": .int(1),
-                                                              "Length": .int(UInt64(adv.data.count)), "Data": .bytes(adv.data)]), "LE Set Extended Advertising Data")
+            try check(command(.leSetExtendedAdvertisingData, [ParamKey("Advertising_Handle"): .int(0), ParamKey("Operation"): .int(3),
+                                                              ParamKey("Fragment_Preference"): .int(1),
+                                                              ParamKey("Advertising_Data_Length"): .int(UInt64(adv.data.count)),
+                                                              ParamKey("Advertising_Data"): .bytes(adv.data)]), "LE Set Extended Advertising Data")
             if let scan = adv.scanResponse, !adv.connectable {
-                try check(command(.leSetExtendedScanResponseData, ["Advertising Handle": .int(0), "Operation": .int(3), "Fragment Preference": .int(1),
-                                                                   "Length": .int(UInt64(scan.count)), "Data": .bytes(scan)]), "LE Set Extended Scan Response Data")
+                try check(command(.leSetExtendedScanResponseData, [ParamKey("Advertising_Handle"): .int(0), ParamKey("Operation"): .int(3),
+                                                                   ParamKey("Fragment_Preference"): .int(1),
+                                                                   ParamKey("Scan_Response_Data_Length"): .int(UInt64(scan.count)),
+                                                                   ParamKey("Scan_Response_Data"): .bytes(scan)]), "LE Set Extended Scan Response Data")
             } else if adv.scanResponse != nil {
                 notes.append("the recorded scan response is not sent: connectable extended advertising is not scannable (Core v5.4 Vol 4 Part E 7.8.53)")
             }
             if connectionsAllowed == nil {
-                try check(command(.leSetExtendedAdvertisingEnable, ["Enable": .int(1), "Sets": .bytes([1, 0, 0, 0, 0])]), "LE Set Extended Advertising Enable")
+                try check(command(.leSetExtendedAdvertisingEnable, Self.extendedAdvertisingOn), "LE Set Extended Advertising Enable")
             }
         } else {
             // Type 0 ADV_IND (connectable, scannable), 3 ADV_NONCONN_IND.
             try check(command(.leSetAdvertisingParameters, [
-                "Min Advertising Interval": .int(units), "Max Advertising Interval": .int(units), "Type": .int(adv.connectable ? 0 : 3),
-                "Own Address Type": .int(ownType), "Direct Address Type": .int(0), "Direct Address": .address(BDAddr(0)),
-                "Channel Map": .int(7), "Filter Policy": .int(0)]), "LE Set Advertising Parameters")
-            try check(command(.leSetAdvertisingData, ["Length": .int(UInt64(adv.data.count)), "Data": .bytes(Self.padded(adv.data))]),
-                      "LE Set Advertising Data")
+                ParamKey("Advertising_Interval_Min"): .int(units), ParamKey("Advertising_Interval_Max"): .int(units),
+                ParamKey("Advertising_Type"): .int(adv.connectable ? 0 : 3), ParamKey("Own_Address_Type"): .int(ownType),
+                ParamKey("Peer_Address_Type"): .int(0), ParamKey("Peer_Address"): .address(BDAddr(0)),
+                ParamKey("Advertising_Channel_Map"): .int(7), ParamKey("Advertising_Filter_Policy"): .int(0)]), "LE Set Advertising Parameters")
+            try check(command(.leSetAdvertisingData, [ParamKey("Advertising_Data_Length"): .int(UInt64(adv.data.count)),
+                                                      ParamKey("Advertising_Data"): .bytes(Self.padded(adv.data))]), "LE Set Advertising Data")
             if let scan = adv.scanResponse {
-                try check(command(.leSetScanResponseData, ["Length": .int(UInt64(scan.count)), "Data": .bytes(Self.padded(scan))]),
-                          "LE Set Scan Response Data")
+                try check(command(.leSetScanResponseData, [ParamKey("Scan_Response_Data_Length"): .int(UInt64(scan.count)),
+                                                           ParamKey("Scan_Response_Data"): .bytes(Self.padded(scan))]), "LE Set Scan Response Data")
             }
-            if connectionsAllowed == nil { try check(command(.leSetAdvertisingEnable, ["Advertising": .int(1)]), "LE Set Advertising Enable") }
+            if connectionsAllowed == nil { try check(command(.leSetAdvertisingEnable, Self.legacyAdvertisingOn), "LE Set Advertising Enable") }
         }
         extendedAdvertising = adv.extended || adv.data.count > 31 || (adv.scanResponse?.count ?? 0) > 31
         return (address, type)
