@@ -24,9 +24,6 @@ import TestSupport
 struct LayoutHomeTests {
     /// File (relative to `Sources/`) → why it may still read bytes by index.
     static let allowlist: [String: String] = [
-        "BLEReplay/Twin/PeerPairing.swift": "issue 27 branch converts",
-        "BLEReplay/Twin/PeerRules.swift": "issue 27 branch converts",
-        "BLEReplay/Twin/PeerSecureConnections.swift": "issue 27 branch converts",
         "BLEAnalysis/Redaction/Replacements.swift": "parses addresses written as text (AA:BB:…) in log records, not a packet layout",
     ]
 

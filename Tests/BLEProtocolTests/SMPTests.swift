@@ -60,6 +60,17 @@ struct SMPTests {
         #expect(SMPCode(rawValue: code).name == name)
     }
 
+    /// Pairing Request/Response written back from their parameters (Part H 3.5.1, 3.5.2): the
+    /// vectors above decode and encode to the same bytes.
+    @Test(arguments: smpVectors.filter { S.bytes($0.0).first == 0x01 || S.bytes($0.0).first == 0x02 })
+    func pairingParametersEncodeAsTheyDecode(hex: String, expected: SMP.Command) {
+        switch expected {
+        case let .pairingRequest(p): #expect(p.bytes(.pairingRequest) == S.bytes(hex))
+        case let .pairingResponse(p): #expect(p.bytes(.pairingResponse) == S.bytes(hex))
+        default: Issue.record("not a pairing request or response: \(hex)")
+        }
+    }
+
     @Test func tableCoversEveryCode() {
         #expect(SMPDecoding.knownCodes.map(\.rawValue) == Array(1...0x0E))
         #expect(SMPDecoding.duplicateCodes.isEmpty)

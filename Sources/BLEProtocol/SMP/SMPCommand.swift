@@ -228,3 +228,13 @@ public struct SMPFailureReason: RawRepresentable, Hashable, Sendable, CustomStri
     /// `Pairing Not Supported (0x05)`.
     public var description: String { "\(name) (0x\(Hex.pad(rawValue, 2)))" }
 }
+
+extension SMP.PairingParameters {
+    /// The Pairing Request (`.pairingRequest`) or Pairing Response (`.pairingResponse`) PDU carrying
+    /// these parameters (Core v5.4 Vol 3 Part H 3.5.1, 3.5.2): code, IO Capability, OOB Data Flag,
+    /// AuthReq, Maximum Encryption Key Size, Initiator and Responder Key Distribution.
+    public func bytes(_ code: SMPCode) -> [UInt8] {
+        [code.rawValue, ioCapability.rawValue, oobDataFlag, authReq.rawValue, maxEncryptionKeySize,
+         initiatorKeyDistribution.rawValue, responderKeyDistribution.rawValue]
+    }
+}

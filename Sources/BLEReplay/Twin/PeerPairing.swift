@@ -22,12 +22,12 @@ extension PeerEngine {
     /// Handles an SMP PDU of a live pairing; false when the twin cannot pair this way (then
     /// `pairingRefusal` says why, if known).
     func livePairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
-        guard p[0] == 0x01 else { return secureConnectionsPairing(p, pdu: pdu) || legacyPairing(p, pdu: pdu) }
+        guard TwinPDU.smpCode(p) == .pairingRequest else { return secureConnectionsPairing(p, pdu: pdu) || legacyPairing(p, pdu: pdu) }
         // Pairing Request: Secure Connections when the device's recorded Pairing Response and the
         // central both set the SC bit (AuthReq bit 3), else legacy pairing (2.3.5.6).
         (pairing, secure, pairingRefusal) = (nil, nil, nil)
         guard p.count == 7, let recorded = twin.story.pairingResponse else { return false }
-        if recorded[3] & p[3] & 0x08 != 0 {
+        if TwinPDU.pairingResponse(recorded, answering: p)?.secureConnections == true {
             pairingRefusal = secureConnectionsRequest(p, recorded: recorded)
             return pairingRefusal == nil
         }
@@ -58,24 +58,22 @@ extension PeerEngine {
     /// Legacy pairing's PDUs; false when it does not apply.
     func legacyPairing(_ p: [UInt8], pdu: [UInt8], tk: [UInt8]? = nil) -> Bool {
         let smp = L2CAP.ChannelID.smp.rawValue
-        switch p[0] {
-        case 0x01:   // Pairing Request
-            guard let recorded = twin.story.pairingResponse else { return false }
-            var pres = recorded
-            pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
+        guard let code = TwinPDU.smpCode(p) else { return false }
+        switch code {
+        case .pairingRequest:
+            guard let recorded = twin.story.pairingResponse, let pres = TwinPDU.pairingResponse(recorded, answering: p)?.pdu else { return false }
             let srand = twin.story.pairingRandom ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
             pairing = LegacyPairingState(preq: p, pres: pres, srand: srand)
             if let tk { pairing?.tk = tk }
             notes.append("pairing: legacy \(tk == nil ? "Just Works" : "Passkey Entry (the passkey of --passkey)") with the device's recorded Pairing Response and random")
             send(smp, pres)
-        case 0x03:   // Pairing Confirm: answer with ours
-            guard p.count == 17, var state = pairing, let confirm = confirmValue(state.srand, state) else { return false }
-            state.mconfirm = Array(p[1...])
+        case .pairingConfirm:   // answer with ours
+            guard var state = pairing, let mconfirm = TwinPDU.smpValue(p), let confirm = confirmValue(state.srand, state) else { return false }
+            state.mconfirm = mconfirm
             pairing = state
             send(smp, [0x03] + confirm)
-        case 0x04:   // Pairing Random: check the central's confirm, answer with our random
-            guard p.count == 17, var state = pairing, let mconfirm = state.mconfirm else { return false }
-            let mrand = Array(p[1...])
+        case .pairingRandom:   // check the central's confirm, answer with our random
+            guard var state = pairing, let mconfirm = state.mconfirm, let mrand = TwinPDU.smpValue(p) else { return false }
             guard confirmValue(mrand, state) == mconfirm else {
                 diverge(pdu, state.tk.allSatisfy { $0 == 0 } ? "the central's confirm value does not fit Just Works (TK 0): answered Pairing Failed (Confirm Value Failed)"
                         : "the central's confirm value does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
@@ -86,8 +84,8 @@ extension PeerEngine {
             state.stk = LegacyPairing.s1(k: state.tk, r1: state.srand, r2: mrand)
             pairing = state
             send(smp, [0x04] + state.srand)
-        case 0x06 ... 0x0A:   // the central's own keys: taken, not kept
-            return pairing != nil
+        case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
+            return pairing != nil   // the central's own keys: taken, not kept
         default:
             return false
         }

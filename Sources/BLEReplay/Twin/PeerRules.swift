@@ -22,11 +22,15 @@ extension PeerEngine {
         case L2CAP.ChannelID.att.rawValue: att(payload, pdu: pdu)
         case L2CAP.ChannelID.smp.rawValue: smp(payload, pdu: pdu)
         case L2CAP.ChannelID.leSignaling.rawValue:
-            // Requests have odd codes except Command Reject (0x01); responses are even (Vol 3 Part A 4).
-            guard payload.count >= 2, payload[0] & 1 == 0 || payload[0] == 0x01 else { return }
-            guard payload[0] != 0x01 else { return }
+            // Requests have even codes, responses odd; Command Reject (0x01) is never answered (Vol 3 Part A 4).
+            let packet: L2CAP.SignalingPacket? = payload.withUnsafeBytes { raw in
+                var r = ByteReader(raw)
+                return try? L2CAP.decodeSignaling(&r)
+            }
+            guard let packet, packet.code.rawValue & 1 == 0 else { return }
             diverge(pdu, "answered with Command Reject (not understood)")
-            send(channel, [0x01, payload[1], 0x02, 0x00, 0x00, 0x00])
+            // Command Reject (4.1): code 0x01, the request's identifier, length 2, reason 0x0000 Command not understood.
+            send(channel, [L2CAP.SignalingCode.commandReject.rawValue, packet.identifier, 0x02, 0x00, 0x00, 0x00])
         default:
             diverge(pdu, "ignored (channel 0x\(Hex.pad(channel, 4)))")
         }

@@ -40,8 +40,7 @@ extension PeerEngine {
             return "the central's Pairing Request and the device's recorded Pairing Response make this LE Secure Connections pairing \(method.rawValue), which a twin cannot do"
                 + (method == .passkeyEntry ? " without a passkey (the recording shows none: give it with --passkey)" : "")
         }
-        var pres = recorded
-        pres[5] &= p[5]; pres[6] &= p[6]   // Initiator / Responder Key Distribution: at most what was asked (3.5.2)
+        guard let pres = TwinPDU.pairingResponse(recorded, answering: p)?.pdu else { return "the central's Pairing Request or the recorded Pairing Response is malformed" }
         secure = SecureConnectionsState(preq: p, pres: pres, method: method)
         secure?.passkey = passkey
         let source = options.passkey != nil ? "--passkey" : "the recorded pairing"
@@ -55,10 +54,14 @@ extension PeerEngine {
     func secureConnectionsPairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
         guard var state = secure, !state.replayed else { return false }
         let smp = L2CAP.ChannelID.smp.rawValue
-        switch p[0] {
-        case 0x0C where p.count == 65:   // Pairing Public Key: X, Y little-endian (3.5.6)
-            state.peerX = Array(p[1 ..< 33])
-            guard let own = P256KeyPair(), let dhKey = own.dhKey(peerX: state.peerX.reversed(), peerY: p[33 ..< 65].reversed()),
+        guard let code = TwinPDU.smpCode(p) else { return false }
+        // The 16-byte value of a Pairing Confirm, Random or DHKey Check (empty for other PDUs).
+        let value = TwinPDU.smpValue(p) ?? []
+        switch code {
+        case .pairingPublicKey where p.count == 65:   // X, Y little-endian (3.5.6)
+            guard case let .pairingPublicKey(xRange, yRange)? = TwinPDU.smp(p) else { return false }
+            state.peerX = TwinPDU.bytes(xRange, of: p)
+            guard let own = P256KeyPair(), let dhKey = own.dhKey(peerX: state.peerX.reversed(), peerY: TwinPDU.bytes(yRange, of: p).reversed()),
                   own.x != state.peerX.reversed() else {
                 return fail(pdu, 0x0B, "the central's public key is not a P-256 point (or is the twin's own): answered Pairing Failed (DHKey Check Failed)")
             }
@@ -75,17 +78,17 @@ extension PeerEngine {
             secure = state
             send(smp, [0x0C] + pkbx + own.y.reversed())
             send(smp, [0x03] + cb)
-        case 0x03 where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Cai; answer Cbi = f4(PKbx, PKax, Nbi, 0x80|rbi)
+        case .pairingConfirm where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Cai; answer Cbi = f4(PKbx, PKax, Nbi, 0x80|rbi)
             guard let own = state.own, let passkey = state.passkey else { return false }
-            state.cai = Array(p[1...])
+            state.cai = value
             state.nb = (0 ..< 16).map { _ in UInt8.random(in: 0 ... 255) }
             let bit = UInt8(truncatingIfNeeded: passkey >> UInt32(state.round)) & 1
             guard let cb = SecureConnections.f4(u: own.x.reversed(), v: state.peerX, x: state.nb, z: 0x80 | bit) else { return false }
             secure = state
             send(smp, [0x03] + cb)
-        case 0x04 where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Nai; check Cai, answer Nbi
+        case .pairingRandom where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Nai; check Cai, answer Nbi
             guard let own = state.own, let passkey = state.passkey, let cai = state.cai else { return false }
-            let na = Array(p[1...])
+            let na = value
             let bit = UInt8(truncatingIfNeeded: passkey >> UInt32(state.round)) & 1
             guard SecureConnections.f4(u: state.peerX, v: own.x.reversed(), x: na, z: 0x80 | bit) == cai else {
                 return fail(pdu, 0x04, "the central's confirm value of passkey round \(state.round + 1) does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
@@ -95,16 +98,16 @@ extension PeerEngine {
             state.cai = nil
             secure = state
             send(smp, [0x04] + state.nb)
-        case 0x04 where p.count == 17:   // Pairing Random: Na; answer with Nb
+        case .pairingRandom where p.count == 17:   // Na; answer with Nb
             guard let own = state.own else { return false }
-            let na = Array(p[1...])
+            let na = value
             state.na = na
             secure = state
             if state.method == .numericComparison, let v = SecureConnections.g2(u: state.peerX, v: own.x.reversed(), x: na, y: state.nb) {
                 notes.append("pairing: numeric comparison value \(Self.sixDigits(v)), confirmed as the device did")
             }
             send(smp, [0x04] + state.nb)
-        case 0x0D where p.count == 17:   // DHKey Check Ea; answer Eb (3.5.7)
+        case .pairingDHKeyCheck where p.count == 17:   // Ea; answer Eb (3.5.7)
             // A, B: the central's and the twin's addresses, 56 bits with the address type on top.
             guard let na = state.na, let w = state.dhKey, let ia = centralAddress, let ra = advertisedAddress, let rt = advertisedAddressType else { return false }
             let a = Self.bytes(ia.address) + [ia.type], b = Self.bytes(ra) + [rt.rawValue & 1]
@@ -113,7 +116,7 @@ extension PeerEngine {
             let r = state.passkey.map(Self.passkeyValue) ?? [UInt8](repeating: 0, count: 16)
             // IOcap = AuthReq || OOB flag || IO capability: bytes 3, 2, 1 of the Pairing Request / Response.
             let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: r, ioCap: Array(state.preq[1 ... 3]), a1: a, a2: b)
-            guard ea == Array(p[1...]) else {
+            guard ea == value else {
                 return fail(pdu, 0x0B, "the central's DHKey check does not fit the keys and nonces exchanged: answered Pairing Failed (DHKey Check Failed)")
             }
             guard let eb = SecureConnections.f6(w: keys.macKey, n1: state.nb, n2: na, r: r, ioCap: Array(state.pres[1 ... 3]), a1: b, a2: a) else { return false }
@@ -122,8 +125,8 @@ extension PeerEngine {
             state.ltk = keys.ltk.enumerated().map { $0.offset < size ? $0.element : 0 }
             secure = state
             send(smp, [0x0D] + eb)
-        case 0x06 ... 0x0A:   // the central's own keys: taken, not kept
-            return true
+        case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
+            return true   // the central's own keys: taken, not kept
         default:
             return false
         }

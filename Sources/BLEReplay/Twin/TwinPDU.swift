@@ -45,6 +45,33 @@ enum TwinPDU {
         return SMP.PairingMethod.select(initiator: i, responder: r)
     }
 
+    /// The device's recorded Pairing Response with its Initiator and Responder Key Distribution cut to
+    /// what the central's Pairing Request asked (Part H 3.5.2: at most what was asked), and whether
+    /// both ask for LE Secure Connections (AuthReq SC, 2.3.5.6); nil unless both decode.
+    static func pairingResponse(_ recorded: [UInt8], answering request: [UInt8]) -> (pdu: [UInt8], secureConnections: Bool)? {
+        guard case let .pairingRequest(q)? = smp(request), case var .pairingResponse(r)? = smp(recorded) else { return nil }
+        let sc = q.authReq.contains(.secureConnections) && r.authReq.contains(.secureConnections)
+        r.initiatorKeyDistribution = r.initiatorKeyDistribution.intersection(q.initiatorKeyDistribution)
+        r.responderKeyDistribution = r.responderKeyDistribution.intersection(q.responderKeyDistribution)
+        return (r.bytes(.pairingResponse), sc)
+    }
+
+    /// The SMP code of a payload (its first field), read by the SMP decoder's own table of codes.
+    static func smpCode(_ payload: [UInt8]) -> SMPCode? {
+        payload.withUnsafeBytes { raw in
+            var r = ByteReader(raw)
+            return (try? r.u8("Code")).map(SMPCode.init(rawValue:))
+        }
+    }
+
+    /// The 16-byte value after the code of a Pairing Confirm, Random or DHKey Check (3.5.3, 3.5.4, 3.5.7).
+    static func smpValue(_ payload: [UInt8]) -> [UInt8]? {
+        switch smp(payload) {
+        case let .pairingConfirm(v)?, let .pairingRandom(v)?, let .pairingDHKeyCheck(v)?: return bytes(v, of: payload)
+        default: return nil
+        }
+    }
+
     /// The bytes of a range a decoder gave for `payload` (decoded from offset 0).
     static func bytes(_ range: ByteRange, of payload: [UInt8]) -> [UInt8] {
         guard range.offset >= 0, range.count >= 0, range.offset <= payload.count, range.count <= payload.count - range.offset else { return [] }
