@@ -44,15 +44,12 @@ public struct AttributeTable: Sendable {
                                            declaration: ATTEncoding.uuidBytes(s.uuid), groupEnd: s.endHandle)
         }
         for i in db.includes.values {
-            var w = ByteWriter()
-            w.u16le(i.range.start); w.u16le(i.range.end)
-            if let short = i.uuid?.uuid16 { w.u16le(short) }   // Part G 3.2: only 16-bit UUIDs are in the declaration
-            byHandle[i.handle] = Attribute(handle: i.handle, type: .include, declaration: w.bytes)
+            byHandle[i.handle] = Attribute(handle: i.handle, type: .include,
+                                           declaration: GATTDeclaration.Include(range: i.range, uuid: i.uuid).bytes)
         }
         for c in db.characteristics.values {
-            var w = ByteWriter()
-            w.u8(c.properties); w.u16le(c.valueHandle); w.append(ATTEncoding.uuidBytes(c.uuid))
-            byHandle[c.declarationHandle] = Attribute(handle: c.declarationHandle, type: .characteristic, declaration: w.bytes)
+            let declaration = GATTDeclaration.Characteristic(properties: c.properties, valueHandle: c.valueHandle, uuid: c.uuid)
+            byHandle[c.declarationHandle] = Attribute(handle: c.declarationHandle, type: .characteristic, declaration: declaration.bytes)
             if byHandle[c.valueHandle] == nil { byHandle[c.valueHandle] = Attribute(handle: c.valueHandle, type: c.uuid) }
         }
         for d in db.descriptors.values where byHandle[d.handle] == nil {
