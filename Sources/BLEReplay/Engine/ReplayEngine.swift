@@ -187,6 +187,10 @@ public final class ReplayEngine {
         // ACL of a PDU the disconnection cut (the host ended the link while the device was
         // sending it): whether any of it gets through before the link ends is timing.
         if cutByDisconnection(i) { inFlightReports.insert(i) }
+        // The device's data recorded after the host asked to disconnect (HCI Disconnect on this link,
+        // its Disconnection Complete not yet): sent while the link was ending, so whether it gets
+        // through before the live link ends is timing (a streaming device; seen on a loaded machine).
+        if sentWhileEnding(i) { inFlightReports.insert(i) }
         // Under `--peer`, events about another device than the twin's (a connection request, a
         // name, a link key of a phone's other peers) cannot come: that device is not there.
         if let only = options.advertisers, view.eventCode != nil, view.eventCode != HCIEventCode.commandComplete,
@@ -206,6 +210,23 @@ public final class ReplayEngine {
             return
         }
         expect(i)
+    }
+
+    /// `i` is the device's data on a link whose host had sent Disconnect (Core v5.4 Vol 4 Part E
+    /// 7.1.6) and not yet seen its Disconnection Complete.
+    private func sentWhileEnding(_ i: Int) -> Bool {
+        let unit = script.units[i]
+        guard !unit.fromHost, let k = connectionOf[i] else { return false }
+        switch unit.content {
+        case .l2cap: break
+        case let .raw(p) where p.type == .acl: break
+        default: return false
+        }
+        for j in stride(from: i - 1, through: max(0, i - 256), by: -1) where connectionOf[j] == k {
+            if views[j].isDisconnectionComplete || views[j].isConnectionComplete { return false }
+            if script.units[j].fromHost, views[j].opcode == HCIOpcode.disconnect.rawValue { return true }
+        }
+        return false
     }
 
     /// `i` is the start of an L2CAP PDU that never completed (a raw ACL unit) and the next unit

@@ -94,9 +94,12 @@ public final class PeerEngine {
 
     /// The device ended the recorded connection (not the central): once the central did what it
     /// did on it and the device's answers are out, the twin disconnects (Remote User Terminated,
-    /// Core v5.4 Vol 4 Part E 7.1.6), after the recorded pause (at most 0.5 s under `fast`).
+    /// Core v5.4 Vol 4 Part E 7.1.6), after the recorded pause (at most 0.5 s under `fast`) and once
+    /// its controller reported every ACL packet sent (Number Of Completed Packets, 7.7.19): a
+    /// Disconnect with data still queued in the controller may drop it, and a loaded CI machine
+    /// then lost the device's last notifications before the link ended.
     private func endLinkIfRecorded(now: Double) throws(TransportError) {
-        guard let handle = liveHandle, !endSent, outbox.isEmpty, connectionsAccepted > 0 else { return }
+        guard let handle = liveHandle, !endSent, outbox.isEmpty, inFlight == 0, connectionsAccepted > 0 else { return }
         let k = connectionsAccepted - 1
         guard k < twin.deviceEnds.count, let pause = twin.deviceEnds[k] else { return }
         guard next >= twin.story.connectionEnd(k) else { return }
