@@ -139,31 +139,19 @@ public struct ByteReader {
 
     /// The byte `offset` bytes after the cursor; nil past the end.
     @inlinable
-    public func peekU8(at offset: Int = 0) -> UInt8? {
-        guard offset >= 0, offset < remaining else { return nil }
-        return bytes[position &+ offset]   // safe: offset < remaining
-    }
+    public func peekU8(at offset: Int = 0) -> UInt8? { offset >= 0 ? getU8(at: position &+ offset) : nil }   // safe: position <= count
 
     /// The little-endian u16 `offset` bytes after the cursor; nil when fewer than 2 bytes are there.
     @inlinable
-    public func peekU16le(at offset: Int = 0) -> UInt16? {
-        guard offset >= 0, offset <= remaining &- 2 else { return nil }   // safe: remaining >= 0
-        return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt16.self))   // safe: checked
-    }
+    public func peekU16le(at offset: Int = 0) -> UInt16? { offset >= 0 ? getU16le(at: position &+ offset) : nil }   // safe: as above
 
     /// The little-endian u32 `offset` bytes after the cursor; nil when fewer than 4 bytes are there.
     @inlinable
-    public func peekU32le(at offset: Int = 0) -> UInt32? {
-        guard offset >= 0, offset <= remaining &- 4 else { return nil }   // safe: remaining >= 0
-        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt32.self))   // safe: checked
-    }
+    public func peekU32le(at offset: Int = 0) -> UInt32? { offset >= 0 ? getU32le(at: position &+ offset) : nil }   // safe: as above
 
     /// The little-endian u64 `offset` bytes after the cursor; nil when fewer than 8 bytes are there.
     @inlinable
-    public func peekU64le(at offset: Int = 0) -> UInt64? {
-        guard offset >= 0, offset <= remaining &- 8 else { return nil }   // safe: remaining >= 0
-        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt64.self))   // safe: checked
-    }
+    public func peekU64le(at offset: Int = 0) -> UInt64? { offset >= 0 ? getU64le(at: position &+ offset) : nil }   // safe: as above
 
     /// The byte at `index` of `bytes` (0 = the reader's first byte, whatever the cursor); nil out of range.
     @inlinable
@@ -172,46 +160,31 @@ public struct ByteReader {
         return bytes[index]
     }
 
-    /// The little-endian u16 at `index` of `bytes`; nil when fewer than 2 bytes are there.
+    /// The integer of `T`'s width at `index` of `bytes`, little- or big-endian; nil when fewer bytes are there.
+    /// Every fixed-width `get…(at:)` is this one read.
     @inlinable
-    public func getU16le(at index: Int) -> UInt16? {
-        guard index >= 0, index <= bytes.count &- 2 else { return nil }   // safe: count >= 0
-        return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self))
+    func getInteger<T: FixedWidthInteger>(at index: Int, _: T.Type, bigEndian: Bool = false) -> T? {
+        guard index >= 0, index <= bytes.count &- MemoryLayout<T>.size else { return nil }   // safe: count >= 0
+        let raw = bytes.loadUnaligned(fromByteOffset: index, as: T.self)
+        return bigEndian ? T(bigEndian: raw) : T(littleEndian: raw)
     }
 
+    /// The little-endian u16 at `index` of `bytes`; nil when fewer than 2 bytes are there.
+    @inlinable public func getU16le(at index: Int) -> UInt16? { getInteger(at: index, UInt16.self) }
     /// The big-endian u16 at `index` of `bytes`; nil when fewer than 2 bytes are there.
-    @inlinable
-    public func getU16be(at index: Int) -> UInt16? {
-        guard index >= 0, index <= bytes.count &- 2 else { return nil }   // safe: count >= 0
-        return UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt16.self))
-    }
+    @inlinable public func getU16be(at index: Int) -> UInt16? { getInteger(at: index, UInt16.self, bigEndian: true) }
+    /// The little-endian u32 at `index` of `bytes`; nil when fewer than 4 bytes are there.
+    @inlinable public func getU32le(at index: Int) -> UInt32? { getInteger(at: index, UInt32.self) }
+    /// The big-endian u32 at `index` of `bytes`; nil when fewer than 4 bytes are there.
+    @inlinable public func getU32be(at index: Int) -> UInt32? { getInteger(at: index, UInt32.self, bigEndian: true) }
+    /// The little-endian u64 at `index` of `bytes`; nil when fewer than 8 bytes are there.
+    @inlinable public func getU64le(at index: Int) -> UInt64? { getInteger(at: index, UInt64.self) }
 
     /// The little-endian u24 at `index` of `bytes`; nil when fewer than 3 bytes are there.
     @inlinable
     public func getU24le(at index: Int) -> UInt32? {
-        guard index >= 0, index <= bytes.count &- 3 else { return nil }   // safe: count >= 0
-        return UInt32(bytes[index]) | UInt32(bytes[index &+ 1]) << 8 | UInt32(bytes[index &+ 2]) << 16   // safe: checked
-    }
-
-    /// The little-endian u32 at `index` of `bytes`; nil when fewer than 4 bytes are there.
-    @inlinable
-    public func getU32le(at index: Int) -> UInt32? {
-        guard index >= 0, index <= bytes.count &- 4 else { return nil }   // safe: count >= 0
-        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
-    }
-
-    /// The big-endian u32 at `index` of `bytes`; nil when fewer than 4 bytes are there.
-    @inlinable
-    public func getU32be(at index: Int) -> UInt32? {
-        guard index >= 0, index <= bytes.count &- 4 else { return nil }   // safe: count >= 0
-        return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
-    }
-
-    /// The little-endian u64 at `index` of `bytes`; nil when fewer than 8 bytes are there.
-    @inlinable
-    public func getU64le(at index: Int) -> UInt64? {
-        guard index >= 0, index <= bytes.count &- 8 else { return nil }   // safe: count >= 0
-        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        guard let low = getU16le(at: index), let high = getU8(at: index &+ 2) else { return nil }   // safe: index >= 0 when low exists
+        return UInt32(low) | UInt32(high) << 16
     }
 
     /// The little-endian u48 at `index` of `bytes` (a BD_ADDR's value); nil when fewer than 6 bytes are there.
