@@ -29,6 +29,11 @@ enum RealReplayCaptures {
         "android_lolan_bms_acl_continuations_0edc.btsnoop",
         "android_irunning_treadmill_0edc_vendor_acl.cfa",
         "btstack_packetlogger_govee_btled.pklg",
+        "android_nexxtender_charger_smp_passkey_prepwrite.cfa",
+        "android_lightsapp_bulb_four_connections.btsnoop",
+        "android_darkelf_laser_projector_writecmd.btsnoop",
+        "ios_packetlogger_bikego_ekd01_multidevice_connfail.pklg",
+        "bluez_btmon_ble_keyboard_hid_legacy_pairing.btsnoop",
         // ATT only, on a link open before the log starts: the run connects to the twin itself.
         "android_ant_bms_commands_att_only.btsnoop",
         "android_jbd_bms_v13_repeated_discovery_att_only.btsnoop",
@@ -39,6 +44,9 @@ enum RealReplayCaptures {
         "android_revcar_acl_only_no_hci.btsnoop",
         "jbd_bms_auth_datalink1001_att.btsnoop",
         "ios_packetlogger_peripage_printer_le.pklg",
+        "android_seplos_bms_v2_notify_mtu512.btsnoop",
+        "android_daly_balancer_mtu512_writecmd.btsnoop",
+        "android_votronic_att_only_indications.btsnoop",
     ]
 
     static let available: Bool = {
