@@ -49,7 +49,7 @@ public enum ReplayRules {
         ReplayRule(id: smpRandom, summary: "SMP random values and keys (confirm, random, public key, DHKey check, distributed keys, LTK/EDIV/Rand in HCI) are not compared", relaxedByDefault: true),
         ReplayRule(id: unexpected, summary: "packets the recording does not have are not divergences", relaxedByDefault: false),
         ReplayRule(id: attValue, summary: "ATT attribute values are not compared (opcodes, handles and error codes still are)", relaxedByDefault: false),
-        ReplayRule(id: linkLoss, summary: "a recorded link loss (Disconnection Complete with Connection Timeout 0x08, LL Response Timeout 0x22 or Connection Failed to be Established 0x3E) accepts any live reason: a live peer, a twin, ends the link itself", relaxedByDefault: true),
+        ReplayRule(id: linkLoss, summary: "a recorded link loss (Disconnection Complete with Connection Timeout 0x08, LL Response Timeout 0x22 or Connection Failed to be Established 0x3E) accepts any live reason, and an Encryption Change with such a Status any outcome: a live peer, a twin, ends the link itself", relaxedByDefault: true),
         ReplayRule(id: configuration, summary: "controller configuration no session depends on (LE Read/Write RF Path Compensation, Read/Write Authenticated Payload Timeout, the host's channel classification) is not sent; its answer is not compared", relaxedByDefault: true),
         ReplayRule(id: environment, summary: "divergences in the controller's own traffic (vendor commands, version, features, codecs, buffer sizes, power-on events, configuration answers, advertising) are listed once and do not fail the run", relaxedByDefault: true),
     ]
