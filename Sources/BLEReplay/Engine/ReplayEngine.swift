@@ -77,8 +77,9 @@ public final class ReplayEngine {
     /// The filter accept list as the run filled it (recorded addresses): the recording's adds,
     /// removes and clears sent so far, and the devices the run added itself.
     private var acceptListed: Set<BDAddr> = []
-    /// Commands not sent under rule `configuration` (opcode → recorded frames), and how many of
-    /// their answers are still to come in the recording (not compared).
+    /// Commands not sent under rule `configuration` (opcode → recorded frames), and how many
+    /// answers of commands not sent (that rule and `vendor`) are still to come in the recording
+    /// (not compared).
     private var withheld: [UInt16: [Int]] = [:]
     private var withheldAnswers: [UInt16: Int] = [:]
     /// Vendor commands not sent (rule `vendor`).
@@ -754,7 +755,8 @@ extension ReplayEngine {
         if script.units[i].fromHost { step += 1 }
     }
 
-    /// One note per kind of command not sent under rule `configuration`.
+    /// The commands not sent: one note for the vendor commands (rule `vendor`), one per kind of
+    /// controller configuration (rule `configuration`).
     private func noteWithheld() {
         if withheldVendor > 0 {
             ownNotes.append("not sent: \(withheldVendor) vendor command\(withheldVendor == 1 ? "" : "s") (OGF 0x3F: the recorded controller's own), their answers not compared (rule vendor; --strict vendor sends them)")
