@@ -27,7 +27,10 @@ import TestSupport
         let (status, rows, _) = try Self.lines(dirs)
         #expect(status == 1, "findings at error level exist in captures/")
         // One line per capture: every capture the other CLI tests use, nothing else (README.md, .json skipped).
-        let expected = Set(try CLI.allCaptures())
+        // captures/diff/ holds the before/after pairs of `diff` (DiffTests): walked too.
+        let pairs = try FileManager.default.contentsOfDirectory(atPath: CLI.repoRoot.appendingPathComponent("captures/diff").path)
+            .filter { $0.hasSuffix(".btsnoop") }.map { CLI.repoRoot.appendingPathComponent("captures/diff/\($0)").path }
+        let expected = Set(try CLI.allCaptures() + pairs)
         #expect(Set(rows.compactMap { $0["file"] as? String }) == expected)
         #expect(rows.count == expected.count)
 
