@@ -148,8 +148,6 @@ extension FrameKind {
     public static func h4DiagnosticName(_ indicator: UInt16) -> String? {
         switch indicator {
         case 0x07: "Broadcom diagnostic (LMP monitor)"
-        case 0x08: "Broadcom diagnostic (ACL payload header)"
-        case 0x09: "Broadcom diagnostic (baseband packet header)"
         case 0xF0: "Linux HCI_DIAG_PKT (vendor diagnostic)"
         case 0xFF: "Linux HCI_VENDOR_PKT"
         default: nil
