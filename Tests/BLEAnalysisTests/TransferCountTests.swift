@@ -56,9 +56,9 @@ struct TransferCountTests {
                 guard f.count == fields.count, let frame = Int(f[0]) else { continue }
                 if let cap = Int(f[9]), let len = Int(f[10]), cap < len { continue }
                 // Direction: btsnoop's flags (p2p_dir 0 = sent), PacketLogger's type (0x02 ACL sent),
-                // the Linux monitor's opcode (0x0005 ACL TX).
+                // the Linux monitor's opcode (4 = ACL TX packet, 5 = ACL RX; tshark prints it in decimal).
                 let sent: Bool
-                if !f[1].isEmpty { sent = f[1] == "0" } else if !f[2].isEmpty { sent = f[2] == "0x02" } else if !f[3].isEmpty { sent = f[3] == "0x0005" } else { continue }
+                if !f[1].isEmpty { sent = f[1] == "0" } else if !f[2].isEmpty { sent = f[2] == "0x02" } else if let op = Int(f[3]) { sent = op == 4 } else { continue }
                 let adapter = Int(f[4]) ?? 0
                 guard let handle = Int(f[5].split(separator: ",").first.map { $0.dropFirst(2) } ?? "", radix: 16) else { continue }
                 let opcodes = f[6].split(separator: ",").compactMap { Int($0.dropFirst(2), radix: 16) }

@@ -288,6 +288,31 @@ import Testing
         #expect(u.message.description.contains("may have subscribed on an earlier one"), "\(u.message)")
     }
 
+    @Test func aStoredKeyEncryptionTheLossCutStillMeansBonded() throws {
+        // The iOS capture of the real corpus (bikego 45178-45372): as central the host starts encryption
+        // with its LTK (no pairing), its Service Changed indication goes out, then the link is lost and
+        // the Encryption Change carries the loss reason. The host holds a bond: not "unasked".
+        var b = Builder()
+        b.leConnected(1000, handle: link)
+        b.command(10_000, 0x2019, le16(link) + [UInt8](repeating: 0x11, count: 8) + le16(0x0001) + [UInt8](repeating: 0x22, count: 16))
+        b.commandStatus(1000, 0x2019, 0x00)
+        b.acl(10_000, .sent, handle: link, [0x1D] + le16(0x0008) + [0x0A, 0x00, 0xFF, 0xFF])
+        b.encryptionChange(10_000, handle: link, status: 0x08, enabled: false)
+        b.disconnected(1000, handle: link, reason: 0x08)
+        let (_, findings) = try Self.analyze(b)
+        let f = try #require(findings.first { $0.rule == "gatt.unsubscribed-notification" }, "\(Self.describe(findings))")
+        #expect(f.severity == .info)
+        #expect(f.message.description.contains("encryption with a stored key started at frame 2: bonded"), "\(f.message)")
+        // Without the encryption start the host's server did send it unasked.
+        var u = Builder()
+        u.leConnected(1000, handle: link)
+        u.acl(10_000, .sent, handle: link, [0x1D] + le16(0x0008) + [0x0A, 0x00, 0xFF, 0xFF])
+        u.disconnected(1000, handle: link, reason: 0x13)
+        let (_, other) = try Self.analyze(u)
+        let g = try #require(other.first { $0.rule == "gatt.unsubscribed-notification" }, "\(Self.describe(other))")
+        #expect(g.message.description.contains("unasked"), "\(g.message)")
+    }
+
     @Test func discoveryLineCountsThisConnectionsDiscovery() throws {
         // The same table discovered on two connections of one handle: each tells its own discovery.
         var b = Builder()
@@ -340,6 +365,26 @@ import Testing
             let (ga, _) = try Self.analyze(g)
             #expect(ga.session.connections.count == sessions, "gap \(gap)")
         }
+    }
+
+    @Test func bothSidesExchangingMTUSplitOnTheSecondRequestOfOneSide() throws {
+        // Both sides are clients (the Daly balancer of the real corpus: the peer asks for the MTU, then
+        // the host does): each exchanges once per connection, so the peer's second request starts the
+        // next session, whatever the host sent between.
+        var b = Builder()
+        for i in 0 ..< 3 {
+            b.acl(i == 0 ? 1000 : 5_000_000, .received, handle: link, [0x02] + le16(512))
+            b.acl(10_000, .sent, handle: link, [0x03] + le16(512))
+            b.acl(10_000, .sent, handle: link, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
+            b.acl(10_000, .received, handle: link, [0x11, 6, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18])
+            if i != 1 {
+                b.acl(10_000, .sent, handle: link, [0x02] + le16(512))
+                b.acl(10_000, .received, handle: link, [0x03] + le16(512))
+            }
+        }
+        let (a, _) = try Self.analyze(b)
+        #expect(a.session.connections.map(\.att.mtuRequests) == [2, 1, 2])
+        #expect(a.session.connections.map { $0.timeline.first?.frame } == [1, 7, 11])
     }
 
     // MARK: small things — names

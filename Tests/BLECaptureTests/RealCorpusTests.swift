@@ -51,6 +51,16 @@ import Testing
         ("lell_phdr_whad_btmesh_pbadv_provisioning.pcap", .pcap, 256, 257),
         ("lell_phdr_whad_legacy_pairing_encrypted.pcap", .pcap, 256, 1604),
         ("lell_phdr_whad_ltk_reconnect_encrypted.pcap", .pcap, 256, 315),
+        // Fourth round: counts from tshark 4.0.17 (`tshark -r F -T fields -e frame.number | wc -l`, = capinfos -c).
+        ("android_nexxtender_charger_smp_passkey_prepwrite.cfa", .btsnoop, 1002, 10931),
+        ("android_lightsapp_bulb_four_connections.btsnoop", .btsnoop, 1002, 1147),
+        ("android_seplos_bms_v2_notify_mtu512.btsnoop", .btsnoop, 1002, 596),
+        ("android_daly_balancer_mtu512_writecmd.btsnoop", .btsnoop, 1002, 273),
+        ("android_votronic_att_only_indications.btsnoop", .btsnoop, 1002, 842),
+        ("android_darkelf_laser_projector_writecmd.btsnoop", .btsnoop, 1002, 695),
+        ("ios_packetlogger_bikego_ekd01_multidevice_connfail.pklg", .packetlogger, 0, 50027),
+        ("bluez_btmon_ble_keyboard_hid_legacy_pairing.btsnoop", .btsnoop, 2001, 1795),
+        ("lell_phdr_bsniffhub_phy_update_no_att.pcap", .pcap, 256, 697),
     ]
 
     @Test(.enabled(if: CaptureTestPaths.sharedReal != nil, "../shared/captures/real is absent"))

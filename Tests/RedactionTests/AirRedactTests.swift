@@ -122,8 +122,12 @@ import Testing
         }
         let before = try checks(path), after = try checks(out)
         // A capture with neither advertising nor a CONNECT_IND (began mid-connection, data only) has
-        // no CRC to compute: only the key sets are compared.
-        if !path.hasSuffix("att_only.pcapng") { #expect(before.values.contains(true), "packets with a computable CRC") }
+        // no CRC to compute: only the key sets are compared. bsniffhub writes the CRC field as zero
+        // (tshark: 685 of its 697 packets have btle.crc 0x000000) and sets the header's CRC-valid flag, so
+        // no recomputed CRC matches there either.
+        if !path.hasSuffix("att_only.pcapng"), !path.contains("bsniffhub") {
+            #expect(before.values.contains(true), "packets with a computable CRC")
+        }
         #expect(Set(after.keys) == Set(before.keys))
         let differ = before.filter { after[$0.key] != $0.value }.keys.sorted()
         #expect(differ.isEmpty, "CRC verdict changed in frames \(differ.prefix(10))")

@@ -23,8 +23,11 @@ public enum Repo {
     public static func capture(_ name: String) -> String { root.appendingPathComponent("captures/\(name)").path }
 
     /// `../shared/captures/real/` beside the repository, or nil (tests that need it are `.enabled(if:)`).
+    /// `BLEANALYZE_SHARED_REAL=DIR` puts it elsewhere; a missing DIR shows what a fresh clone sees
+    /// (`BLEANALYZE_SHARED_REAL=/nonexistent swift test`: every suite that needs the corpus skips).
     public static let sharedReal: URL? = {
-        let url = root.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
+        let url = ProcessInfo.processInfo.environment["BLEANALYZE_SHARED_REAL"].map { URL(fileURLWithPath: $0) }
+            ?? root.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
 

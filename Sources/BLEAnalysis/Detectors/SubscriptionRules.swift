@@ -184,6 +184,13 @@ extension Connection {
     /// Encrypted on this connection without pairing on it: a key stored by an earlier pairing, so the
     /// peers are bonded and the server keeps the client's CCCDs (Core v5.4 Vol 3 Part G 3.3.3.3).
     var encryptedWithStoredKey: Bool { encryption.everEncrypted && smp.pairingRequests == 0 }
+    /// The frame where the host, as central, started encryption (LE Enable Encryption with its LTK)
+    /// with no pairing on this connection, a start the link lost before it completed: the host holds
+    /// a bond with the peer although the link never got encrypted.
+    var encryptionStartedWithStoredKey: Int? {
+        guard role == .central, !encryption.everEncrypted, smp.pairingRequests == 0 else { return nil }
+        return forensics.pendingEncryption?.frame
+    }
 }
 
 /// Names for subscription findings.
@@ -267,7 +274,9 @@ final class UnsubscribedNotification: Detector {
             } else if !p.earlier {
                 let may = c.encryptedWithStoredKey
                     ? "the link was encrypted with a stored key: bonded, so the server keeps the CCCD of an earlier connection"
-                    : hostServes ? "the host's own GATT server sent it unasked" : "the peer may be bonded"
+                    : c.encryptionStartedWithStoredKey.map {
+                        "encryption with a stored key started at frame \($0): bonded, so the server keeps the CCCD of an earlier connection"
+                    } ?? (hostServes ? "the host's own GATT server sent it unasked" : "the peer may be bonded")
                 findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.time, frames: [p.frame],
                                         message: "\(kind) of \(what) from \(sender) whose CCCD was never written on this connection (\(may))",
                                         actor: Actor.none))

@@ -162,6 +162,11 @@ public struct ATTBearer: Sendable {
     public var firstDataFrame: Int?
     /// Exchange MTU Requests seen on the bearer (either side).
     public var mtuRequests = 0
+    /// Exchange MTU Requests the host sent (as a client) and the peer sent: each side may be a client
+    /// and exchange once (Core v5.4 Vol 3 Part F 3.4.2.1), so a second one from the same side is a new
+    /// connection (`SessionModel.newSessionIfReused`).
+    public var mtuRequestsByHost = 0
+    public var mtuRequestsByPeer = 0
     /// `firstDataFrame` when the first Exchange MTU Request came, if the data before it flowed at the
     /// default ATT_MTU (23, known: the set-up is in the capture). Nil for a second request (a client
     /// sends it once, Core v5.4 Vol 3 Part F 3.4.2.1) or an MTU already larger.

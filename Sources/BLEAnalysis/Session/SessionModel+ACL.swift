@@ -115,7 +115,7 @@ extension SessionModel {
               let op = pdu.peekU8(), op == ATTOpcode.exchangeMTURequest.rawValue || op == ATTOpcode.readByGroupTypeRequest.rawValue,
               let att = try? ATT.decode(&pdu) else { return c }
         let why: String
-        if case .exchangeMTURequest = att, c.att.mtuRequests > 0, c.att.clientIsHost == sent {
+        if case .exchangeMTURequest = att, (sent ? c.att.mtuRequestsByHost : c.att.mtuRequestsByPeer) > 0 {
             why = "a second Exchange MTU Request from the same client"
         } else if case let .readByGroupTypeRequest(range, type) = att, range.start == 0x0001, type == .primaryService,
                   c.att.discoveryRequests > 0, let last = c.traffic.lastDataTime, frame.timestamp - last >= Self.sessionGap {

@@ -17,6 +17,7 @@ extension SessionModel {
             c.att.clientIsHost = sent
             c.att.lastMTURequestFrame = frame.number
             c.att.mtuRequests += 1
+            if sent { c.att.mtuRequestsByHost += 1 } else { c.att.mtuRequestsByPeer += 1 }
             if c.att.mtuRequests == 1, c.att.mtuKnown, c.att.mtu == ATT.defaultLEMTU { c.att.dataBeforeFirstExchange = c.att.firstDataFrame }
             request(c, me, .init(opcode: pdu.opcode, frame: frame.number, time: frame.timestamp))
         case let .findByTypeValueRequest(req):
