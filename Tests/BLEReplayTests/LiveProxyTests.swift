@@ -47,7 +47,7 @@ import TestSupport
         let saved = dir.appendingPathComponent("session.btsnoop")
         let (live, port) = try await startLive(to: rootCanal.uri, saved: saved, extra: ["--fail-on", "warning"])
         let central = try LiveProcess("host_against", executable: ReplayEnvironment.python, arguments: [
-            ReplayEnvironment.script("host_against.py"), "--transport", "tcp-client:127.0.0.1:\(port)", "--scenario", "session",
+            ReplayEnvironment.script("host_against.py"), "--transport", "tcp-client:127.0.0.1:\(port)", "--scenario", "session", "--extended-scan",
         ])
         let centralStatus = try await central.wait(timeout: 90)
         // The host closed its transport when it exited: the proxy's session ends with its report.

@@ -48,20 +48,20 @@ public final class MonitorChannel {
         switch code {
         case EAFNOSUPPORT, EPROTONOSUPPORT, ESOCKTNOSUPPORT:
             return TransportError(.unsupported, """
-                monitor: this kernel has no Bluetooth sockets (AF_BLUETOOTH: \(PosixIO.errnoText(code))): load the module \
+                this kernel has no Bluetooth sockets (AF_BLUETOOTH: \(PosixIO.errnoText(code))): load the module \
                 (sudo modprobe bluetooth) or run on a host whose kernel has Bluetooth (containers share the host's kernel; \
                 WSL and many CI runners have none); without it use --follow FILE (btmon -w) or --proxy
                 """)
         case EPERM, EACCES:
             return TransportError(.open, """
-                monitor: permission denied: the HCI monitor channel needs CAP_NET_RAW: run as root (sudo), or once \
+                permission denied: the HCI monitor channel needs CAP_NET_RAW: run as root (sudo), or once \
                 sudo setcap cap_net_raw+ep $(command -v bleanalyze)
                 """)
         default:
-            return TransportError(.open, "monitor: cannot \(binding ? "bind" : "open") the HCI monitor channel: \(PosixIO.errnoText(code))")
+            return TransportError(.open, "cannot \(binding ? "bind" : "open") the HCI monitor channel: \(PosixIO.errnoText(code))")
         }
         #else
-        return TransportError(.unsupported, "monitor: not supported on this platform")
+        return TransportError(.unsupported, "not supported on this platform")
         #endif
     }
 

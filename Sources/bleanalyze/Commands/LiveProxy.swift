@@ -28,6 +28,12 @@ enum LiveProxy {
             signal.signal()
         }
 
+        /// A packet with the time it arrived, taken under the lock: the records' times never go back.
+        func push(packet: H4Packet, received: Bool) {
+            lock.locked { items.append(.packet(packet, received: received, time: Clock.wallMicros())) }
+            signal.signal()
+        }
+
         func take() -> [Item] {
             lock.locked {
                 let all = items
@@ -73,10 +79,10 @@ enum LiveProxy {
             }
         }
         var ended: String?
-        while true {
-            _ = queue.signal.wait(timeout: .now() + LiveStop.tick)
+        /// Makes btsnoop records of the packets taken and analyses them; notes why a side went.
+        func process(_ items: [Item]) throws(CaptureError) {
             var w = ByteWriter()
-            for item in queue.take() {
+            for item in items {
                 switch item {
                 case let .packet(p, received, time):
                     let commandOrEvent = p.type == .command || p.type == .event
@@ -89,16 +95,20 @@ enum LiveProxy {
                 }
             }
             if !w.bytes.isEmpty { try session.take(w.bytes) }
-            session.status()
-            if ended != nil { break }
-            if LiveStop.stop || LiveSources.past(deadline) { stopping.set(); host.close(); controller.close() }
-            if stopping.isSet, group.wait(timeout: .now()) == .success {
-                // Both threads are done: what they queued last is taken once more.
-                for case let .closed(text) in queue.take() where ended == nil { ended = text }
-                break
-            }
         }
+        while ended == nil, !stopping.isSet {
+            _ = queue.signal.wait(timeout: .now() + LiveStop.tick)
+            try process(queue.take())
+            session.status()
+            if LiveStop.stop || LiveSources.past(deadline) { break }
+        }
+        // Either side went, or the session was ended: both sides closed, both threads done, and
+        // what they queued last analysed.
+        stopping.set()
+        host.close()
+        controller.close()
         group.wait()
+        try process(queue.take())
         if let ended {
             session.events.sourceProblem("proxy-closed", "proxy: \(ended); both sides closed, the session ends",
                                          counts: [("frames", session.stream.summary.frames)])
@@ -119,11 +129,11 @@ enum LiveProxy {
         var problems = 0
         while !stopping.isSet {
             do throws(TransportError) {
-                let packet = try from.receive(timeout: LiveStop.tick)
-                let time = Clock.wallMicros()
-                if let packet {
+                if let packet = try from.receive(timeout: LiveStop.tick) {
+                    // Queued (and timed) before it is passed on: the queue's order is the order the
+                    // proxy received packets in, whichever side the other end answers first.
+                    queue.push(packet: packet, received: received)
                     try into.send(packet)
-                    queue.push(.packet(packet, received: received, time: time))
                 }
                 let seen = from.framingProblems
                 if seen.count > problems {

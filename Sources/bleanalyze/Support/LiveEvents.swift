@@ -78,7 +78,7 @@ final class LiveEvents {
                 if let reason { w.int("reason", Int(reason.rawValue)) }
             }
         } else {
-            emit("connection #\(c.index) closed" + (reason.map { ": \($0)" } ?? "")
+            emit("connection #\(c.index) closed" + (reason.map { ": \($0.name) (0x\(String($0.rawValue, radix: 16, uppercase: true)))" } ?? "")
                  + (c.lifecycle.disconnectFrame.map { " (frame #\($0))" } ?? ""))
         }
     }
