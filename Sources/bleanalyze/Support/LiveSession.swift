@@ -126,6 +126,12 @@ enum LiveStop {
     static let tick = 0.1
 
     static func install() {
+        // A parent may have started us with them blocked (or ignored): they must reach us.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for sig in [SIGINT, SIGTERM] {
             var action = sigaction()
             #if os(Linux)
