@@ -46,25 +46,30 @@ enum LiveProxy {
     /// Runs until a side closes, the deadline or a signal. Returns why the session ended early (a side
     /// that could not be opened), nil otherwise.
     static func run(listen: TransportURI, to controllerURI: TransportURI, _ session: LiveSession, until deadline: Double?) throws(CaptureError) -> String? {
+        // The controller first: one that cannot be reached is said before any host waits for it.
+        let controller: HCITransport
+        do { controller = try Transports.open(controllerURI) } catch { return "proxy: the controller: \(error.message)" }
         let listener: HCIListener
-        do { listener = try Transports.listen(listen) } catch { return "proxy: \(error.message)" }
+        do { listener = try Transports.listen(listen) } catch {
+            controller.close()
+            return "proxy: \(error.message)"
+        }
         defer { listener.close() }
         if !session.events.jsonl { Diagnostics.message("live: proxy waiting for the host on \(listener.address), for \(controllerURI)") }
         session.events.started(source: "proxy:\(controllerURI)", listening: listener.address)
         var hostOrNil: HCITransport?
         while hostOrNil == nil {
-            if LiveStop.stop || LiveSources.past(deadline) { return nil }
+            if LiveStop.stop || LiveSources.past(deadline) {
+                controller.close()
+                return "proxy: no host connected on \(listener.address) before the session ended: nothing was checked"
+            }
             do { hostOrNil = try listener.accept(timeout: LiveStop.tick) } catch {
                 if error.kind == .timeout { continue }
+                controller.close()
                 return "proxy: \(error.message)"
             }
         }
         guard let host = hostOrNil else { return nil }
-        let controller: HCITransport
-        do { controller = try Transports.open(controllerURI) } catch {
-            host.close()
-            return "proxy: the controller: \(error.message)"
-        }
         try session.take(BTSnoopWriter(datalink: Datalink.btsnoopH4).bytes)
         let queue = Queue()
         let stopping = Flag()
