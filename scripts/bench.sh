@@ -213,3 +213,7 @@ python3 scripts/bench/report.py --results "$RESULTS" --frames "$NFRAMES" --bytes
 # ---- 6. many small captures: check --jsonl files/s (the fleet job's unit of work) ----------------
 say "check --jsonl over ${BENCH_SMALL_FILES:-1000} small captures"
 bash scripts/bench/small_files.sh "$BLEANALYZE" "$GEN" "$DIR"
+
+# ---- 7. live: stdin and --follow frames/s, the proxy's packets/s and added latency -----------------
+say "live: stdin, --follow and --proxy"
+bash scripts/bench/live.sh "$BLEANALYZE" "$BIG" "$DIR"

@@ -35,48 +35,57 @@ struct BTSnoopReader {
         let end = bytes.count
         while offset < end {
             let number = summary.frames + 1
-            let remaining = end - offset
-            guard remaining >= Self.recordHeaderSize else {
+            switch record(bytes, at: offset, base: 0, number: number) {
+            case let .frame(f, next):
+                var frame = f
+                summary.noteTimestamp(frame.timestamp)
+                if MappedFile.anyFault, let at = mapped?.vanishedOffset, at < next {
+                    summary.truncated = true
+                    summary.issues.append(CaptureIssue(kind: .fileShrank(at: at), frameNumber: number, offset: offset))
+                    return summary
+                }
+                summary.frames = number
+                body(&frame)
+                offset = next
+                mapped?.release(before: offset)
+            case let .short(needed, available):
                 summary.truncated = true
-                summary.issues.append(CaptureIssue(kind: .truncatedRecord(needed: Self.recordHeaderSize, available: remaining),
+                summary.issues.append(CaptureIssue(kind: .truncatedRecord(needed: needed, available: available),
                                                    frameNumber: number, offset: offset))
-                break
+                return summary
+            case let .corrupt(why, needs):
+                summary.issues.append(CaptureIssue(kind: .corruptRecord(why), frameNumber: number, offset: offset))
+                summary.truncated = needs > end - offset
+                return summary
             }
-            let originalLength = Int(bytes.loadBE32(at: offset))
-            let includedLength = Int(bytes.loadBE32(at: offset + 4))
-            let flags = bytes.loadBE32(at: offset + 8)
-            let rawTime = Int64(bitPattern: bytes.loadBE64(at: offset + 16))
-            let dataOffset = offset + Self.recordHeaderSize
-            guard includedLength <= CaptureLimits.maxRecord else {
-                summary.issues.append(CaptureIssue(kind: .corruptRecord("included length \(includedLength) exceeds any record"),
-                                                   frameNumber: number, offset: offset))
-                summary.truncated = includedLength > end - dataOffset
-                break
-            }
-            guard includedLength <= end - dataOffset else {
-                summary.truncated = true
-                summary.issues.append(CaptureIssue(kind: .truncatedRecord(needed: Self.recordHeaderSize + includedLength,
-                                                                          available: remaining),
-                                                   frameNumber: number, offset: offset))
-                break
-            }
-            let data = UnsafeRawBufferPointer(rebasing: bytes[dataOffset ..< dataOffset + includedLength])
-            // safe: wraps only for garbage timestamps, which the clamp then bounds
-            let timestamp = CaptureLimits.clampTimestamp(rawTime &- Self.epochOffset)
-            var frame = makeFrame(number: number, timestamp: timestamp, flags: flags, recordOffset: offset,
-                                  dataOffset: dataOffset, data: data, originalLength: originalLength)
-            summary.noteTimestamp(timestamp)
-            if MappedFile.anyFault, let at = mapped?.vanishedOffset, at < dataOffset + includedLength {
-                summary.truncated = true
-                summary.issues.append(CaptureIssue(kind: .fileShrank(at: at), frameNumber: number, offset: offset))
-                break
-            }
-            summary.frames = number
-            body(&frame)
-            offset = dataOffset + includedLength
-            mapped?.release(before: offset)
         }
         return summary
+    }
+
+    /// The record at `offset` of `bytes` (which start at file offset `base`): a frame and where the next
+    /// record starts, or why there is none yet (`short`: more bytes are needed; `corrupt`: its header
+    /// cannot be believed, and `needs` bytes from `offset` would hold what it claims).
+    @inline(__always)
+    func record(_ bytes: UnsafeRawBufferPointer, at offset: Int, base: Int, number: Int) -> RecordStep {
+        let remaining = bytes.count - offset
+        guard remaining >= Self.recordHeaderSize else { return .short(needed: Self.recordHeaderSize, available: remaining) }
+        let originalLength = Int(bytes.loadBE32(at: offset))
+        let includedLength = Int(bytes.loadBE32(at: offset + 4))
+        let flags = bytes.loadBE32(at: offset + 8)
+        let rawTime = Int64(bitPattern: bytes.loadBE64(at: offset + 16))
+        let dataOffset = offset + Self.recordHeaderSize
+        guard includedLength <= CaptureLimits.maxRecord else {
+            return .corrupt("included length \(includedLength) exceeds any record", needs: Self.recordHeaderSize + includedLength)
+        }
+        guard includedLength <= bytes.count - dataOffset else {
+            return .short(needed: Self.recordHeaderSize + includedLength, available: remaining)
+        }
+        let data = UnsafeRawBufferPointer(rebasing: bytes[dataOffset ..< dataOffset + includedLength])
+        // safe: wraps only for garbage timestamps, which the clamp then bounds
+        let timestamp = CaptureLimits.clampTimestamp(rawTime &- Self.epochOffset)
+        let frame = makeFrame(number: number, timestamp: timestamp, flags: flags, recordOffset: base + offset,
+                              dataOffset: base + dataOffset, data: data, originalLength: originalLength)
+        return .frame(frame, next: dataOffset + includedLength)
     }
 
     @inline(__always)
@@ -111,6 +120,16 @@ struct BTSnoopReader {
                          originalLength: originalLength, rawType: 0)
         }
     }
+}
+
+/// One record of a capture read from bytes in memory (`BTSnoopReader.record`, `PacketLoggerReader.record`).
+enum RecordStep {
+    /// A whole record, and the offset (in the same bytes) of the next one.
+    case frame(Frame, next: Int)
+    /// The bytes end inside the record: `available` of `needed` bytes are there.
+    case short(needed: Int, available: Int)
+    /// The record's header cannot be right; `needs` bytes from its start would hold what it claims.
+    case corrupt(String, needs: Int)
 }
 
 /// The H4 (UART) packet indicator, Core v5.4 Vol 4 Part A 2.

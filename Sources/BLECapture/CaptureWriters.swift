@@ -56,12 +56,25 @@ public struct BTSnoopWriter {
             flags = (r.direction == .received ? 1 : 0) | (r.kind == .command || r.kind == .event ? 2 : 0)
         }
         let header = datalink == Datalink.btsnoopH4 ? 1 : 0
-        writer.u32be(UInt32(r.originalLength.map { $0 + header } ?? data.count))
+        Self.record(flags: flags, timestamp: r.timestamp, originalLength: r.originalLength.map { $0 + header } ?? data.count,
+                    data, into: &writer)
+    }
+
+    /// One record (header and `data`) appended to `writer`: what `live` makes of each packet a
+    /// proxy passes on or the monitor channel gives. Flags as `BTSnoopReader` reads them.
+    public static func record<C: Collection>(flags: UInt32, timestamp: Int64, originalLength: Int? = nil, drops: UInt32 = 0,
+                                             _ data: C, into writer: inout ByteWriter) where C.Element == UInt8 {
+        writer.u32be(UInt32(originalLength ?? data.count))
         writer.u32be(UInt32(data.count))
         writer.u32be(flags)
-        writer.u32be(0)
-        writer.u64be(UInt64(bitPattern: r.timestamp &+ 0x00dc_ddb3_0f2f_8000))   // safe: realistic timestamps
+        writer.u32be(drops)
+        writer.u64be(UInt64(bitPattern: timestamp &+ BTSnoopReader.epochOffset))   // safe: realistic timestamps
         writer.append(data)
+    }
+
+    /// Flags of an H4 record (btsnoop 1002): bit 0 received, bit 1 command or event.
+    public static func h4Flags(received: Bool, commandOrEvent: Bool) -> UInt32 {
+        (received ? 1 : 0) | (commandOrEvent ? 2 : 0)
     }
 
     static func h4Indicator(_ kind: FrameKind) -> UInt8 {

@@ -62,52 +62,58 @@ struct PacketLoggerReader {
         let end = bytes.count
         while offset < end {
             let number = summary.frames + 1
-            let remaining = end - offset
-            guard remaining >= Self.recordHeaderSize else {
+            switch record(bytes, at: offset, base: 0, number: number) {
+            case let .frame(f, next):
+                var frame = f
+                summary.noteTimestamp(frame.timestamp)
+                if MappedFile.anyFault, let at = mapped?.vanishedOffset, at < next {
+                    summary.truncated = true
+                    summary.issues.append(CaptureIssue(kind: .fileShrank(at: at), frameNumber: number, offset: offset))
+                    return summary
+                }
+                summary.frames = number
+                body(&frame)
+                offset = next
+                mapped?.release(before: offset)
+            case let .short(needed, available):
                 summary.truncated = true
-                summary.issues.append(CaptureIssue(kind: .truncatedRecord(needed: Self.recordHeaderSize, available: remaining),
+                summary.issues.append(CaptureIssue(kind: .truncatedRecord(needed: needed, available: available),
                                                    frameNumber: number, offset: offset))
-                break
+                return summary
+            case let .corrupt(why, needs):
+                summary.issues.append(CaptureIssue(kind: .corruptRecord(why), frameNumber: number, offset: offset))
+                summary.truncated = needs > end - offset
+                return summary
             }
-            let length = Int(bigEndian ? bytes.loadBE32(at: offset) : bytes.loadLE32(at: offset))
-            guard length >= 9, length <= CaptureLimits.maxRecord else {
-                summary.issues.append(CaptureIssue(kind: .corruptRecord("record length \(length) is impossible (9…\(CaptureLimits.maxRecord))"),
-                                                   frameNumber: number, offset: offset))
-                summary.truncated = length > remaining - 4
-                break
-            }
-            guard length <= remaining - 4 else {
-                summary.truncated = true
-                summary.issues.append(CaptureIssue(kind: .truncatedRecord(needed: 4 + length, available: remaining),
-                                                   frameNumber: number, offset: offset))
-                break
-            }
-            let secs = bigEndian ? bytes.loadBE32(at: offset + 4) : bytes.loadLE32(at: offset + 4)
-            let usecs = bigEndian ? bytes.loadBE32(at: offset + 8) : bytes.loadLE32(at: offset + 8)
-            let type = bytes[offset + 12]
-            let dataOffset = offset + Self.recordHeaderSize
-            let payloadLength = length - 9
-            let payload = UnsafeRawBufferPointer(rebasing: bytes[dataOffset ..< dataOffset + payloadLength])
-            let timestamp = CaptureLimits.clampTimestamp(Int64(secs) * 1_000_000 + Int64(usecs))   // u32 × 10^6 fits in Int64
-            let (kind, direction) = Self.kind(type)
-            var problem: RecordProblem? = nil
-            if kind.isHCI, payloadLength > CaptureLimits.maxHCIRecord {
-                problem = .oversized(length: payloadLength, limit: CaptureLimits.maxHCIRecord)
-            }
-            var frame = Frame(number: number, timestamp: timestamp, direction: direction, kind: kind, adapter: 0,
-                              recordOffset: offset, payloadOffset: dataOffset, payload: payload,
-                              originalLength: payloadLength, rawType: UInt16(type), problem: problem)
-            summary.noteTimestamp(timestamp)
-            if MappedFile.anyFault, let at = mapped?.vanishedOffset, at < dataOffset + payloadLength {
-                summary.truncated = true
-                summary.issues.append(CaptureIssue(kind: .fileShrank(at: at), frameNumber: number, offset: offset))
-                break
-            }
-            summary.frames = number
-            body(&frame)
-            offset = dataOffset + payloadLength
-            mapped?.release(before: offset)
         }
         return summary
+    }
+
+    /// The record at `offset` of `bytes` (which start at file offset `base`); see `RecordStep`.
+    @inline(__always)
+    func record(_ bytes: UnsafeRawBufferPointer, at offset: Int, base: Int, number: Int) -> RecordStep {
+        let remaining = bytes.count - offset
+        guard remaining >= Self.recordHeaderSize else { return .short(needed: Self.recordHeaderSize, available: remaining) }
+        let length = Int(bigEndian ? bytes.loadBE32(at: offset) : bytes.loadLE32(at: offset))
+        guard length >= 9, length <= CaptureLimits.maxRecord else {
+            return .corrupt("record length \(length) is impossible (9…\(CaptureLimits.maxRecord))", needs: 4 + length)
+        }
+        guard length <= remaining - 4 else { return .short(needed: 4 + length, available: remaining) }
+        let secs = bigEndian ? bytes.loadBE32(at: offset + 4) : bytes.loadLE32(at: offset + 4)
+        let usecs = bigEndian ? bytes.loadBE32(at: offset + 8) : bytes.loadLE32(at: offset + 8)
+        let type = bytes[offset + 12]
+        let dataOffset = offset + Self.recordHeaderSize
+        let payloadLength = length - 9
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[dataOffset ..< dataOffset + payloadLength])
+        let timestamp = CaptureLimits.clampTimestamp(Int64(secs) * 1_000_000 + Int64(usecs))   // u32 × 10^6 fits in Int64
+        let (kind, direction) = Self.kind(type)
+        var problem: RecordProblem? = nil
+        if kind.isHCI, payloadLength > CaptureLimits.maxHCIRecord {
+            problem = .oversized(length: payloadLength, limit: CaptureLimits.maxHCIRecord)
+        }
+        let frame = Frame(number: number, timestamp: timestamp, direction: direction, kind: kind, adapter: 0,
+                          recordOffset: base + offset, payloadOffset: base + dataOffset, payload: payload,
+                          originalLength: payloadLength, rawType: UInt16(type), problem: problem)
+        return .frame(frame, next: dataOffset + payloadLength)
     }
 }

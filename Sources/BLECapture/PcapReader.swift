@@ -58,8 +58,8 @@ final class PcapReader {
             let bytes = UnsafeRawBufferPointer(start: data, count: caplen)
             // pcap: 16-byte record header; pcapng: the EPB header is 28 bytes.
             let payloadBase = recordOffset + (format == .pcap ? 16 : 28)
-            var frame = makeFrame(number: number, timestamp: timestamp, recordOffset: recordOffset,
-                                  payloadBase: payloadBase, bytes: bytes, originalLength: origlen)
+            var frame = Self.frame(datalink: datalink, number: number, timestamp: timestamp, recordOffset: recordOffset,
+                                   payloadBase: payloadBase, bytes: bytes, originalLength: origlen)
             summary.noteTimestamp(timestamp)
             summary.frames = number
             body(&frame)
@@ -67,8 +67,10 @@ final class PcapReader {
         return summary
     }
 
-    private func makeFrame(number: Int, timestamp: Int64, recordOffset: Int, payloadBase: Int,
-                           bytes: UnsafeRawBufferPointer, originalLength: Int) -> Frame {
+    /// The frame a pcap record of link type `datalink` holds (`bytes`: the record's captured data,
+    /// at file offset `payloadBase`); also what `CaptureStream` makes of the records it parses.
+    static func frame(datalink: UInt32, number: Int, timestamp: Int64, recordOffset: Int, payloadBase: Int,
+                      bytes: UnsafeRawBufferPointer, originalLength: Int) -> Frame {
         func raw(_ kind: FrameKind, problem: RecordProblem? = nil) -> Frame {
             Frame(number: number, timestamp: timestamp, direction: .unknown, kind: kind, adapter: 0,
                   recordOffset: recordOffset, payloadOffset: payloadBase, payload: bytes,

@@ -27,7 +27,7 @@ import replay_common as rc
 SCENARIOS = ("session", "setup")
 
 
-async def _scan_for_peripheral(device: Device) -> None:
+async def _scan_for_peripheral(device: Device, legacy: bool = True) -> None:
     seen = asyncio.get_running_loop().create_future()
     target = hci.Address(rc.PERIPHERAL_ADDRESS)
 
@@ -36,9 +36,9 @@ async def _scan_for_peripheral(device: Device) -> None:
             seen.set_result(None)
 
     device.on("advertisement", on_advertisement)
-    await device.start_scanning(legacy=True, active=True)
+    await device.start_scanning(legacy=legacy, active=True)
     await asyncio.wait_for(seen, rc.STEP_TIMEOUT)
-    await device.stop_scanning(legacy=True)
+    await device.stop_scanning(legacy=legacy)
     device.remove_listener("advertisement", on_advertisement)
 
 
@@ -49,9 +49,9 @@ async def _read(peer, characteristic) -> str:
         return f"error:{error.error_code:#04x}"
 
 
-async def session(device: Device) -> dict:
+async def session(device: Device, legacy: bool = True) -> dict:
     result: dict = {}
-    await _scan_for_peripheral(device)
+    await _scan_for_peripheral(device, legacy)
     connection = await asyncio.wait_for(device.connect(rc.PERIPHERAL_ADDRESS), rc.STEP_TIMEOUT)
     result["handle"] = connection.handle
     peer = connection.gatt_client
@@ -89,15 +89,18 @@ async def setup(device: Device) -> dict:
     return {"setup": "done"}
 
 
-async def run_session(transport, scenario: str, snoop_file=None) -> dict:
-    """Powers a central on `transport` and runs `scenario`; returns the answers it got."""
+async def run_session(transport, scenario: str, snoop_file=None, legacy: bool = True) -> dict:
+    """Powers a central on `transport` and runs `scenario`; returns the answers it got.
+
+    `legacy=False` scans with the extended commands, for controllers that, like RootCanal, refuse
+    an extended LE Create Connection after legacy scanning (Command Disallowed)."""
     from bumble.snoop import BtSnooper
 
     device = Device.with_hci("bleanalyze-central", hci.Address(rc.CENTRAL_ADDRESS), transport.source, transport.sink)
     if snoop_file is not None:
         device.host.snooper = BtSnooper(snoop_file)
     await asyncio.wait_for(device.power_on(), rc.STEP_TIMEOUT)
-    result = await (session(device) if scenario == "session" else setup(device))
+    result = await (session(device, legacy) if scenario == "session" else setup(device))
     device.host.snooper = None
     return result
 

@@ -25,11 +25,13 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", required=True, help="Bumble transport spec")
     parser.add_argument("--scenario", choices=central_session.SCENARIOS, default="session")
+    parser.add_argument("--extended-scan", action="store_true",
+                        help="scan with the extended commands (RootCanal refuses an extended connect after legacy scanning)")
     args = parser.parse_args()
     rc.quiet_logging()
     try:
         async with await open_transport(args.transport) as transport:
-            result = await central_session.run_session(transport, args.scenario)
+            result = await central_session.run_session(transport, args.scenario, legacy=not args.extended_scan)
     except Exception as error:  # noqa: BLE001 - any failure is the host's answer
         print(f"FAILED {type(error).__name__}: {error}", flush=True)
         return 1

@@ -37,8 +37,7 @@ enum TCPSocket {
                     var length = socklen_t(MemoryLayout<Int32>.size)
                     getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
                     if error == 0 {
-                        var one: Int32 = 1
-                        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                        noDelay(fd)
                         return StreamTransport(fd: fd, name: name, isSocket: true, accepting: H4Parser.fromController)
                     }
                     lastError = PosixIO.errnoText(error)
@@ -51,6 +50,13 @@ enum TCPSocket {
             PosixIO.closeDescriptor(fd)
         }
         throw TransportError(.open, "\(name): cannot connect: \(lastError) (is the controller listening?)")
+    }
+
+    /// Sends each packet at once (no Nagle: an H4 packet is one small write, and a proxy must not
+    /// hold it for the peer's ACK).
+    static func noDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Sets SO_NOSIGPIPE where it exists (Darwin); Linux uses MSG_NOSIGNAL per send.
@@ -130,6 +136,7 @@ final class TCPListener: HCIListener {
         let client = cAccept(fd)
         guard client >= 0 else { throw TransportError(.open, "\(address): accept failed: \(PosixIO.errnoText())") }
         TCPSocket.noSignalPipe(client)
+        TCPSocket.noDelay(client)
         return StreamTransport(fd: client, name: "host on \(address)", isSocket: true, accepting: H4Parser.fromHost)
     }
 

@@ -49,13 +49,20 @@ struct Check: ParsableCommand {
     /// Scopes and weighs one run's findings: those about `--peer`, and of those the ones at or above the
     /// level that the baseline does not accept.
     static func judge(_ run: DetectionRun, scope: PeerScope?, baseline: Baseline?, level: Severity) -> CheckedFile {
-        let model = run.analyzer.session
-        let findings = scope.map { s in run.findings.filter { s.matches($0, model) } } ?? run.findings
-        var file = CheckedFile(findings: findings, frames: run.summary.frames)
-        if let reason = run.file.info.notDecodedReason {
+        judge(run.findings, analyzer: run.analyzer, info: run.file.info, frames: run.summary.frames,
+              scope: scope, baseline: baseline, level: level)
+    }
+
+    /// `judge` of one finished pass (a file's, or `live`'s session).
+    static func judge(_ all: [Finding], analyzer: Analyzer, info: CaptureInfo, frames: Int,
+                      scope: PeerScope?, baseline: Baseline?, level: Severity) -> CheckedFile {
+        let model = analyzer.session
+        let findings = scope.map { s in all.filter { s.matches($0, model) } } ?? all
+        var file = CheckedFile(findings: findings, frames: frames)
+        if let reason = info.notDecodedReason {
             file.notRead = reason
-        } else if run.summary.frames > 0, run.analyzer.air.unreadablePackets == run.summary.frames {
-            file.notRead = "none of its \(run.summary.frames) frames could be decoded (\(run.file.info.datalinkName)): nothing was checked"
+        } else if frames > 0, analyzer.air.unreadablePackets == frames {
+            file.notRead = "none of its \(frames) frames could be decoded (\(info.datalinkName)): nothing was checked"
         } else if let scope, !scope.seen(in: model) {
             file.peerMissing = true
         }

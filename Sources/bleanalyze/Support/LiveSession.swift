@@ -1,0 +1,152 @@
+import BLEAnalysis
+import BLEBytes
+import BLECapture
+import BLEReport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The analysis of a live session (`bleanalyze live`): the bytes of a capture as a file would hold
+/// them (a stream as it comes, or btsnoop records made of what a proxy or the monitor channel
+/// passes) go through `CaptureStream` into the one pass (`Analyzer.consume`), are saved as they are
+/// (`--write`), and what happens is told as events (`LiveEvents`). When the session ends, `end()`
+/// finishes the pass: the findings and report are those of `report` on the saved bytes.
+final class LiveSession {
+    let stream: CaptureStream
+    let analyzer: Analyzer
+    let events: LiveEvents
+    /// `--write`: every byte the stream received, in order.
+    private var saved: Int32 = -1
+    let savedPath: String?
+    /// Connections told as opened, and those of them still open (indexes in `connections`).
+    private var announced = 0
+    private var openIndexes: [Int] = []
+    /// Status: frames at the last status, and when it was.
+    private var lastStatus = (frames: 0, time: 0.0)
+    let started = LiveClock.now()
+
+    init(name: String, configuration: RuleConfiguration, write: String?, events: LiveEvents) throws(CaptureError) {
+        stream = CaptureStream(name: name)
+        analyzer = Analyzer(detect: true, configuration: configuration)
+        self.events = events
+        savedPath = write
+        if let write {
+            saved = open(write, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard saved >= 0 else { throw CaptureError(path: write, reason: "cannot write: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    deinit { if saved >= 0 { close(saved) } }
+
+    /// Reads once from `fd` into the stream (and the saved copy) and analyses every whole record.
+    /// - Returns: the bytes read (0: end of the source; negative: `read`'s error, in `errno`).
+    func read(from fd: Int32) throws(CaptureError) -> Int {
+        let saved = saved
+        let n = stream.receive { space in
+            let n = readBytes(fd, space)
+            if n > 0, saved >= 0 { writeAll(saved, UnsafeBufferPointer(start: space.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)) }
+            return n
+        }
+        if n > 0 { try drain() }
+        return n
+    }
+
+    /// Takes bytes made here (btsnoop header and records of a proxy or the monitor channel).
+    func take(_ bytes: [UInt8]) throws(CaptureError) {
+        bytes.withUnsafeBytes { stream.receive(copying: $0) }
+        if saved >= 0 { bytes.withUnsafeBufferPointer { writeAll(saved, $0) } }
+        try drain()
+    }
+
+    private func drain() throws(CaptureError) {
+        let analyzer = analyzer
+        try stream.drain { analyzer.consume($0) }
+        tellConnections()
+    }
+
+    /// Connections that opened or closed since the last call, as events.
+    private func tellConnections() {
+        let connections = analyzer.session.connections
+        guard announced < connections.count || !openIndexes.isEmpty else { return }
+        var still: [Int] = []
+        for i in openIndexes {
+            if connections[i].isOpen { still.append(i) } else { events.connectionClosed(connections[i]) }
+        }
+        while announced < connections.count {
+            let c = connections[announced]
+            events.connectionOpened(c)
+            if c.isOpen { still.append(announced) } else { events.connectionClosed(c) }
+            announced += 1
+        }
+        openIndexes = still
+    }
+
+    /// A status event when a second has passed since the last.
+    func status(force: Bool = false) {
+        let now = LiveClock.now()
+        guard force || now - lastStatus.time >= 1 else { return }
+        let frames = stream.summary.frames
+        let rate = lastStatus.time == 0 ? 0 : Double(frames - lastStatus.frames) / max(now - lastStatus.time, 0.001)
+        events.status(frames: frames, perSecond: rate, open: openIndexes.count, findingsSoFar: analyzer.engine?.findings.count ?? 0,
+                      seconds: now - started)
+        lastStatus = (frames, now)
+    }
+
+    /// Ends the pass: the summary of what was read and the final findings (after `Analyzer.finish`:
+    /// causes linked, findings folded). Every finding is told once, now, as final.
+    func end() throws(CaptureError) -> (ReadSummary, [Finding]) {
+        let analyzer = analyzer
+        let summary = try stream.finish { analyzer.consume($0) }
+        tellConnections()
+        if saved >= 0 { close(saved); saved = -1 }
+        let findings = analyzer.finish()
+        return (summary, findings)
+    }
+
+    var info: CaptureInfo {
+        stream.info ?? CaptureInfo(format: .btsnoop, datalink: Datalink.btsnoopH4, fileSize: stream.received)
+    }
+}
+
+/// Wall-clock seconds (monotonic), for rates and `--duration`.
+enum LiveClock {
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}
+
+/// How `live` ends: SIGINT or SIGTERM set the flag; loops look at it between reads (every wait in
+/// them is a `poll` of at most `LiveStop.tick` seconds).
+enum LiveStop {
+    nonisolated(unsafe) static var requested: sig_atomic_t = 0
+    static let tick = 0.1
+
+    static func install() {
+        // A parent may have started us with them blocked (or ignored): they must reach us.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        for sig in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            #if os(Linux)
+            action.__sigaction_handler.sa_handler = { _ in LiveStop.requested = 1 }
+            #else
+            action.__sigaction_u.__sa_handler = { _ in LiveStop.requested = 1 }
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0   // no SA_RESTART: a blocked read returns EINTR
+            sigaction(sig, &action, nil)
+        }
+    }
+
+    static var stop: Bool { requested != 0 }
+}
+
+/// The C `read`, out of the way of `LiveSession.read(from:)`.
+private func readBytes(_ fd: Int32, _ space: UnsafeMutableRawBufferPointer) -> Int { read(fd, space.baseAddress, space.count) }
