@@ -46,6 +46,8 @@ final class LinkStallRule: Detector {
     }
 
     private func record(_ c: Connection, _ stall: LinkStall, _ context: DetectorContext) {
+        // Whole-second timestamps (a PacketLogger log stamped in seconds) cannot measure a stall of seconds.
+        if stall.from.time % 1_000_000 == 0, stall.to.time % 1_000_000 == 0 { return }
         if c.isLE {
             // Unknown interval (a capture begun mid-connection): the events are not counted.
             let event = Int64(c.link.intervalUnits) * 1250 * (1 + Int64(c.link.latency))
