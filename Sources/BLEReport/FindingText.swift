@@ -40,6 +40,8 @@ extension FindingCause {
         case .linkLoss: return "lost with the link" + key
         case .pairing: return "pairing outcome" + key
         case .controllerRefused: return "refused by the controller" + key
+        case .radioContention: return "the host's scanning took the radio" + key
+        case .linkQuality: return "the controller reported a weak link" + key
         case .none: return "no cause in the capture"
         }
     }

@@ -80,6 +80,11 @@ public struct CaptureBuilder {
               + Self.le16(interval) + Self.le16(latency) + Self.le16(timeout) + [0x00])
     }
 
+    /// Number Of Completed Packets (7.7.19) for one handle.
+    public mutating func completed(_ dt: Int64, handle: UInt16, count: UInt16 = 1) {
+        event(dt, 0x13, [1] + Self.le16(handle) + Self.le16(count))
+    }
+
     /// Disconnection Complete (7.7.5).
     public mutating func disconnected(_ dt: Int64, handle: UInt16, reason: UInt8, status: UInt8 = 0) {
         event(dt, 0x05, [status] + Self.le16(handle) + [reason])

@@ -140,6 +140,7 @@ public final class Analyzer {
         var r = ByteReader(frame.payload, base: frame.payloadOffset)
         switch type {
         case .command:
+            if let opcode = HCIPacketHeader.commandOpcode(r) { session.commandIssued(opcode, frame: frame) }
             if let cmd = try? HCICommand.decode(&r) { session.command(cmd, frame: frame) }
         case .event:
             do {

@@ -188,7 +188,8 @@ final class CommandRefused: Detector {
         let minimum = Int(threshold("count", context))
         // Connection attempts the controller refuses are the pool rules' (pool.rejected-attempt, pool.full).
         let creates: Set<HCIOpcode> = [.leCreateConnection, .leExtendedCreateConnection, .leExtendedCreateConnectionV2, .createConnection]
-        for r in context.model.refusals where r.count >= minimum && !creates.contains(r.key.opcode) {
+        // Configuration refusals are `hci.config-refused`'s, from the first.
+        for r in context.model.refusals where r.count >= minimum && !creates.contains(r.key.opcode) && ConfigRefused.deprives[r.key.opcode] == nil {
             let name = HCIDecoder.commandName(r.key.opcode)
             let span = r.last.time - r.first.time
             var f = Finding(rule: Self.rule.id, severity: .info, connection: nil, time: r.first.time, frames: [r.first.frame, r.last.frame],

@@ -49,6 +49,9 @@ enum Causes {
             guard let c = connection(f) else { continue }
             let disconnect = disconnectOf[c.index]
             switch f.rule {
+            case QualityReports.rule.id where c.lifecycle.disconnectReason.map({ LinkLoss.reasons.contains($0.rawValue) }) ?? false:
+                // The report that warned of the loss is the loss's evidence: one problem, told by its link.disconnect.
+                fold(i, into: disconnect)
             case ATTUnanswered.rule.id where c.lifecycle.disconnectReason.map({ LinkLoss.reasons.contains($0.rawValue) }) ?? false:
                 guard let frame = c.lifecycle.disconnectFrame, let reason = c.lifecycle.disconnectReason else { continue }
                 findings[i].severity = .info

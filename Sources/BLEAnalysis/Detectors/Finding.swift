@@ -176,6 +176,10 @@ public struct FindingCause: Sendable {
         case pairing
         /// The controller refused the procedure.
         case controllerRefused = "controller-refused"
+        /// The host's own radio use (scanning) took the link's radio time (`radio.scan-contention`).
+        case radioContention = "radio-contention"
+        /// The controller's own link-quality report (Android's Bluetooth Quality Report) explains it.
+        case linkQuality = "link-quality"
         /// The capture holds no cause; the text says what was checked.
         case none
     }

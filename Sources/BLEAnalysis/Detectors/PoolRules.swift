@@ -196,6 +196,15 @@ final class RepeatedPageTimeouts: Detector {
             perPeer[peer, default: []].append(a)
         }
         let minimum = Int(threshold("count", context))
+        // Fewer failures to a device: information from the first, per device — the app or the OS paged a
+        // device that is not there, and each page held the radio for up to the page timeout.
+        for peer in order where (perPeer[peer]?.count ?? 0) < minimum {
+            guard let list = perPeer[peer], let first = list.first else { continue }
+            let held = list.reduce(Int64(0)) { $0 + (($1.endTime ?? $1.time) - $1.time) }
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: first.time,
+                                    frames: [first.endFrame ?? first.frame, first.frame] + list.dropFirst().compactMap(\.endFrame),
+                                    message: "\(list.count == 1 ? "A page" : "\(list.count) pages") to \(peer) failed with Page Timeout (0x04): the device is off or out of range; the radio paged it for \(Format.duration(held))"))
+        }
         let repeated = order.filter { (perPeer[$0]?.count ?? 0) >= minimum }
         guard !repeated.isEmpty else { return }
         let all = repeated.flatMap { perPeer[$0] ?? [] }.sorted { $0.frame < $1.frame }

@@ -56,6 +56,23 @@ public enum SessionEvent {
     /// The answer to it (`accepted`: result 0).
     case parameterResponse(Connection, frame: Int, time: Int64, sent: Bool, accepted: Bool)
 
+    // Controller (`SessionModel+Controller`)
+    /// A command's Command Complete or Command Status (`status` nil: a Command Complete without one).
+    case commandAnswered(adapter: UInt16, opcode: HCIOpcode, command: LinkForensics.Mark, answer: LinkForensics.Mark, status: HCIStatus?)
+    /// Num_HCI_Command_Packets was 0 from `from` until the event at `to` gave the host a credit back.
+    case commandsHeld(adapter: UInt16, from: LinkForensics.Mark, to: LinkForensics.Mark)
+    case hardwareError(adapter: UInt16, frame: Int, time: Int64, code: UInt8)
+    case bufferOverflow(adapter: UInt16, frame: Int, time: Int64)
+    /// HCI Reset with links open (`closed`), or the controller's version changing (old, new).
+    indirect case controllerRestarted(adapter: UInt16, frame: Int, time: Int64, closed: [Connection], version: (LocalVersion, LocalVersion)?)
+    /// LE Set (Extended) Scan Enable enabling scanning, and its successful answer.
+    case scanEnabled(adapter: UInt16, command: LinkForensics.Mark, answer: LinkForensics.Mark)
+    /// The controller held host packets of a link with no sign of life for ≥ 0.5 s (`LinkStall`).
+    indirect case linkStall(Connection, LinkStall)
+    indirect case qualityReport(Connection?, adapter: UInt16, frame: Int, time: Int64, report: QualityReport.LinkQuality)
+    /// An LL procedure, a command or the link ended with Instant Passed or a procedure collision.
+    case procedureFailed(Connection?, adapter: UInt16, frame: Int, time: Int64, status: HCIStatus, procedure: LLProcedure)
+
     // Advertising
     case advertisingData(frame: Int, time: Int64, declaredLength: Int, problem: String?)
     case advertisingReportProblem(frame: Int, time: Int64, problem: String, address: BDAddr)
@@ -68,7 +85,7 @@ public enum SessionEvent {
         /// Notifications are routed only when they matter to a rule: the first of a handle on a
         /// connection (`attValueFirst`), or one that fills ATT_MTU−3 (`attValueFull`).
         case attRequest, attResponse, attValueFirst, attValueFull, attIndication, attWrite, mtu
-        case subscription, security, advertising, link
+        case subscription, security, advertising, link, controller
     }
 
     public var kind: Kind {
@@ -88,6 +105,8 @@ public enum SessionEvent {
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse: .link
+        case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .linkStall,
+             .qualityReport, .procedureFailed: .controller
         }
     }
 }

@@ -60,6 +60,8 @@ public struct TrafficCounts: Sendable {
     public internal(set) var lastDataTime: Int64?
     public internal(set) var lastReceivedFrame: Int?
     public internal(set) var lastReceivedTime: Int64?
+    /// The packet received before the last one (`radio.scan-contention`: was the peer sending).
+    public internal(set) var previousReceivedTime: Int64?
     public internal(set) var lastSentFrame: Int?
     public internal(set) var lastSentTime: Int64?
 }
@@ -73,4 +75,11 @@ public struct ControllerBuffers: Sendable {
     public internal(set) var packetsCompleted = 0
     /// The oldest of those packets first (bounded), for `flow.credits-lost`.
     var unacknowledged = SentQueue()
+    /// The last Number Of Completed Packets that completed packets of this link.
+    public internal(set) var lastCompleted: LinkForensics.Mark?
+    /// The longest stretch in which the controller held host packets of this link and neither
+    /// completed one nor delivered a packet from the peer (`LinkStall`), nil below half a second.
+    public internal(set) var longestStall: LinkStall?
+    /// The stall the link ended in: host packets the controller never completed before the end.
+    public internal(set) var stallAtEnd: LinkStall?
 }

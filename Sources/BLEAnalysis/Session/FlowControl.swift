@@ -59,6 +59,8 @@ struct SentQueue: Sendable {
 
     var isEmpty: Bool { head >= items.count }
     var all: [SentPacket] { Array(items[head...]) }
+    var first: SentPacket? { head < items.count ? items[head] : nil }
+    var count: Int { items.count - head }
 
     mutating func append(_ p: SentPacket) {
         guard items.count - head < Self.limit else { return }

@@ -119,7 +119,13 @@ extension SessionModel {
     private func lost(_ c: Connection, reason: HCIStatus, code: String, frame: Int, time: Int64, together: [Connection]) -> LinkEnd {
         let f = c.forensics
         let lastHeard = c.traffic.lastReceivedTime ?? c.lifecycle.completeTime ?? c.traffic.firstDataTime
-        let silence = lastHeard.map { " its last data packet came \(Self.span(time - $0)) before" } ?? ""
+        // The last sign of life is the last packet received or completed (Number Of Completed Packets);
+        // host packets the controller held to the end were never delivered (`LinkStall`).
+        var silence = lastHeard.map { " its last data packet came \(Self.span(time - $0)) before" } ?? ""
+        if let s = c.buffers.stallAtEnd {
+            silence = " its last sign of life (a packet received or completed) was frame \(s.from.frame), \(Self.span(time - s.from.time)) before;"
+                + " \(s.waiting) host packet\(s.waiting == 1 ? "" : "s") from frame \(s.oldest.frame) on were never completed"
+        }
         // The peer advertising connectable after its last packet, while we still held the link.
         if let a = f.peerAdvertisedFirst, a.time <= time, a.time > (lastHeard ?? 0), a.time < (f.localDisconnect?.time ?? .max) {
             var frames = [a.frame]
@@ -199,11 +205,16 @@ extension SessionModel {
         }
         let heard = c.traffic.lastReceivedFrame.map { [$0] } ?? []
         let timeout = c.isLE && timeoutMs > 0 ? " for its supervision timeout (\(timeoutMs) ms)" : ""
+        // The controller's own Quality Report said it too: nothing received for half the timeout.
+        let report = f.approachingLSTO.flatMap { q in
+            q.time <= time && (timeoutMs == 0 || time - q.time <= Int64(timeoutMs) * 1000)
+                ? "; the controller's Quality Report at frame \(q.frame) said Approaching LSTO \(Self.span(time - q.time)) before the loss" : nil
+        } ?? ""
         let pending = c.att.outstanding(from: .host).map { "; the host's \($0.opcode.name) at frame \($0.frame) was waiting for its answer" } ?? ""
         return LinkEnd(cause: .init(.peerSilent, frames: heard + [frame], """
             the peer fell silent\(timeout), with no advertising, parameter change or pending procedure before: out of \
             range, powered off or hung (\(silence.isEmpty ? "nothing was received from it on this link" : silence.dropFirst()); \
-            keep-alive packets are not in HCI)\(pending)
+            keep-alive packets are not in HCI)\(pending)\(report)
             """), severity: .warning, actor: .none)
     }
 

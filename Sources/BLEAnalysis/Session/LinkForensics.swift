@@ -9,6 +9,9 @@ public struct LinkForensics: Sendable {
         public var frame: Int
         public var time: Int64
     }
+    /// The controller's last Android Quality Report "Approaching LSTO" for the link: nothing received
+    /// for half the supervision timeout (`radio.quality-report`).
+    public var approachingLSTO: Mark?
     /// The latest connectable advertising report from the peer's address while the link was open
     /// (a peripheral cannot advertise connectable to us while it holds the link with us, unless it
     /// serves several centrals: `Causes` takes it only when it came after the peer's last packet).

@@ -37,8 +37,10 @@ extension SessionModel {
             c.buffers.unacknowledged.append(SentPacket(frame: frame.number, time: frame.timestamp))
             emit(.aclSent, .aclSent(c, frame: frame.number, time: frame.timestamp, inUseBefore: before, capacity: flow.capacity(isLE: c.isLE)))
         } else {
+            signOfLife(c, .received, frame: frame)
             c.traffic.aclReceived += 1
             c.traffic.bytesReceived += Int(dlen)
+            c.traffic.previousReceivedTime = c.traffic.lastReceivedTime
             c.traffic.lastReceivedFrame = frame.number
             c.traffic.lastReceivedTime = frame.timestamp
             if recordsActivity {

@@ -45,6 +45,7 @@ extension SessionModel {
             radio?.enable(.advertising, enabled, frame: frame)
         case let .setScanEnable(enabled):
             radio?.enable(.scanning, enabled, frame: frame)
+            scanCommand(enabled: enabled, frame: frame)
         case let .enableEncryption(handle, _):
             lastEncryptionCommand = handle
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
@@ -59,6 +60,7 @@ extension SessionModel {
         case .reset:
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
+            controllerReset(closing: live.filter { $0.key.adapter == frame.adapter }.values.sorted { $0.index < $1.index }, frame: frame)
             for (key, c) in live where key.adapter == frame.adapter {
                 c.lifecycle.disconnectFrame = frame.number
                 c.lifecycle.disconnectTime = frame.timestamp
@@ -81,6 +83,7 @@ extension SessionModel {
     // MARK: Events
 
     func event(_ event: HCIEvent, frame: Frame, status: inout FrameStatus) {
+        controller.lastEvent[frame.adapter] = .init(frame: frame.number, time: frame.timestamp)
         switch event {
         case let .connectionComplete(cc):
             connectionComplete(cc, frame: frame)
@@ -93,14 +96,20 @@ extension SessionModel {
             c.lifecycle.disconnectFrame = frame.number
             c.lifecycle.disconnectTime = frame.timestamp
             c.lifecycle.disconnectReason = reason
+            signOfLife(c, .disconnected(reason), frame: frame)
+            procedureStatus(c, reason, .disconnection, frame: frame)
             c.note(frame.timestamp, frame.number, .disconnected, .disconnected(reason: reason, byHost: c.lifecycle.localDisconnectReason != nil),
                    .init(reason: reason.rawValue))
             emit(.connection, .disconnected(c, unacknowledged: c.buffers.unacknowledged.all))
             c.buffers.unacknowledged.removeAll()
             _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
-        case let .commandStatus(status, _, opcode):
-            if status != .success { refused(opcode, status, frame: frame) }
+        case let .commandStatus(status, numPackets, opcode):
+            commandAnswered(opcode, status: status, numPackets: numPackets, frame: frame)
+            if status != .success {
+                refused(opcode, status, frame: frame)
+                procedureStatus(nil, status, .command(opcode), frame: frame)
+            }
             if opcode == .leEnableEncryption, status != .success {
                 // The encryption attempt was refused; the connection is the one the command named.
                 if let c = lastEncryptionCommand.flatMap({ live[LinkKey(adapter: frame.adapter, handle: $0)] }) {
@@ -146,6 +155,7 @@ extension SessionModel {
                 emit(.attempt, .attemptEnded(index: i))
             }
         case let .commandComplete(cc):
+            commandAnswered(cc.opcode, status: cc.status, numPackets: cc.numPackets, frame: frame)
             guard cc.status == .success || cc.status == nil else {
                 if let status = cc.status { refused(cc.opcode, status, frame: frame) }
                 return
@@ -155,7 +165,7 @@ extension SessionModel {
             guard start >= 0, start <= frame.payload.count else { return }
             r = ByteReader(UnsafeRawBufferPointer(rebasing: frame.payload[start...]), base: cc.returnParameters.offset)
             if cc.opcode == .readLocalVersionInformation {
-                if let v = try? LocalVersion.decode(&r) { localVersions[frame.adapter] = v }
+                if let v = try? LocalVersion.decode(&r) { localVersionRead(v, frame: frame) }
                 return
             }
             if let size = try? BufferSize.decode(cc.opcode, &r) {
@@ -164,12 +174,17 @@ extension SessionModel {
         case let .numberOfCompletedPackets(pairs):
             pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
                 guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
+                if count > 0 {
+                    signOfLife(c, .completed, frame: frame)
+                    c.buffers.lastCompleted = .init(frame: frame.number, time: frame.timestamp)
+                }
                 let n = flow.completed(c, count: Int(count))
                 if n > 0 { c.buffers.unacknowledged.removeFirst(n); c.buffers.packetsCompleted += n }
                 emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
             }
         case let .encryptionChange(status, handle, enabled, keySize):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            procedureStatus(c, status, .encryption, frame: frame)
             // Encryption Change carrying a link-loss reason: the start was cut by the loss, which tells it
             // (`LinkEnds`) with the start still pending.
             if !LinkLoss.reasons.contains(status.rawValue) { c.forensics.pendingEncryption = nil }
@@ -193,6 +208,7 @@ extension SessionModel {
             c.note(frame.timestamp, frame.number, .security, .keyRefreshFailed(status), .init(security: .keyRefreshFailed))
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            procedureStatus(c, status, .connectionUpdate, frame: frame)
             let command = c.forensics.pendingConnectionUpdate
             c.forensics.pendingConnectionUpdate = nil
             guard status == .success else {
@@ -223,7 +239,9 @@ extension SessionModel {
             c.transfer.dataLengthTime = (txTime, rxTime)
             c.note(frame.timestamp, frame.number, .dataLength, .dataLength(tx: tx, rx: rx))
         case let .phyUpdateComplete(status, handle, tx, rx):
-            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            procedureStatus(c, status, .phyUpdate, frame: frame)
+            guard status == .success else { return }
             c.link.phy = (tx, rx)
             c.note(frame.timestamp, frame.number, .phy, .phy(tx: tx, rx: rx))
         case let .advertisingReports(reports):
@@ -249,6 +267,12 @@ extension SessionModel {
             else { return }
             c.note(frame.timestamp, frame.number, .security, .simplePairingFailed(status), .init(security: .pairingFailed))
             emit(.security, .simplePairingFailed(c, frame: frame.number, time: frame.timestamp, status: status, step: ssp?.step, rejected: ssp?.rejected))
+        case let .hardwareError(code):
+            emit(.controller, .hardwareError(adapter: frame.adapter, frame: frame.number, time: frame.timestamp, code: code))
+        case .dataBufferOverflow:
+            emit(.controller, .bufferOverflow(adapter: frame.adapter, frame: frame.number, time: frame.timestamp))
+        case let .qualityReport(report):
+            qualityReport(report, frame: frame)
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:

@@ -43,6 +43,8 @@ public final class SessionModel {
     @exclusivity(unchecked) public internal(set) var advertisers = Advertisers()
     /// The controller's version per adapter, from Read Local Version Information (the last answer).
     @exclusivity(unchecked) public internal(set) var localVersions: [UInt16: LocalVersion] = [:]
+    /// Commands waiting for their answer, the host held off, scan enables (`SessionModel+Controller`).
+    @exclusivity(unchecked) public internal(set) var controller = ControllerWatch()
     /// Checked for exclusive access in debug builds and in the fuzzer's build (`EXCLUSIVITY_CHECKED`):
     /// `l2cap()` runs inside `reassembler.push` and must never touch the reassembler (a re-entry would be
     /// an overlapping access). Unchecked in release, where the check costs ~7 % of the analysis.

@@ -143,6 +143,13 @@ public enum HCIDecoder {
                 layer.fields.append(Field(.subevent, "Subevent", .integer(UInt64(sub), .hex(bytes: 1))))
                 layer.fields.append(Field("Parameters", .bytes(Array(p.rest().bytes))))
             }
+        case HCIEventCode.vendor where QualityReport.row(p) != nil:
+            // Android's Bluetooth Quality Report (`QualityReport`): laid out by its row.
+            let row = QualityReport.row(p) ?? []
+            layer.name = "Vendor: Android Bluetooth Quality Report"
+            _ = try? p.u8("Sub-event")
+            layer.fields.append(Field(.subevent, "Sub-event", .integer(UInt64(QualityReport.subevent), .hex(bytes: 1))))
+            apply(row, &p, to: &layer)
         default:
             if let entry = events[UInt16(code)] {
                 layer.name = entry.nameText

@@ -45,6 +45,12 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let leSetAdvertisingSetRandomAddress = HCIOpcode(rawValue: 0x2035)
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)
     public static let leSetExtendedScanResponseData = HCIOpcode(rawValue: 0x2038)
+    // Host configuration a refusal deprives the host of (`hci.config-refused`, Vol 4 Part E 7.3, 7.8).
+    public static let setEventMaskPage2 = HCIOpcode(rawValue: 0x0C63)
+    public static let writeSimplePairingMode = HCIOpcode(rawValue: 0x0C56)
+    public static let writeLEHostSupported = HCIOpcode(rawValue: 0x0C6D)
+    public static let writeSecureConnectionsHostSupport = HCIOpcode(rawValue: 0x0C7A)
+    public static let leSetHostFeature = HCIOpcode(rawValue: 0x2074)
 }
 
 /// HCI event codes used by the analysis, Core v5.4 Vol 4 Part E 7.7.

@@ -27,6 +27,8 @@ public enum HCIEvent: Sendable {
     case userConfirmationRequest(address: BDAddr, value: UInt32)
     case userPasskeyRequest(address: BDAddr)
     case simplePairingComplete(status: HCIStatus, address: BDAddr)
+    /// Android's Bluetooth Quality Report, a link-quality one (Vendor Specific event, sub-event 0x58).
+    case qualityReport(QualityReport.LinkQuality)
     case other(code: UInt8, subevent: UInt8?)
 }
 
@@ -206,6 +208,9 @@ extension HCIEvent {
             return .simplePairingComplete(status: HCIStatus(rawValue: try p.u8("Status")), address: try p.address("Address"))
         case HCIEventCode.leMeta:
             return try leMeta(&p)
+        case HCIEventCode.vendor:
+            // A vendor's own layout: never malformed here; a quality report when it reads as one.
+            return QualityReport.linkQuality(p).map { .qualityReport($0) } ?? .other(code: code, subevent: nil)
         default:
             return .other(code: code, subevent: nil)
         }

@@ -38,6 +38,11 @@ struct RowField: Sendable {
         return v
     }
 
+    func u32(_ r: ByteReader) throws(DecodeError) -> UInt32 {
+        guard let v = r.peekU32le(at: offset) else { throw truncated(r) }
+        return v
+    }
+
     func u64(_ r: ByteReader) throws(DecodeError) -> UInt64 {
         guard let v = r.peekU64le(at: offset) else { throw truncated(r) }
         return v

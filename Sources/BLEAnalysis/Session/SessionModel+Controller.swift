@@ -1,0 +1,163 @@
+import BLECapture
+import BLEProtocol
+
+/// A stretch in which the controller held host ACL packets of a link and gave no sign of life for it:
+/// no Number Of Completed Packets (Core v5.4 Vol 4 Part E 7.7.19) and nothing received from the peer.
+/// The app sees a frozen device; the link layer is retransmitting or not getting its connection events.
+public struct LinkStall: Sendable {
+    public typealias Mark = LinkForensics.Mark
+    public enum End: Sendable, Equatable {
+        case completed, received
+        /// The link ended with the packets still waiting (Disconnection Complete's reason).
+        case disconnected(HCIStatus)
+    }
+    /// The last sign of life before it: the oldest waiting packet, or a later completion or received packet.
+    public var from: Mark
+    /// The completion or received packet that ended it (or the Disconnection Complete).
+    public var to: Mark
+    public var end: End
+    /// Host packets the controller held when it ended, and the oldest of them.
+    public var waiting: Int
+    public var oldest: SentPacket
+    /// The host's LE Set Scan Enable that had scanning on while the link stalled (issued before the stall
+    /// ended and not disabled since), if any: scanning shares the radio with the link.
+    public var scanEnable: Mark?
+    public var duration: Int64 { to.time - from.time }
+}
+
+/// What the session watches of the controller itself: commands waiting for their Command Complete or
+/// Command Status (Vol 4 Part E 4.4), the host held off by Num_HCI_Command_Packets 0, the last scan
+/// enable. Bounded: a few commands are ever outstanding.
+public struct ControllerWatch: Sendable {
+    public typealias Mark = LinkForensics.Mark
+    public struct Issued: Sendable {
+        public var opcode: HCIOpcode
+        public var mark: Mark
+    }
+    /// Commands sent and not yet answered, per adapter, oldest first.
+    public internal(set) var pending: [UInt16: [Issued]] = [:]
+    /// Num_HCI_Command_Packets 0 since this event, per adapter.
+    var heldSince: [UInt16: Mark] = [:]
+    /// The last HCI event from each adapter's controller (a command unanswered while later events came
+    /// was dropped, not cut by the capture's end).
+    public internal(set) var lastEvent: [UInt16: Mark] = [:]
+    /// The last LE Set (Extended) Scan Enable per adapter, waiting for its answer, and whether it enabled.
+    var scanCommand: [UInt16: (mark: Mark, enabled: Bool)] = [:]
+    /// The scan enable that turned scanning on, per adapter, while it is on.
+    var scanningSince: [UInt16: Mark] = [:]
+    static let maxPending = 64
+    /// Host Number Of Completed Packets has no event unless it fails (Vol 4 Part E 7.3.40).
+    static let silentCommands: Set<HCIOpcode> = [HCIOpcode(rawValue: 0x0C35)]
+}
+
+extension SessionModel {
+    /// A command went to the controller: it waits for its answer.
+    func commandIssued(_ opcode: HCIOpcode, frame: Frame) {
+        guard !ControllerWatch.silentCommands.contains(opcode), opcode.rawValue != 0 else { return }
+        let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+        var list = controller.pending[frame.adapter, default: []]
+        if list.count >= ControllerWatch.maxPending { list.removeFirst() }
+        list.append(.init(opcode: opcode, mark: mark))
+        controller.pending[frame.adapter] = list
+    }
+
+    /// A Command Complete or Command Status: the oldest pending command with its opcode is answered;
+    /// Num_HCI_Command_Packets 0 holds the host off until an event gives it a credit again.
+    func commandAnswered(_ opcode: HCIOpcode, status: HCIStatus?, numPackets: UInt8, frame: Frame) {
+        let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+        let adapter = frame.adapter
+        if numPackets == 0 {
+            if controller.heldSince[adapter] == nil { controller.heldSince[adapter] = mark }
+        } else if let since = controller.heldSince.removeValue(forKey: adapter) {
+            emit(.controller, .commandsHeld(adapter: adapter, from: since, to: mark))
+        }
+        guard opcode.rawValue != 0, var list = controller.pending[adapter], let i = list.firstIndex(where: { $0.opcode == opcode }) else { return }
+        let issued = list.remove(at: i)
+        // HCI Reset discards the commands sent before it (Vol 4 Part E 7.3.2).
+        if opcode == .reset { list.removeAll { $0.mark.frame < issued.mark.frame } }
+        controller.pending[adapter] = list
+        emit(.controller, .commandAnswered(adapter: adapter, opcode: opcode, command: issued.mark, answer: mark, status: status))
+        if opcode == .leSetScanEnable || opcode == .leSetExtendedScanEnable, let scan = controller.scanCommand.removeValue(forKey: adapter),
+           scan.enabled, status == nil || status == .success {
+            emit(.controller, .scanEnabled(adapter: adapter, command: scan.mark, answer: mark))
+        }
+    }
+
+    /// LE Set (Extended) Scan Enable sent.
+    func scanCommand(enabled: Bool, frame: Frame) {
+        let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
+        controller.scanCommand[frame.adapter] = (mark, enabled)
+        if !enabled { controller.scanningSince[frame.adapter] = nil } else if controller.scanningSince[frame.adapter] == nil { controller.scanningSince[frame.adapter] = mark }
+    }
+
+    /// HCI Reset while links were open: they end without a Disconnection Complete.
+    func controllerReset(closing links: [Connection], frame: Frame) {
+        guard !links.isEmpty else { return }
+        emit(.controller, .controllerRestarted(adapter: frame.adapter, frame: frame.number, time: frame.timestamp, closed: links,
+                                              version: nil))
+    }
+
+    /// Read Local Version Information answered: a different controller (or firmware) than before is a reload.
+    func localVersionRead(_ version: LocalVersion, frame: Frame) {
+        if let old = localVersions[frame.adapter], old != version {
+            emit(.controller, .controllerRestarted(adapter: frame.adapter, frame: frame.number, time: frame.timestamp, closed: [],
+                                                  version: (old, version)))
+        }
+        localVersions[frame.adapter] = version
+    }
+
+    /// A completion or a received packet of `c`: if the controller had been holding host packets with no
+    /// sign of life for half a second or more, that stall ends here.
+    func signOfLife(_ c: Connection, _ end: LinkStall.End, frame: Frame) {
+        guard let oldest = c.buffers.unacknowledged.first else { return }
+        var from = LinkForensics.Mark(frame: oldest.frame, time: oldest.time)
+        if let done = c.buffers.lastCompleted, done.time > from.time { from = done }
+        if let heard = c.traffic.lastReceivedTime, let f = c.traffic.lastReceivedFrame, heard > from.time { from = .init(frame: f, time: heard) }
+        guard frame.timestamp - from.time >= LinkStall.floor else { return }
+        let scan = controller.scanningSince[c.adapter]
+        let stall = LinkStall(from: from, to: .init(frame: frame.number, time: frame.timestamp), end: end,
+                              waiting: c.buffers.unacknowledged.count, oldest: oldest, scanEnable: scan)
+        if stall.duration > (c.buffers.longestStall?.duration ?? 0) { c.buffers.longestStall = stall }
+        if case .disconnected = end { c.buffers.stallAtEnd = stall }
+        emit(.controller, .linkStall(c, stall))
+    }
+
+    /// A Vendor Specific event carrying Android's Bluetooth Quality Report.
+    func qualityReport(_ report: QualityReport.LinkQuality, frame: Frame) {
+        let c = live[LinkKey(adapter: frame.adapter, handle: report.handle)]
+        if let c, report.kind == .approachingLSTO { c.forensics.approachingLSTO = .init(frame: frame.number, time: frame.timestamp) }
+        emit(.controller, .qualityReport(c, adapter: frame.adapter, frame: frame.number, time: frame.timestamp, report: report))
+    }
+
+    /// An LL procedure (or the link) ended with Instant Passed or a procedure collision.
+    func procedureStatus(_ c: Connection?, _ status: HCIStatus, _ procedure: LLProcedure, frame: Frame) {
+        guard LLProcedure.collisionStatuses.contains(status.rawValue) else { return }
+        emit(.controller, .procedureFailed(c, adapter: frame.adapter, frame: frame.number, time: frame.timestamp, status: status, procedure: procedure))
+    }
+}
+
+extension LinkStall {
+    /// Shorter stretches are not recorded (an HCI log's timestamps and a few connection events).
+    static let floor: Int64 = 500_000
+}
+
+/// The procedure a collision or Instant Passed status ended (Core v5.4 Vol 1 Part F 2.35, 2.40, 2.42).
+public enum LLProcedure: Sendable, Equatable {
+    case connectionUpdate, phyUpdate, encryption, disconnection
+    /// A command refused in its Command Status.
+    case command(HCIOpcode)
+
+    /// LMP Error Transaction Collision / LL Procedure Collision (0x23), Instant Passed (0x28), Different
+    /// Transaction Collision (0x2A).
+    public static let collisionStatuses: Set<UInt8> = [0x23, 0x28, 0x2A]
+
+    public var name: String {
+        switch self {
+        case .connectionUpdate: "connection update"
+        case .phyUpdate: "PHY update"
+        case .encryption: "encryption start"
+        case .disconnection: "link"
+        case let .command(opcode): HCIDecoder.commandName(opcode)
+        }
+    }
+}
