@@ -126,7 +126,10 @@ public enum ReportText {
             switch e.kind {
             case .connectionFailed, .subscribeFailed, .attError: 0
             case .security where e.fields.security?.failed == true: 0
+            case .security where e.fields.security == .pairingDeclined || (e.fields.keySize ?? 16) < 16: 0
             case .disconnected: 1
+            // BR/EDR: what protects the link (the link key made, the cipher and key size).
+            case .security where e.fields.security == .linkKey || e.fields.cipher != nil: 2
             case .discovery, .requests: 2   // the table found; what the app did, one line per direction
             default: nil   // MTU, parameters, values: `timeline` and --all tell them
             }

@@ -75,7 +75,8 @@ public enum StoryText {
             return "Secure Simple Pairing failed: \(coded(status))"
         case let .classicPairingMethod(method, hostIO, peerIO, mitm, bonding):
             return "pairing method: Secure Simple Pairing, \(method.rawValue) (IO \(hostIO) / \(peerIO)), "
-                + "\(mitm ? "MITM protection" : "no MITM protection"), \(bonding ? "bonding" : "no bonding")"
+                + "\(mitm ? method == .justWorks ? "MITM protection asked, impossible with these IO capabilities" : "MITM protection" : "no MITM protection"), "
+                + "\(bonding ? "bonding" : "no bonding")"
         case let .storedLinkKey(found):
             return found ? "stored link key used (bonded)" : "no stored link key: pairing follows"
         case let .linkKey(type):

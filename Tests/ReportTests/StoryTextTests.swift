@@ -55,7 +55,9 @@ import BLECapture
         (.linkKey(LinkKeyType(rawValue: 0x08)), "link key: authenticated P-256"),
         (.storedLinkKey(found: false), "no stored link key: pairing follows"),
         (.classicPairingMethod(method: .justWorks, hostIO: SMP.IOCapability(rawValue: 1), peerIO: SMP.IOCapability(rawValue: 3), mitm: true, bonding: true),
-         "pairing method: Secure Simple Pairing, Just Works (IO DisplayYesNo / NoInputNoOutput), MITM protection, bonding"),
+         "pairing method: Secure Simple Pairing, Just Works (IO DisplayYesNo / NoInputNoOutput), MITM protection asked, impossible with these IO capabilities, bonding"),
+        (.classicPairingMethod(method: .numericComparison, hostIO: SMP.IOCapability(rawValue: 1), peerIO: SMP.IOCapability(rawValue: 1), mitm: true, bonding: false),
+         "pairing method: Secure Simple Pairing, Numeric Comparison (IO DisplayYesNo / DisplayYesNo), MITM protection, no bonding"),
         (.pairingDeclined, "pairing declined: the host answered the user prompt with a negative reply"),
         (.authenticationFailed(HCIStatus(rawValue: 0x05)), "authentication failed: Authentication Failure (0x05)"),
     ])
