@@ -135,6 +135,10 @@ struct Comparator: Sendable {
         // The recorded link was lost (Connection Timeout 0x08, LL Response Timeout 0x22): a live
         // peer (a twin) cannot lose the radio, it ends the link itself.
         if e.isDisconnectionComplete, f.id == .reason, case let .integer(r, _) = f.value, ReplayRules.linkLossReasons.contains(r) { return ReplayRules.linkLoss }
+        // An encryption start the lost link cut short (Encryption Change (v2) with that Status,
+        // Core v5.4 Vol 4 Part E 7.7.8, an iOS log): live the link holds, and encryption starts.
+        if e.eventCode == HCIEventCode.encryptionChange || e.eventCode == HCIEventCode.encryptionChangeV2,
+           let status = e.integer(.status), ReplayRules.linkLossReasons.contains(status) { return ReplayRules.linkLoss }
         return nil
     }
 

@@ -61,10 +61,30 @@ public enum DivergenceClass: String, Sendable, CaseIterable {
     }
 }
 
+extension DivergenceClass {
+    /// Command Disallowed (Core v5.4 Vol 1 Part F 2.12).
+    static let commandDisallowed: UInt8 = 0x0C
+
+    /// The answer to LE Create Connection Cancel differs only in whether a connection attempt was
+    /// still pending when it came: a controller answers Command Disallowed when none is (Core v5.4
+    /// Vol 4 Part E 7.8.13), and whether the attempt had already ended (the device found, or the
+    /// initiator never started) is the controller's and the radio's timing, not the host's. What
+    /// became of the attempt is compared where it is behaviour: in its connection complete.
+    static func isCancelRace(expected: LinkUnit, actual: LinkUnit) -> Bool {
+        guard case let .event(e) = expected.content, case let .event(a) = actual.content else { return false }
+        let cancel = HCIOpcode.leCreateConnectionCancel.rawValue
+        guard e.withReader({ HCIPacketHeader.answeredOpcode($0) }) == cancel, a.withReader({ HCIPacketHeader.answeredOpcode($0) }) == cancel,
+              let recorded = e.withReader({ HCIPacketHeader.answeredStatus($0) }), let live = a.withReader({ HCIPacketHeader.answeredStatus($0) }),
+              recorded != live else { return false }
+        return Set([recorded, live]).isSubset(of: [0x00, commandDisallowed])
+    }
+}
+
 extension Divergence {
     /// Environment or behaviour (see `DivergenceClass`).
     public var divergenceClass: DivergenceClass {
         if let classOverride { return classOverride }
+        if kind == .mismatch, let expected, let actual, DivergenceClass.isCancelRace(expected: expected, actual: actual) { return .environment }
         return DivergenceClass.of(expected ?? actual, step: step, fromHost: fromHost)
     }
 }

@@ -74,9 +74,16 @@ public final class ReplayEngine {
     /// The run cancelled an attempt itself; its connection complete is swallowed.
     private var cancelledAttempt = false
     private let connectionPeers: [BDAddr?]
-    /// The recording adds devices to the filter accept list itself (anywhere); else the live addresses the run added.
-    private var recordedAcceptList = false
+    /// The filter accept list as the run filled it (recorded addresses): the recording's adds,
+    /// removes and clears sent so far, and the devices the run added itself.
     private var acceptListed: Set<BDAddr> = []
+    /// Commands not sent under rule `configuration` (opcode → recorded frames), and how many
+    /// answers of commands not sent (that rule and `vendor`) are still to come in the recording
+    /// (not compared).
+    private var withheld: [UInt16: [Int]] = [:]
+    private var withheldAnswers: [UInt16: Int] = [:]
+    /// Vendor commands not sent (rule `vendor`).
+    private var withheldVendor = 0
     /// Connection commands (opcodes) whose last one sent named another device than the twin's.
     private var absentTargets: Set<UInt16> = []
     /// Called before the host's connection attempt that, in the recording, made the n-th (1-based)
@@ -97,7 +104,6 @@ public final class ReplayEngine {
         let peers: [BDAddr?]
         (self.connectionOf, self.connections, peers) = Self.connections(views)
         connectionPeers = peers
-        recordedAcceptList = views.contains { $0.unit.fromHost && $0.opcode == 0x2011 }
         if let only = options.advertisers {
             for (k, peer) in peers.enumerated() where peer.map({ !only.contains($0) }) ?? false { absent.insert(k); down.insert(k) }
         }
@@ -146,6 +152,7 @@ public final class ReplayEngine {
             failure = error
         }
         reportSkipped()
+        noteWithheld()
         var notes = script.notes + ownNotes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
         var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
@@ -170,6 +177,14 @@ public final class ReplayEngine {
     private func reach(_ i: Int) {
         guard state[i] == .waiting else { return }   // matched early
         let view = views[i]
+        // The answer to a command the run did not send (rule `configuration`).
+        if view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus,
+           let op = view.opcode, let n = withheldAnswers[op], n > 0 {
+            withheldAnswers[op] = n - 1
+            state[i] = .skipped
+            notCompared += view.unit.packets.count
+            return
+        }
         if view.category == .advertising, let only = options.advertisers,
            !Sighting.reports(in: view.unit).contains(where: { only.contains($0.address) }) {
             state[i] = .skipped
@@ -199,6 +214,10 @@ public final class ReplayEngine {
            peer != BDAddr(0), !only.contains(peer) {
             inFlightReports.insert(i)
         }
+        // Under `--peer`, the end of a BR/EDR inquiry (Core v5.4 Vol 4 Part E 7.7.1): it comes
+        // after Inquiry_Length × 1.28 s, or not at all once cancelled (7.1.2; some controllers
+        // send it anyway), and the devices it looked for are not on the twin's radio.
+        if options.advertisers != nil, view.eventCode == Self.inquiryComplete { inFlightReports.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
@@ -426,6 +445,11 @@ public final class ReplayEngine {
                 notCompared += views[j].unit.packets.count
             }
         }
+        if DivergenceClass.isCancelRace(expected: e.unit, actual: v.unit) { cancelRace(at: i, recordedStatus: e.integer(.status) ?? 0) }
+        // A command on a link the live controller no longer has (Unknown Connection Identifier,
+        // the peer ended it sooner live): nothing but its disconnection comes on it any more.
+        if e.eventCode == HCIEventCode.commandStatus || e.eventCode == HCIEventCode.commandComplete, e.integer(.status) == 0,
+           v.integer(.status) == UInt64(HCIStatus.unknownConnectionIdentifier.rawValue), let k = connectionOf[i] { linkGoneLive(k, after: i) }
         let differences = comparator.differences(expected: e, actual: v, maps: maps)
         guard !differences.isEmpty else { return }
         var d = Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
@@ -437,6 +461,39 @@ public final class ReplayEngine {
         add(d, unit: i)
     }
 
+    /// LE Create Connection Cancel found live what the recorded one did not (`isCancelRace`): an
+    /// attempt still pending, or none. The attempt's end follows the live answer: a recorded
+    /// cancel that succeeded ended its attempt with a connection complete (Unknown Connection
+    /// Identifier, Core v5.4 Vol 4 Part E 7.8.13) that will not come live (not compared); a live
+    /// cancel that succeeded where the recorded one was refused brings one the recording lacks
+    /// (swallowed, as for the run's own cancel).
+    private func cancelRace(at i: Int, recordedStatus: UInt64) {
+        guard recordedStatus == 0 else { cancelledAttempt = true; return }
+        leAttemptOpen = false
+        guard let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }),
+              state[j] == .waiting || state[j] == .pending, (views[j].integer(.status) ?? 0) != 0 else { return }
+        let n = views[j].unit.packets.count
+        if state[j] == .pending, !inFlightReports.contains(j) { total -= n }   // counted when it was reached
+        state[j] = .skipped
+        pending.removeAll { $0 == j }
+        notCompared += n
+    }
+
+    /// The live controller has no link `k` any more: the device's packets and events recorded on
+    /// it after `i`, up to its Disconnection Complete (compared as any), will not come: not
+    /// compared.
+    private func linkGoneLive(_ k: Int, after i: Int) {
+        for j in script.units.indices[(i + 1)...] where connectionOf[j] == k {
+            if views[j].isDisconnectionComplete { break }
+            guard !script.units[j].fromHost, state[j] == .waiting || state[j] == .pending else { continue }
+            let n = views[j].unit.packets.count
+            if state[j] == .pending, !inFlightReports.contains(j) { total -= n }
+            state[j] = .skipped
+            notCompared += n
+        }
+        pending.removeAll { state[$0] != .pending }
+    }
+
     /// A unit of a connection to a device that is not there (`--peer`).
     func isAbsent(_ i: Int) -> Bool { connectionOf[i].map { absent.contains($0) } ?? false }
 
@@ -444,6 +501,9 @@ public final class ReplayEngine {
     static func peer(_ v: UnitView) -> BDAddr? {
         v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
     }
+
+    /// HCI_Inquiry_Complete (Core v5.4 Vol 4 Part E 7.7.1).
+    static let inquiryComplete: UInt8 = 0x01
 
     static let connectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
                                               HCIOpcode.leExtendedCreateConnectionV2.rawValue, HCIOpcode.createConnection.rawValue]
@@ -468,11 +528,34 @@ public final class ReplayEngine {
             notCompared += unit.packets.count   // the recorded phone's vendor diagnostics (ACL 0x0EDC)
             return
         }
+        if case .command = unit.content, let op = views[i].opcode, HCIOpcode(rawValue: op).isVendor, options.rules.isRelaxed(ReplayRules.vendor) {
+            // The recorded controller's vendor commands: another controller's vendor commands mean
+            // something else, or nothing (Unknown HCI Command). Not sent, their answers not compared.
+            state[i] = .skipped
+            notCompared += unit.packets.count
+            withheldVendor += 1
+            withheldAnswers[op, default: 0] += 1
+            return
+        }
+        if case .command = unit.content, let op = views[i].opcode, ReplayRules.unneededConfiguration.contains(op),
+           options.rules.isRelaxed(ReplayRules.configuration) {
+            // Controller configuration the session does not need: not sent (a controller may
+            // refuse it, or, as RootCanal 1.10.0 does, abort on it), its answer not compared.
+            state[i] = .skipped
+            notCompared += unit.packets.count
+            withheld[op, default: []].append(unit.frame)
+            withheldAnswers[op, default: 0] += 1
+            add(Divergence(kind: .skipped, frame: unit.frame, step: stepOf[i] + 1, fromHost: true,
+                           message: "\(views[i].title): not sent: controller configuration the session does not need (rule configuration)",
+                           differences: [], expected: unit, actual: nil, classOverride: .environment), unit: i)
+            return
+        }
         total += unit.packets.count
         try pump(until: pacer.due(unit.timestamp))
         switch unit.content {
         case let .command(bytes):
             noteScanEnable(bytes)
+            noteAcceptList(i)
             try prepareEventMasks(i)
             try prepareRandomAddress(i)
             try prepareAcceptList(i)
@@ -500,6 +583,17 @@ public final class ReplayEngine {
         replayed += unit.packets.count
         state[i] = .matched
         pacer.sent(unit.timestamp)
+    }
+
+    /// Follows the recording's LE Add Device To / Remove Device From / Clear Filter Accept List
+    /// (Core v5.4 Vol 4 Part E 7.8.16–7.8.18).
+    private func noteAcceptList(_ i: Int) {
+        switch views[i].opcode {
+        case 0x2010?: acceptListed.removeAll()
+        case 0x2011?: if let a = Self.peer(views[i]) { acceptListed.insert(a) }
+        case 0x2012?: if let a = Self.peer(views[i]) { acceptListed.remove(a) }
+        default: break
+        }
     }
 
     /// Follows LE Set Scan Enable / LE Set Extended Scan Enable (Enable is the first parameter).
@@ -661,6 +755,19 @@ extension ReplayEngine {
         if script.units[i].fromHost { step += 1 }
     }
 
+    /// The commands not sent: one note for the vendor commands (rule `vendor`), one per kind of
+    /// controller configuration (rule `configuration`).
+    private func noteWithheld() {
+        if withheldVendor > 0 {
+            ownNotes.append("not sent: \(withheldVendor) vendor command\(withheldVendor == 1 ? "" : "s") (OGF 0x3F: the recorded controller's own), their answers not compared (rule vendor; --strict vendor sends them)")
+        }
+        for (op, frames) in withheld.sorted(by: { $0.value[0] < $1.value[0] }) {
+            let name = HCIDecoder.commandName(HCIOpcode(rawValue: op))
+            let at = frames.prefix(3).map { "#\($0)" }.joined(separator: ", ") + (frames.count > 3 ? ", …" : "")
+            ownNotes.append("not sent: \(name) ×\(frames.count) (\(at)): controller configuration the session does not need, its answer not compared (rule configuration; --strict configuration sends it)")
+        }
+    }
+
     /// One `skipped` divergence per connection that did not come up.
     private func reportSkipped() {
         for k in down.sorted() {
@@ -727,23 +834,23 @@ extension ReplayEngine {
     /// controller refuses it (7.8.10: Invalid HCI Command Parameters), so the run sets a random
     /// static address first, once, and says so.
     /// LE (Extended) Create Connection with the filter accept list (Initiator Filter Policy 1,
-    /// Core v5.4 Vol 4 Part E 7.8.12) when the recording never added a device to the list (it was
-    /// filled before the log starts): the run adds the (live) peer of the connection that follows,
-    /// once per address, and says so.
+    /// Core v5.4 Vol 4 Part E 7.8.12) when the peer of the connection that follows is not on the
+    /// list as the run filled it (the host put it there before the log starts): the run adds the
+    /// (live) peer first, and says so.
     fileprivate func prepareAcceptList(_ i: Int) throws(TransportError) {
         guard let op = views[i].opcode else { return }
-        guard !recordedAcceptList, op == HCIOpcode.leCreateConnection.rawValue || op == HCIOpcode.leExtendedCreateConnection.rawValue,
+        guard op == HCIOpcode.leCreateConnection.rawValue || op == HCIOpcode.leExtendedCreateConnection.rawValue,
               let policy = views[i].fields.first(where: { $0.path.hasSuffix("Filter Policy") }), case let .integer(p, _) = policy.value, p == 1,
               let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
               let k = connectionOf[j], !absent.contains(k), let recorded = connectionPeers[k] else { return }
+        guard !acceptListed.contains(recorded) else { return }
+        acceptListed.insert(recorded)
         let address = maps.live(recorded)
-        guard !acceptListed.contains(address) else { return }
-        acceptListed.insert(address)
         let recordedType = views[j].fields.first { $0.path.hasSuffix("Peer Address Type") }.flatMap { f -> UInt8? in
             if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
         let type = maps.addressTypes[recorded] ?? recordedType
         guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), [ParamKey("Address_Type"): .int(UInt64(type)), ParamKey("Address"): .address(address)]) else { return }
-        ownNotes.append("the recording connects through the filter accept list it never filled (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
+        ownNotes.append("the recording connects through the filter accept list to a device it never put there (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
         try sendOwnCommand(HCIOpcode(rawValue: 0x2011), bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
 
