@@ -115,6 +115,12 @@ struct BTSnoopReader {
 
 /// The H4 (UART) packet indicator, Core v5.4 Vol 4 Part A 2.
 enum H4 {
+    /// 0x01–0x05 are the Core's. The others a log may hold are the controller maker's diagnostics,
+    /// not malformed HCI: Broadcom/Cypress diagnostic frames (the LMP monitor, 0x07: InternalBlue's
+    /// packet-h4bcm.c dissects them), Linux's HCI_DIAG_PKT (0xF0, Qualcomm/Broadcom/Intel
+    /// diagnostics through hci_recv_diag) and HCI_VENDOR_PKT (0xFF; include/net/bluetooth/hci.h),
+    /// which btmon shows as "Vendor Diagnostic". Kept as `.vendorDiagnostic`, the indicator in `rawType`
+    /// (named by `FrameKind.h4DiagnosticName`).
     static func kind(_ indicator: UInt8) -> FrameKind? {
         switch indicator {
         case 0x01: .command
@@ -122,6 +128,7 @@ enum H4 {
         case 0x03: .scoData
         case 0x04: .event
         case 0x05: .isoData
+        case 0x07, 0xF0, 0xFF: .vendorDiagnostic
         default: nil
         }
     }

@@ -142,3 +142,15 @@ public enum CaptureLimits {
     /// length field is taken as corrupt rather than believed.
     public static let maxRecord = 1 << 24
 }
+
+extension FrameKind {
+    /// What an H4 vendor diagnostic indicator (`H4.kind`) is, for display; nil for other records.
+    public static func h4DiagnosticName(_ indicator: UInt16) -> String? {
+        switch indicator {
+        case 0x07: "Broadcom diagnostic (LMP monitor)"
+        case 0xF0: "Linux HCI_DIAG_PKT (vendor diagnostic)"
+        case 0xFF: "Linux HCI_VENDOR_PKT"
+        default: nil
+        }
+    }
+}

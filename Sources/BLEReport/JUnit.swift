@@ -43,10 +43,9 @@ public enum JUnit {
                 if let error = c.error { s += "      <error message=\"\(escape(error))\"/>\n" }
                 if !c.failures.isEmpty {
                     let first = c.failures[0]
-                    s += "      <failure type=\"\(first.severity.rawValue)\" message=\"\(escape(first.text))\">"
-                    s += escape(c.failures.map { f in
-                        "\(f.severity.rawValue) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)"
-                    }.joined(separator: "\n"))
+                    let why = first.causeText.map { " — why: " + $0 } ?? ""
+                    s += "      <failure type=\"\(first.severity.rawValue)\" message=\"\(escape(first.text + why))\">"
+                    s += escape(c.failures.map(failureText).joined(separator: "\n"))
                     s += "</failure>\n"
                 }
                 s += "    </testcase>\n"
@@ -54,6 +53,16 @@ public enum JUnit {
             s += "  </testsuite>\n"
         }
         return s + "</testsuites>\n"
+    }
+
+    /// One failure in the body: severity, evidence frames, the finding, and its cause with its frames
+    /// (the report's `why:` line).
+    static func failureText(_ f: Finding) -> String {
+        var s = "\(f.severity.rawValue) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)"
+        if let why = f.causeText, let cause = f.cause {
+            s += "\n  why: \(why) [\(cause.kind.rawValue); \(cause.frames.map { "#\($0)" }.joined(separator: ", "))]"
+        }
+        return s
     }
 
     /// XML text and attribute escaping; control characters (invalid in XML 1.0) become `?`.

@@ -36,12 +36,12 @@ public enum ReportText {
             }
         }
         if facts.statistics.malformed > 0 { capture += ", \(facts.statistics.malformed) malformed" }
+        for (indicator, n) in facts.statistics.h4Diagnostics.sorted(by: { $0.key < $1.key }) {
+            capture += ", \(n) \(FrameKind.h4DiagnosticName(indicator) ?? "vendor diagnostic") (H4 0x\(Hex.pad(indicator, 2)))"
+        }
         if facts.summary.truncated { capture += ", file cut inside a record" }
         s += row("Capture", capture, style)
-        if facts.statistics.holdsNoHCIEvents {
-            s += row("Contents", "the capture holds no HCI commands or events (an ACL-only export): connection set-up, "
-                + "disconnections, flow control and encryption are not in it", style)
-        }
+        if let filtered = model.filteredExport { s += row("Contents", filtered.text, style) }
         if let reason = facts.info.notDecodedReason { s += row("Decoding", reason, style) }
         let peers = Set(model.connections.compactMap(\.peerAddress)).count
         let advertisers = model.advertisers.all.count

@@ -12,7 +12,7 @@ struct BLEAnalyze: ParsableCommand {
         commandName: "bleanalyze",
         abstract: "Bluetooth HCI captures turned into answers: what happened, connection by connection, and what went wrong.",
         version: "0.1.0",
-        subcommands: [Report.self, Info.self, Packets.self, Timeline.self, Gatt.self, Adv.self, Check.self, RulesCommand.self, Replay.self, Emulate.self, Peer.self, Redact.self, Export.self],
+        subcommands: [Report.self, Info.self, Packets.self, Timeline.self, Gatt.self, Adv.self, Check.self, RulesCommand.self, Diff.self, Replay.self, Emulate.self, Peer.self, Redact.self, Export.self],
         defaultSubcommand: Report.self)
 
     /// Like ArgumentParser's `main()`, but usage errors exit with 2 (DESIGN.md: 2 = bad input/usage).

@@ -66,6 +66,12 @@ enum CLI {
 
     static let sharedReal: URL? = Repo.sharedReal
 
+    /// The before/after pairs of `diff` (captures/diff/, DiffTests): a walk of captures/ finds them too.
+    static func diffPairs() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures/diff").path)
+            .filter { $0.hasSuffix(".btsnoop") }.map { capture("diff/" + $0) }.sorted()
+    }
+
     static func allCaptures() throws -> [String] {
         let own = try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures").path)
             .filter { $0.hasSuffix(".btsnoop") || $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }

@@ -438,6 +438,23 @@ def _controller_notes() -> list[str]:
     return lines + [""]
 
 
+# The before/after pairs of `bleanalyze diff` (scripts/make_diff_pairs.py), in their own directory.
+DIFF_PAIRS = [
+    "## Before/after pairs for `diff` (`captures/diff/`)",
+    "",
+    "`scripts/make_diff_pairs.py --out captures/diff/` records the same session with the same two Bumble",
+    "devices (the Testbed above) once as the reference and once per change: `before.btsnoop` (scan,",
+    "connect, MTU 247, discover everything, read Battery Level 10 times, 20 Heart Rate notifications, 30",
+    "Write Commands of 20 bytes to \"Write Without Response\", disconnect 0x13); `after_small_mtu.btsnoop`",
+    "(MTU 64); `after_write_request.btsnoop` (the 30 writes as Write Requests); `after_removed_char.btsnoop`",
+    "(the peripheral without Body Sensor Location 0x2A38); `after_short_timeout.btsnoop` (the central",
+    "connects with a 100 ms supervision timeout, not 720 ms). They live in a subdirectory: the per-capture",
+    "tests (expected findings, Reports/, golden files) read `captures/` only; `DiffTests` checks what",
+    "`diff` says of them against tshark.",
+    "",
+]
+
+
 def render(
     scenarios: Sequence[Scenario],
     captures: dict[str, CaptureInfo],
@@ -466,6 +483,7 @@ def render(
         "Do not edit these files by hand; regenerate them:",
         "",
         REGENERATE,
+        *DIFF_PAIRS,
         "## Files",
         "",
         "| File | Frames | ATT PDUs | Size (bytes) | Expected findings (error / warning / info) |",

@@ -24,7 +24,11 @@ extension AirCaptureAdapter {
             advertisingReport(Self.reportEventType(1), address, random, [], p.radio.rssi, frame, analyzer, &status)
         case let .connect(c):
             connectIndication(c, frame, analyzer)
-        case .scanRequest, .other:
+        case let .scanRequest(_, _, advertiser, _):
+            if p.radio.primaryChannel == false { lastAuxScanRequest = (advertiser, frame.timestamp) }
+        case let .extended(e):
+            extendedAdvertising(e, p, frame, analyzer, &status)
+        case .other:
             break
         }
     }
@@ -37,7 +41,7 @@ extension AirCaptureAdapter {
 
     /// False for a copy of the advertising event last seen from `address` (the same PDU on another
     /// primary channel within `advertisingEventWindow`).
-    private func newAdvertisingEvent(_ address: BDAddr, type: UInt8, time: Int64) -> Bool {
+    func newAdvertisingEvent(_ address: BDAddr, type: UInt8, time: Int64) -> Bool {
         let key = address.value | UInt64(type) << 48
         if let last = lastAdvertising[key], time - last.time < Self.advertisingEventWindow, time >= last.time {
             advertisingDuplicates += 1

@@ -9,6 +9,7 @@ import BLEProtocol
 /// | on air | given to the session |
 /// |---|---|
 /// | ADV_IND, ADV_DIRECT_IND, ADV_NONCONN_IND, ADV_SCAN_IND, SCAN_RSP | an LE Advertising Report (RSSI from the pseudo-header); one per advertising event (the copies on channels 37/38/39 within 10 ms are dropped) |
+/// | AUX_ADV_IND (+ AUX_CHAIN_IND), AUX_SCAN_RSP, ADV_EXT_IND with AdvA | an LE Extended Advertising Report, the chain's data joined (`+Extended`) |
 /// | CONNECT_IND | connection complete: role central, a handle per access address, peer = AdvA |
 /// | data PDU, LLID 2 / 1 (not empty) | an ACL fragment, start / continuing, to the session's L2CAP reassembler; central → peripheral is *sent*, peripheral → central *received*; each sent packet is acknowledged by a Number Of Completed Packets (the air shows no host buffers) |
 /// | LL_CONNECTION_UPDATE_IND | connection update complete |
@@ -67,6 +68,14 @@ public final class AirCaptureAdapter {
     var lastContext = LinkLayerDisplay.Context()
     var lastAdvertising: [UInt64: (time: Int64, type: UInt8)] = [:]
     static let advertisingEventWindow: Int64 = 10_000
+    /// Extended advertising PDUs (type 7), the reports made of them, and those that named no
+    /// advertiser (an ADV_EXT_IND whose AUX_ADV_IND the sniffer did not follow, a chain whose start it missed).
+    public internal(set) var extendedAdvertisingPackets = 0
+    public internal(set) var extendedReports = 0
+    public internal(set) var extendedWithoutAdvertiser = 0
+    var pendingExtended: [PendingExtendedReport] = []
+    /// The last AUX_SCAN_REQ (advertiser, time): the AUX_ADV_IND-shaped answer to it is an AUX_SCAN_RSP.
+    var lastAuxScanRequest: (advertiser: BDAddr, time: Int64)?
     var nextHandle: UInt16 = 1
     /// The parse of the frame consumed last: handed on in its `AnalyzedFrame.air`, so display and
     /// redaction read each air frame once.
@@ -102,10 +111,18 @@ public final class AirCaptureAdapter {
         }
     }
 
+    /// A filtered export of an air capture (`FilteredExport.airDataOnly`): no advertising packet, and
+    /// links carrying at least `filteredExportPDUs` data PDUs with neither an empty nor an LL control PDU.
+    public var isFilteredExport: Bool {
+        advertisingPackets == 0 && !links.isEmpty && links.allSatisfy { $0.keptOnlyData }
+            && links.contains { $0.dataPDUs >= Link.filteredExportPDUs }
+    }
+
     /// The capture's last frame (number, time), for how links end.
     var lastCapture: (frame: Int, time: Int64) = (0, 0)
 
     func finish(_ analyzer: Analyzer) {
+        flushExtended(analyzer)
         for i in links.indices where !links[i].terminated { syncLoss(i, analyzer.session, adapter: 0) }
         for i in links.indices where !links[i].terminated {
             if let s = links[i].peripheralSilent {

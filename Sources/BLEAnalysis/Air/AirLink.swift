@@ -82,6 +82,8 @@ extension AirCaptureAdapter {
             public var lastFrame: Int, lastTime: Int64
             public var events: Int
             var sn: Bool, nesn: Bool
+            /// The connection event counter of the last packet, when the capture header gives it (nRF Sniffer).
+            var counter: UInt16?
         }
         /// Central packets in a row with frozen SN/NESN and no answer before the peripheral counts as silent.
         static let silentEvents = 6
@@ -96,11 +98,15 @@ extension AirCaptureAdapter {
                 lastFromPeripheral = frame
             case .centralToPeripheral:
                 if var s = silence, s.sn == p.sn, s.nesn == p.nesn {
-                    s.events += 1
+                    // Count connection events by the header's event counter when it has one: several
+                    // packets of one event (a sniffer reporting the same event twice) are one event.
+                    if p.radio.eventCounter == nil || p.radio.eventCounter != s.counter { s.events += 1 }
+                    s.counter = p.radio.eventCounter
                     (s.lastFrame, s.lastTime) = (frame, time)
                     silence = s
                 } else {
-                    silence = Silence(firstFrame: frame, firstTime: time, lastFrame: frame, lastTime: time, events: 1, sn: p.sn, nesn: p.nesn)
+                    silence = Silence(firstFrame: frame, firstTime: time, lastFrame: frame, lastTime: time, events: 1, sn: p.sn, nesn: p.nesn,
+                                      counter: p.radio.eventCounter)
                 }
             case .unknown:
                 break
@@ -200,12 +206,19 @@ extension AirCaptureAdapter {
             return d
         }
 
+        /// Data PDUs with no empty PDU and no LL control among them: what an export that kept only data
+        /// leaves (a sniffer records empty PDUs in nearly every connection event).
+        static let filteredExportPDUs = 10
+        var keptOnlyData: Bool { emptyPDUs == 0 && controlPDUs == 0 && encryptedPDUs == 0 }
+
         /// The radio facts of the link, for its timeline.
         var summary: String {
             var parts = ["\(packets) packets", "\(dataPDUs) data PDUs", "\(controlPDUs) LL control", "\(emptyPDUs) empty"]
             if retransmissions > 0 { parts.append("\(retransmissions) retransmissions") }
             parts.append("\(crcErrors) CRC errors")
-            if missedEvents > 0 || unansweredEvents > 0 || eventsWithoutCentral > 0 {
+            if keptOnlyData, dataPDUs >= Self.filteredExportPDUs {
+                parts.append("no empty PDU and no LL control: a filtered export, what it removed is not sniffer loss")
+            } else if missedEvents > 0 || unansweredEvents > 0 || eventsWithoutCentral > 0 {
                 parts.append("missed by the sniffer: \(missedEvents) whole connection events, \(eventsWithoutCentral) central packets, "
                              + "\(unansweredEvents) peripheral answers")
             }

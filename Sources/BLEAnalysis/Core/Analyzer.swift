@@ -49,6 +49,11 @@ public final class Analyzer {
     /// Ends the pass and returns the findings, ordered by severity then time.
     public func finish() -> [Finding] {
         air.finish(self)
+        if counts.holdsNoHCIEvents {
+            session.filteredExport = .hciACLOnly
+        } else if air.isFilteredExport {
+            session.filteredExport = .airDataOnly
+        }
         for c in session.live.values { c.captureEnd = lastTimestamp }
         session.retellDiscovery()
         session.explainEnds(captureEnd: lastTimestamp)
@@ -116,6 +121,9 @@ public final class Analyzer {
         } else if frame.kind == .airLE {
             air.consume(frame, into: self, status: &status)
         } else {
+            if frame.kind == .vendorDiagnostic, FrameKind.h4DiagnosticName(frame.rawType) != nil {
+                counts.h4Diagnostics[frame.rawType, default: 0] &+= 1
+            }
             noteLogRecord(frame)
         }
         if case let .malformed(reason, offset) = status {

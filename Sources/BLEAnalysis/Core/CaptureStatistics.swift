@@ -5,6 +5,9 @@ public struct CaptureStatistics: Sendable {
     /// Frames per kind, indexed by `FrameKind.rawValue`.
     public var perKind = [Int](repeating: 0, count: FrameKind.allCases.count)
     public var malformed = 0
+    /// Vendor diagnostic frames of an H4 log, per indicator (`FrameKind.h4DiagnosticName`: Broadcom
+    /// LMP monitor 0x07, Linux HCI_DIAG_PKT 0xF0…): the controller maker's, neither HCI nor malformed.
+    public var h4Diagnostics: [UInt16: Int] = [:]
     /// Frames whose payload the capture cut (`incl_len < orig_len`).
     public var captureTruncated = 0
     /// ATT PDUs per opcode (a reassembled PDU counts once).

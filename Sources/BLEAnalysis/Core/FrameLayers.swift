@@ -38,7 +38,7 @@ public enum FrameLayers {
         case .indexInfo: return LogRecords.indexInfo(&r)
         case .systemNote: return LogRecords.text("System Note", &r)
         case .userLogging: return LogRecords.userLogging(&r)
-        case .vendorDiagnostic: return LogRecords.raw("Vendor Diagnostic", &r)
+        case .vendorDiagnostic: return LogRecords.raw(FrameKind.h4DiagnosticName(frame.rawType) ?? "Vendor Diagnostic", &r)
         case .controlOpen: return Mgmt.open(&r)
         case .controlClose: return Mgmt.close(&r)
         case .controlCommand: return Mgmt.command(&r)

@@ -30,7 +30,10 @@ final class ATTTimeout: Detector {
             if time - request.time >= OutstandingRequests.transactionTimeout { report(c, request, after: time - request.time, &findings) }
         case let .disconnected(c, _):
             OutstandingRequests.each(c) { p in
-                if (c.lifecycle.disconnectTime ?? p.time) - p.time >= OutstandingRequests.transactionTimeout { report(c, p, after: nil, &findings) }
+                // An end with no Disconnection Complete (a handle reused, a new session inferred in a filtered
+                // export) is not when the link went down: it is proven up only as long as it carried data.
+                let end = c.lifecycle.disconnectReason == nil ? (c.traffic.lastDataTime ?? p.time) : (c.lifecycle.disconnectTime ?? p.time)
+                if end - p.time >= OutstandingRequests.transactionTimeout { report(c, p, after: nil, &findings) }
             }
         default:
             break
@@ -40,7 +43,13 @@ final class ATTTimeout: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for c in context.model.live.values.sorted(by: { $0.index < $1.index }) {
             OutstandingRequests.each(c) { p in
-                if context.captureEnd - p.time >= OutstandingRequests.transactionTimeout { report(c, p, after: nil, &findings) }
+                guard context.captureEnd - p.time >= OutstandingRequests.transactionTimeout else { return }
+                // A filtered export shows no disconnection: the link may have ended (and the request with it,
+                // Core v5.4 Vol 3 Part F 3.3.3 times out a transaction only on a live bearer) any time after
+                // its last packet. Only traffic on the link 30 s after the request proves it stayed up.
+                if context.model.filteredExport != nil,
+                   (c.traffic.lastDataTime ?? p.time) - p.time < OutstandingRequests.transactionTimeout { return }
+                report(c, p, after: nil, &findings)
             }
         }
     }

@@ -246,10 +246,40 @@ final class ConcurrentConnections: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         let m = context.model
+        if m.filteredExport != nil {
+            // No connection event in the capture: a link shows it is open only while it carries data.
+            // Only links whose data interleaves were provably open together (successive sessions on new
+            // handles are not).
+            guard let peak = Self.overlappingData(m.connections), peak.count >= 2 else { return }
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: peak.time, frames: [peak.frame],
+                                    message: "Up to \(peak.count) connections carried data at the same time (a filtered export: "
+                                        + "connections open without traffic are not in it)"))
+            return
+        }
         guard m.peakConnections >= 2 else { return }
         let time = m.connections.first { $0.lifecycle.completeFrame == m.peakConnectionsFrame }?.lifecycle.completeTime ?? 0
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: time, frames: [m.peakConnectionsFrame],
                                 message: "Up to \(m.peakConnections) connections were open at the same time"))
+    }
+
+    /// The most connections whose spans of data (first to last ACL packet) overlap, and where the
+    /// maximum was reached (the first data frame of the connection that reached it).
+    static func overlappingData(_ connections: [Connection]) -> (count: Int, time: Int64, frame: Int)? {
+        var edges: [(time: Int64, delta: Int, frame: Int)] = []
+        for c in connections {
+            guard let first = c.traffic.firstDataTime, let last = c.traffic.lastDataTime, last > first else { continue }
+            edges.append((first, 1, c.timeline.first?.frame ?? 0))
+            edges.append((last, -1, 0))
+        }
+        // Ends before starts at the same time: touching spans do not overlap.
+        edges.sort { $0.time != $1.time ? $0.time < $1.time : $0.delta < $1.delta }
+        var open = 0
+        var best: (count: Int, time: Int64, frame: Int)?
+        for e in edges {
+            open += e.delta
+            if open > (best?.count ?? 0) { best = (open, e.time, e.frame) }
+        }
+        return best
     }
 }
 

@@ -25,6 +25,9 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     @exclusivity(unchecked) public internal(set) var peerAddressType: LEAddressType?
     /// The peer's name: advertised (Complete/Shortened Local Name) or read (GAP Device Name 0x2A00).
     @exclusivity(unchecked) public internal(set) var peerName: String?
+    /// The peer's identity address, from its Identity Address Information (Core v5.4 Vol 3 Part H
+    /// 3.6.4): the same device behind a resolvable private address that rotates.
+    @exclusivity(unchecked) public internal(set) var peerIdentityAddress: BDAddr?
 
     /// How reports name the peer: "NAME (ADDR)", "ADDR", or "handle 0xNNNN" when neither is known.
     public var peerLabel: String {

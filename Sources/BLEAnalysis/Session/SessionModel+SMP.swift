@@ -22,6 +22,7 @@ extension SessionModel {
             c.note(frame.timestamp, frame.number, .security, .pairingFailed(byHost: sent, reason: reason), .init(security: .pairingFailed))
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             c.smp.succeeded = true
+            if !sent, case let .identityAddressInformation(_, address) = cmd { c.peerIdentityAddress = address }
             if let key = cmd.distributedKey, SMP.KeyDistribution.names.name(UInt64(key.rawValue)) != nil {
                 let entry = SMPState.DistributedKey(key: key, sentByHost: sent)
                 if !c.smp.keysDistributed.contains(entry) {

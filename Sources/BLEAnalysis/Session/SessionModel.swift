@@ -57,6 +57,10 @@ public final class SessionModel {
     #endif
     /// Links whose PDU in progress had its start fragment cut by the capture (btsnooz).
     @exclusivity(unchecked) var cutPDUs = Set<L2CAPReassembler.Key>()
+    /// The capture is a filtered export (only ATT, or only ACL, kept): set when the pass ends. It shows
+    /// no link boundary — no connection set-up or teardown, no LL control, no empty PDU — so it cannot
+    /// prove that a link stayed open, nor that two links were open together.
+    @exclusivity(unchecked) public internal(set) var filteredExport: FilteredExport?
     /// Maximum simultaneously open connections, and the frame where it was reached.
     @exclusivity(unchecked) public internal(set) var peakConnections = 0
     @exclusivity(unchecked) public internal(set) var peakConnectionsFrame = 0
@@ -192,6 +196,28 @@ public final class SessionModel {
             let names = Set(peers.compactMap(\.peerName)), addresses = Set(peers.compactMap(\.peerAddress))
             if names.count == 1 { db.peerName = names.first }
             if addresses.count == 1 { db.peerAddress = addresses.first }
+        }
+    }
+}
+
+/// What a filtered export kept (`SessionModel.filteredExport`).
+public enum FilteredExport: String, Sendable {
+    /// An HCI log with ACL data and no HCI command or event.
+    case hciACLOnly = "hci-acl-only"
+    /// An air capture with data PDUs but no advertising, no LL control PDU and no empty PDU: a sniffer
+    /// records an empty PDU in nearly every connection event (Core v5.4 Vol 6 Part B 4.5.9 acknowledges
+    /// each PDU, an idle side sends empty ones), so none among many data PDUs means the export dropped them.
+    case airDataOnly = "air-data-only"
+
+    /// For the report's summary: what the capture is, and what cannot be judged from it.
+    public var text: String {
+        switch self {
+        case .hciACLOnly:
+            "filtered export: only ACL data kept (no HCI commands or events): connection set-up, disconnections, "
+                + "flow control and encryption are not in it, and what the export removed cannot be judged"
+        case .airDataOnly:
+            "filtered export: only data PDUs kept (no advertising, no LL control, no empty PDU): what the export "
+                + "removed cannot be judged (not sniffer losses), nor whether a link stayed open"
         }
     }
 }

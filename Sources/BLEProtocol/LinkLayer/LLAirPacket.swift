@@ -100,6 +100,10 @@ public struct LLRadioInfo: Sendable {
     public var eventCounter: UInt16?
     /// The header says this is a data-channel (connection) PDU, an advertising one, or does not say.
     public var isData: Bool?
+    /// The advertising packet went on a primary advertising channel (37, 38, 39) rather than a
+    /// secondary one (an AUX_* PDU, Core v5.4 Vol 6 Part B 2.3.4): from the PHDR's PDU type
+    /// (1: auxiliary advertising) or the channel; nil when the header says neither.
+    public var primaryChannel: Bool?
 
     public init() {}
 }
@@ -166,7 +170,7 @@ public struct LLAirPacket: Sendable {
             radio.phy = UInt8(truncatingIfNeeded: flags >> 14)
             switch (flags >> 7) & 7 {
             case 0: break                                   // advertising or data, direction unspecified
-            case 1: radio.isData = false                    // auxiliary advertising
+            case 1: radio.isData = false; radio.primaryChannel = false   // auxiliary advertising
             case 2: radio.isData = true; radio.direction = .centralToPeripheral
             case 3: radio.isData = true; radio.direction = .peripheralToCentral
             default: break
@@ -286,6 +290,12 @@ public struct LLAirPacket: Sendable {
         let length = Int(try r.u8("Length"))
         let isAdvertising = aa == LinkLayer.advertisingAccessAddress && radio.isData != true
         if !isAdvertising, h0 & 0x20 != 0 { _ = try r.u8("CTEInfo") }
+        if isAdvertising, radio.primaryChannel == nil, let c = radio.channel {
+            // The nRF Sniffer gives the channel index (37–39 primary), the PHDR and PPI the RF channel
+            // (0, 12, 39 carry indexes 37, 38, 39: Core v5.4 Vol 6 Part B 1.4.1).
+            let nordic = linkType == LinkLayer.linkTypeNordic || linkType == LinkLayer.linkTypeNordicV1
+            radio.primaryChannel = nordic ? c >= 37 : (c == 0 || c == 12 || c == 39)
+        }
         let payloadOffset = r.position
         let payload = try r.slice(length, "PDU Payload")
         var crc: UInt32? = nil

@@ -113,6 +113,26 @@ public enum LinkLayerDisplay {
                     f.append(Field("Channel Map", .text(channelList(c.channelMap))))
                     f.append(Field("Hop", .integer(UInt64(c.hop), .decimal(bytes: 1))))
                     f.append(Field("SCA", .integer(UInt64(c.sca), .decimal(bytes: 1))))
+                case let .extended(e):
+                    layer.name = extendedName(e, primary: p.radio.primaryChannel)
+                    f.append(Field("AdvMode", .text(e.connectable ? "connectable" : e.scannable ? "scannable" : "non-connectable, non-scannable")))
+                    if let a = e.advertiser { f.append(Field("AdvA", .address(a, type: e.advertiserRandom ? .randomDevice : .publicDevice))) }
+                    if let t = e.target { f.append(Field("TargetA", .address(t, type: e.targetRandom ? .randomDevice : .publicDevice))) }
+                    if let sid = e.setID, let did = e.dataID { f.append(Field("ADI", .text("SID \(sid), DID 0x\(Hex.pad(did, 3))"))) }
+                    if let c = e.auxChannel, let phy = e.auxPHY {
+                        f.append(Field("AuxPtr", .text("channel \(c), \(phyNames.name(UInt64(phy)) ?? "PHY \(phy)")")))
+                    }
+                    if e.hasSyncInfo { f.append(Field("SyncInfo", .text("present (periodic advertising)"))) }
+                    if let t = e.txPower { f.append(Field("TxPower", .text("\(t) dBm"))) }
+                    if e.dataLength > 0, var data = payload.getSlice(at: e.dataOffset - p.payloadOffset, count: e.dataLength) {
+                        var structures: [[Field]] = []
+                        while data.remaining > 0, let length = data.peekU8(), length > 0 {
+                            _ = try data.u8("AD Length")
+                            var s = try data.slice(Int(length), "AD Structure")
+                            structures.append(ADDecoding.decode(&s))
+                        }
+                        if !structures.isEmpty { f.append(Field("Advertising Data", .list(structures))) }
+                    }
                 case .other:
                     if payload.remaining > 0 { f.append(Field("Payload", .bytes(Array(payload.remainingBytes)))) }
                 }
@@ -158,6 +178,15 @@ public enum LinkLayerDisplay {
         if crcCheck == .invalid { layer.notes.append("CRC error: the packet was corrupted on air; its content is not trusted") }
         layer.fields = f
         return layer
+    }
+
+    /// The name of a PDU of type 7 (Core v5.4 Vol 6 Part B 2.3.4): ADV_EXT_IND on a primary channel; on
+    /// a secondary channel AUX_ADV_IND (or AUX_SCAN_RSP: the same fields, after an AUX_SCAN_REQ) when
+    /// it carries AdvA, AUX_CHAIN_IND when it does not (AdvA is absent only there and in anonymous
+    /// advertising, Table 2.19).
+    public static func extendedName(_ e: LLExtendedAdvertising, primary: Bool?) -> String {
+        guard primary == false else { return "ADV_EXT_IND" }
+        return e.advertiser != nil || e.auxChannel == nil && e.dataID == nil ? "AUX_ADV_IND" : "AUX_CHAIN_IND"
     }
 
     /// `0-36` or `0-8, 10-36 (36 channels)`.

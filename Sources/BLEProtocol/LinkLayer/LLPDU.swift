@@ -37,7 +37,10 @@ public enum LLAdvertisingPDU: Sendable, Equatable {
     case scanRequest(scanner: BDAddr, scannerRandom: Bool, advertiser: BDAddr, advertiserRandom: Bool)
     /// CONNECT_IND (5).
     case connect(LLConnectIndication)
-    /// ADV_EXT_IND, AUX_* and reserved types: shown, not turned into HCI events.
+    /// ADV_EXT_IND, AUX_ADV_IND, AUX_SCAN_RSP, AUX_CHAIN_IND (7, 2.3.4): the Common Extended
+    /// Advertising Payload; which one it is follows from the channel and what came before.
+    case extended(LLExtendedAdvertising)
+    /// AUX_CONNECT_RSP and reserved types: shown, not turned into HCI events.
     case other(type: UInt8)
 
     public static let typeNames = NameTable([
@@ -76,9 +79,69 @@ public enum LLAdvertisingPDU: Sendable, Equatable {
                                                 accessAddress: aa, crcInit: crc, windowSize: win, windowOffset: offset,
                                                 intervalUnits: interval, latency: latency, timeoutUnits: timeout,
                                                 channelMap: (hi << 32 | lo) & 0x1F_FFFF_FFFF, hop: hopSCA & 0x1F, sca: hopSCA >> 5))
+        case 7:
+            guard let e = LLExtendedAdvertising.read(r, txAddRandom: p.txAddRandom, rxAddRandom: p.rxAddRandom) else {
+                throw DecodeError(kind: .truncated(needed: 1, available: r.remaining), offset: base + p.payloadOffset,
+                                  field: "Extended Header")
+            }
+            return .extended(e.offset(by: p.payloadOffset))
         default:
             return .other(type: p.advertisingType)
         }
+    }
+}
+
+/// A Common Extended Advertising Payload decoded (Core v5.4 Vol 6 Part B 2.3.4): AdvMode, the
+/// optional fields its Extended Header Flags say are present, and where AdvData lies.
+public struct LLExtendedAdvertising: Sendable, Equatable {
+    /// AdvMode (2.3.4.1): bit 0 connectable, bit 1 scannable.
+    public var mode: UInt8
+    public var advertiser: BDAddr?
+    public var advertiserRandom: Bool
+    public var target: BDAddr?
+    public var targetRandom: Bool
+    /// ADI (2.3.4.5): Advertising Data ID (12 bits) and Advertising Set ID (4 bits).
+    public var dataID: UInt16?
+    public var setID: UInt8?
+    /// AuxPtr (2.3.4.4): more follows on `auxChannel` (channel index) on `auxPHY` (0 1M, 1 2M, 2 Coded).
+    public var auxChannel: UInt8?
+    public var auxPHY: UInt8?
+    /// SyncInfo present (2.3.4.6): the set also advertises periodically.
+    public var hasSyncInfo = false
+    /// TxPower (2.3.4.8), dBm.
+    public var txPower: Int8?
+    /// AdvData, as offsets from the payload's first byte (frame payload after `offset(by:)`).
+    public var dataOffset: Int
+    public var dataLength: Int
+
+    public var connectable: Bool { mode & 1 != 0 }
+    public var scannable: Bool { mode & 2 != 0 }
+
+    /// Reads the payload `r` (the PDU's payload); nil when it is empty or shorter than its Extended
+    /// Header Length says.
+    static func read(_ r: ByteReader, txAddRandom: Bool, rxAddRandom: Bool) -> LLExtendedAdvertising? {
+        guard let layout = LLExtendedAdvertisingLayout.read(r), let first = r.getU8(at: 0) else { return nil }
+        var e = LLExtendedAdvertising(mode: first >> 6, advertiserRandom: txAddRandom, targetRandom: rxAddRandom,
+                                      dataOffset: layout.advData, dataLength: r.bytes.count - layout.advData)
+        e.advertiser = layout.advA.flatMap { r.getU48le(at: $0) }.map(BDAddr.init)
+        e.target = layout.targetA.flatMap { r.getU48le(at: $0) }.map(BDAddr.init)
+        if let at = layout.adi, let adi = r.getU16le(at: at) {
+            e.dataID = adi & 0x0FFF
+            e.setID = UInt8(adi >> 12)
+        }
+        if let at = layout.auxPtr, let channel = r.getU8(at: at), let offsetPHY = r.getU16le(at: at + 1) {
+            e.auxChannel = channel & 0x3F
+            e.auxPHY = UInt8(offsetPHY >> 13)
+        }
+        e.hasSyncInfo = layout.syncAccessAddress != nil
+        e.txPower = layout.txPower.flatMap { r.getU8(at: $0) }.map { Int8(bitPattern: $0) }
+        return e
+    }
+
+    func offset(by n: Int) -> LLExtendedAdvertising {
+        var e = self
+        e.dataOffset += n
+        return e
     }
 }
 
@@ -93,6 +156,10 @@ public struct LLExtendedAdvertisingLayout: Sendable, Equatable {
     /// SyncInfo's Access Address (4 bytes) and CRCInit (3 bytes), 2.3.4.6, when SyncInfo is present.
     public var syncAccessAddress: Int?
     public var syncCRCInit: Int?
+    /// ADI (2 bytes), AuxPtr (3 bytes) and TxPower (1 byte), when present and inside the header.
+    public var adi: Int?
+    public var auxPtr: Int?
+    public var txPower: Int?
     /// Where AdvData starts; it runs to the payload's end.
     public var advData: Int
 
@@ -109,12 +176,16 @@ public struct LLExtendedAdvertisingLayout: Sendable, Equatable {
         if flags & 0x01 != 0, i + 6 <= end { layout.advA = i; i += 6 }      // AdvA
         if flags & 0x02 != 0, i + 6 <= end { layout.targetA = i; i += 6 }   // TargetA
         if flags & 0x04 != 0 { i += 1 }                                     // CTEInfo
-        if flags & 0x08 != 0 { i += 2 }                                     // ADI
-        if flags & 0x10 != 0 { i += 3 }                                     // AuxPtr
-        if flags & 0x20 != 0, i + 18 <= end {                               // SyncInfo: offset/units 2, interval 2, ChM+SCA 5, AA 4, CRCInit 3, event counter 2
-            layout.syncAccessAddress = i + 9
-            layout.syncCRCInit = i + 13
+        if flags & 0x08 != 0 { if i + 2 <= end { layout.adi = i }; i += 2 }     // ADI
+        if flags & 0x10 != 0 { if i + 3 <= end { layout.auxPtr = i }; i += 3 }  // AuxPtr
+        if flags & 0x20 != 0 {                                              // SyncInfo: offset/units 2, interval 2, ChM+SCA 5, AA 4, CRCInit 3, event counter 2
+            if i + 18 <= end {
+                layout.syncAccessAddress = i + 9
+                layout.syncCRCInit = i + 13
+            }
+            i += 18
         }
+        if flags & 0x40 != 0, i + 1 <= end { layout.txPower = i }          // TxPower
         return layout
     }
 }

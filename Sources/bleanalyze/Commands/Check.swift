@@ -16,8 +16,9 @@ struct Check: ParsableCommand {
             unreadable file gets a line with `error` and the run goes on. \
             --peer NAME|ADDR keeps the findings about that device (and those about the capture as a whole); a \
             file where the device is never seen is an error, not a pass. --baseline FILE accepts the findings it \
-            lists (by rule, peer and attribute handle): only new ones fail. --write-baseline FILE writes FILE from \
-            this run's findings at or above --fail-on (text, one RULE<TAB>PEER<TAB>ATTRIBUTE a line). \
+            lists (by rule, peer name, address or *, attribute handle, up to a count and a severity): findings \
+            beyond it fail. --write-baseline FILE writes FILE from this run's findings at or above --fail-on \
+            (text, one RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY a line; README "CI: scope and baseline"). \
             Exit 0: nothing at or above the level; 1: findings; 2: a file could not be read (or --peer not in it).
             """)
 
@@ -58,10 +59,17 @@ struct Check: ParsableCommand {
         } else if let scope, !scope.seen(in: model) {
             file.peerMissing = true
         }
-        for (i, f) in findings.enumerated() where f.severity >= level {
+        let over = findings.enumerated().filter { $0.element.severity >= level }.map { (index: $0.offset, finding: $0.element) }
+        for (_, f) in over {
             let key = Baseline.key(f, model)
-            file.keys.insert(key)
-            if baseline?.accepted.contains(key) ?? false { file.accepted.insert(i) } else { file.failing.append(i) }
+            let seen = file.keys[key]
+            file.keys[key] = ((seen?.count ?? 0) + 1, max(seen?.severity ?? f.severity, f.severity))
+        }
+        if let baseline {
+            let judged = baseline.judge(over, model)
+            (file.accepted, file.failing, file.baselineReasons) = (judged.accepted, judged.failing, judged.reasons)
+        } else {
+            file.failing = over.map(\.index)
         }
         return file
     }
@@ -98,7 +106,7 @@ struct Check: ParsableCommand {
         var out = Output()
         var failed = false, unreadable = false
         var suites: [JUnit.Suite] = []
-        var keys: Set<Baseline.Key> = []
+        var keys: [Baseline.Key: (count: Int, severity: Severity)] = [:]
         var w = JSONWriter()
         w.beginObject()
         w.string("failOn", level.rawValue)
@@ -115,11 +123,16 @@ struct Check: ParsableCommand {
             case let .success(run):
                 let over = run.failing.map { run.findings[$0] }
                 failed = failed || !over.isEmpty
-                keys.formUnion(run.keys)
+                keys.merge(run.keys) { a, b in (a.count + b.count, max(a.severity, b.severity)) }
                 if !json {
                     let accepted = run.accepted.isEmpty ? "" : " (\(run.accepted.count) accepted by the baseline)"
                     out.line("\(over.isEmpty ? "PASS" : "FAIL")  \(path): \(Self.counts(run.findings))\(accepted)")
-                    for f in over { out.line("      \(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)") }
+                    for i in run.failing {
+                        let f = run.findings[i]
+                        out.line("      \(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)")
+                        if let why = f.causeText { out.line("        why: \(why)") }
+                        if let reason = run.baselineReasons[i] { out.line("        baseline: \(reason)") }
+                    }
                 }
                 w.beginObject(); w.string("file", path); w.bool("passed", over.isEmpty)
                 w.beginArray("findings"); for f in run.findings { ReportJSON.finding(f, &w) }; w.endArray()
@@ -187,8 +200,10 @@ struct CheckedFile {
     /// Indexes in `findings` at or above the level: not in the baseline, and accepted by it.
     var failing: [Int] = []
     var accepted: Set<Int> = []
-    /// The baseline keys of the findings at or above the level (for `--write-baseline`).
-    var keys: Set<Baseline.Key> = []
+    /// The baseline keys of the findings at or above the level, how many and the highest severity (for `--write-baseline`).
+    var keys: [Baseline.Key: (count: Int, severity: Severity)] = [:]
+    /// Why the baseline did not accept a finding it lists (a count or severity beyond it), by index.
+    var baselineReasons: [Int: String] = [:]
     /// `--peer` names a device this capture never shows.
     var peerMissing = false
     /// The file opened but was not decoded (a link type we do not read, or no frame decodable): not a pass.

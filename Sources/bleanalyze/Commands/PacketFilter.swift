@@ -12,7 +12,7 @@ struct PacketFilterOptions: ParsableArguments {
     var frames: String?
     @Option(name: .long, help: "With --frame/--frames: also this many frames before and after each selected one.")
     var context: Int = 0
-    @Option(name: .long, help: "Only frames of this connection: its number in the report (3), a handle (0x0040, h64) or a peer address (C0:FF:EE:00:00:01).")
+    @Option(name: .long, help: "Only frames of this connection: its number in the report (3), a handle (0x0040, h64), a peer address (C0:FF:EE:00:00:01) or a peer name (advertised or GAP, whole, any case).")
     var conn: String?
     @Flag(name: .long, help: "Frames carrying ATT.") var att = false
     @Flag(name: .long, help: "Frames carrying SMP.") var smp = false
@@ -29,17 +29,22 @@ struct PacketFilterOptions: ParsableArguments {
         guard let conn else { return nil }
         if let a = BDAddr(string: conn) { return .address(a) }
         let lower = conn.lowercased()
-        if lower.hasPrefix("0x") || lower.hasPrefix("h") {
-            let digits = lower.hasPrefix("0x") ? String(lower.dropFirst(2)) : String(lower.dropFirst(lower.hasPrefix("handle:") ? 7 : 1))
+        let handleDigits = lower.hasPrefix("handle:") ? String(lower.dropFirst(7)) : lower.hasPrefix("h") ? String(lower.dropFirst()) : nil
+        if lower.hasPrefix("0x") || handleDigits.map({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) == true {
+            let digits = lower.hasPrefix("0x") ? String(lower.dropFirst(2)) : handleDigits ?? ""
             guard let h = UInt16(digits, radix: lower.hasPrefix("0x") ? 16 : 10), h <= 0x0EFF else {
                 throw ValidationError("--conn \(conn): a handle is 0x0000–0x0EFF")
             }
             return .handle(h)
         }
-        guard let index = Int(conn), index >= 1 else {
-            throw ValidationError("--conn takes a connection number (3), a handle (0x0040, h64) or a Bluetooth address, not \(conn)")
+        if let index = Int(conn) {
+            guard index >= 1 else { throw ValidationError("--conn \(conn): connections are numbered from 1") }
+            return .index(index)
         }
-        return .index(index)
+        guard !conn.isEmpty else {
+            throw ValidationError("--conn takes a connection number (3), a handle (0x0040, h64), a Bluetooth address or a peer name")
+        }
+        return .name(conn)
     }
 
     /// The frames selected by --frame/--frames, widened by --context, as sorted closed ranges; nil when
@@ -88,6 +93,8 @@ enum ConnectionFilter {
     case address(BDAddr)
     /// The connection's number in the report (1-based order of appearance).
     case index(Int)
+    /// The peer's name (advertised or GAP), whole, ignoring case: as `--peer` matches it.
+    case name(String)
 }
 
 /// Decides, per frame, whether `packets` prints it.
@@ -127,6 +134,8 @@ struct PacketFilter {
             return "no connection uses handle 0x\(String(h, radix: 16)) (handles in the capture: \(handles.isEmpty ? "none" : handles.joined(separator: ", ")))"
         case let .address(a) where !session.connections.contains(where: { $0.peerAddress == a }) && !session.advertisers.all.contains(where: { $0.address == a }):
             return "\(a) appears in no connection and no advertising report"
+        case let .name(n) where !session.connections.contains(where: PeerScope(n).matches):
+            return "no connection to a peer named \(n)"
         default:
             break
         }
@@ -198,6 +207,13 @@ struct PacketFilter {
                 if id == .connectionHandle, case let .integer(v, _) = value { return v == UInt64(h) }
                 return false
             } }
+        case let .name(n):
+            // Names learnt so far (advertising heard before the connection, a GAP name read in it): the
+            // frames of connections to that peer, and its advertising.
+            let scope = PeerScope(n)
+            let addresses = Set(session.connections.filter { scope.matches($0) && $0.adapter == frame.adapter }.compactMap(\.peerAddress)
+                                + session.advertisers.all.filter(scope.matches).map(\.address))
+            return addresses.contains { matches(.address($0), layers, frame: frame, session: session) }
         case let .address(a):
             let handles = Set(session.connections.filter { $0.peerAddress == a && $0.adapter == frame.adapter }.map(\.handle))
             return layers.contains { Self.contains($0.fields) { id, value in

@@ -25,7 +25,7 @@ struct Timeline: ParsableCommand {
         abstract: "One story per connection: connect, MTU, discovery, subscriptions, data, errors, disconnect.")
     @OptionGroup var capture: CaptureArgument
     @Flag(name: .long, help: "JSON instead of text.") var json = false
-    @Option(name: .long, help: "Only this connection: its number in the report (3), a handle (0x0040, h64) or a peer address.")
+    @Option(name: .long, help: "Only this connection: its number in the report (3), a handle (0x0040, h64), a peer address or a peer name.")
     var conn: String?
     @Option(name: .long, help: ArgumentHelp("Only connections to this device: its name or address.", valueName: "NAME|ADDR"))
     var peer: String?
@@ -43,6 +43,7 @@ struct Timeline: ParsableCommand {
                 case let .index(i): c.index == i
                 case let .handle(h): c.handle == h
                 case let .address(a): c.peerAddress == a
+                case let .name(n): PeerScope(n).matches(c)
                 }
             }
             guard !picked.isEmpty else {

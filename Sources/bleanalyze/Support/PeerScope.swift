@@ -74,42 +74,95 @@ struct PeerScope {
     }
 }
 
-/// `check --baseline FILE`: findings accepted before, by rule, peer and attribute; only findings
-/// not in it fail the gate. The file is text, one accepted finding a line, tab-separated:
-/// `RULE<TAB>PEER<TAB>ATTRIBUTE`, `-` for "none"; `#` starts a comment. `check --write-baseline FILE`
-/// writes it from the findings at or above `--fail-on`.
+/// `check --baseline FILE`: findings accepted before; only findings beyond it fail the gate. The file
+/// is text, one entry a line, tab-separated: `RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY`;
+/// `#` starts a comment.
+/// - PEER: `*` any peer; an address (matches the peer's address or its identity address, so a
+///   resolvable private address that rotates still matches once the peer paired); `-` findings
+///   about no peer; anything else a name (advertised or GAP), whole, ignoring case.
+/// - ATTRIBUTE: the handle the finding names (`0x0005`), `-` none, `*` any.
+/// - COUNT: accept up to N such findings; `*` any number. SEVERITY: the highest accepted (`info`,
+///   `warning`, `error`); `*` any. A line of three fields (files written before counts) accepts any
+///   number at any severity, as it did.
+/// `check --write-baseline FILE` writes it from the findings at or above `--fail-on`: the peer by
+/// name when the capture knows one (redaction with `--keep-names` and address rotation keep it),
+/// else by identity address, else by address; the count and highest severity seen.
 struct Baseline {
     struct Key: Hashable, Comparable {
         var rule: String
-        /// The peer's address, else its name, else "-".
+        /// The peer: `*`, a name, an address, or "-".
         var peer: String
-        /// The attribute handle the finding is about ("0x0005"), else "-".
+        /// The attribute handle the finding is about ("0x0005"), "-" or "*".
         var attribute: String
         static func < (a: Key, b: Key) -> Bool { (a.rule, a.peer, a.attribute) < (b.rule, b.peer, b.attribute) }
     }
 
-    private(set) var accepted: Set<Key> = []
+    struct Entry {
+        var key: Key
+        /// nil: any number.
+        var count: Int?
+        /// nil: any severity.
+        var severity: Severity?
+        var line: Int
+    }
 
-    init(keys: Set<Key> = []) { accepted = keys }
+    private(set) var entries: [Entry] = []
 
-    /// Reads FILE; a line that is not three fields is an error naming its number.
+    init(entries: [Entry] = []) { self.entries = entries }
+
+    /// Reads FILE; a line that is not 3 to 5 fields, or a bad count or severity, is an error naming its number.
     init(path: String) throws(ValidationError) {
         guard let text = Self.read(path) else { throw ValidationError("--baseline: cannot read \(path)") }
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 3, !fields[0].isEmpty else {
-                throw ValidationError("--baseline \(path) line \(n + 1): expected RULE<TAB>PEER<TAB>ATTRIBUTE, got \"\(line)\"")
+            let expected = "expected RULE<TAB>PEER<TAB>ATTRIBUTE[<TAB>COUNT[<TAB>SEVERITY]]"
+            guard (3...5).contains(fields.count), !fields[0].isEmpty else {
+                throw ValidationError("--baseline \(path) line \(n + 1): \(expected), got \"\(line)\"")
             }
-            accepted.insert(Key(rule: fields[0], peer: fields[1], attribute: fields[2]))
+            var entry = Entry(key: Key(rule: fields[0], peer: fields[1], attribute: fields[2]), line: n + 1)
+            if fields.count > 3, fields[3] != "*" {
+                guard let c = Int(fields[3]), c >= 0 else {
+                    throw ValidationError("--baseline \(path) line \(n + 1): COUNT is a number or *, not \"\(fields[3])\"")
+                }
+                entry.count = c
+            }
+            if fields.count > 4, fields[4] != "*" {
+                guard let s = Severity(rawValue: fields[4]) else {
+                    throw ValidationError("--baseline \(path) line \(n + 1): SEVERITY is info, warning, error or *, not \"\(fields[4])\"")
+                }
+                entry.severity = s
+            }
+            entries.append(entry)
         }
     }
 
+    /// What names a finding's peer: its names and addresses (address and identity address).
+    struct Identity {
+        var names: [String] = []
+        var addresses: [BDAddr] = []
+        var none: Bool { names.isEmpty && addresses.isEmpty }
+    }
+
+    static func identity(_ f: Finding, _ model: SessionModel) -> Identity {
+        var id = Identity()
+        if let i = f.connectionIndex, let c = model.connections.first(where: { $0.index == i }) {
+            id.names += c.peerName.map { [$0] } ?? []
+            id.addresses += [c.peerAddress, c.peerIdentityAddress].compactMap { $0 }
+        }
+        if let n = f.peerName, !id.names.contains(n) { id.names.append(n) }
+        if id.addresses.isEmpty {
+            id.addresses = f.peer.flatMap { p in PeerScope.addresses(in: p).first.map { [$0] } } ?? PeerScope.addresses(in: f.text).prefix(1).map { $0 }
+        }
+        return id
+    }
+
+    /// How `--write-baseline` names the peer: its name, else identity address, else address.
     static func key(_ f: Finding, _ model: SessionModel) -> Key {
         var peer = "-"
         if let i = f.connectionIndex, let c = model.connections.first(where: { $0.index == i }) {
-            peer = c.peerAddress?.description ?? c.peerName ?? "-"
+            peer = c.peerName ?? c.peerIdentityAddress?.description ?? c.peerAddress?.description ?? "-"
         } else if let p = f.peerName ?? f.peer {
             peer = p
         } else if let a = PeerScope.addresses(in: f.text).first {
@@ -123,13 +176,53 @@ struct Baseline {
         f.handle.map { "0x" + Hex.pad($0, 4) }
     }
 
-    func accepts(_ f: Finding, _ model: SessionModel) -> Bool { accepted.contains(Self.key(f, model)) }
+    func matches(_ e: Entry, _ f: Finding, _ id: Identity) -> Bool {
+        guard e.key.rule == f.rule else { return false }
+        let attr = Self.attribute(f) ?? "-"
+        guard e.key.attribute == "*" || e.key.attribute.lowercased() == attr.lowercased() else { return false }
+        switch e.key.peer {
+        case "*": return true
+        case "-": return id.none
+        case let p:
+            if let a = BDAddr(string: p) { return id.addresses.contains(a) }
+            return id.names.contains { $0.lowercased() == p.lowercased() } || (id.names.isEmpty && f.peer == p)
+        }
+    }
 
-    /// The file's text for `keys`.
-    static func render(_ keys: Set<Key>, command: String) -> String {
-        var s = "# bleanalyze check baseline: accepted findings, RULE<TAB>PEER<TAB>ATTRIBUTE (- for none)\n"
+    /// Judges the findings at or above the level in order: each is accepted by the first entry that
+    /// matches it, allows its severity and has count left; else it fails, with why (`reasons`: the
+    /// count or severity it exceeds).
+    func judge(_ findings: [(index: Int, finding: Finding)], _ model: SessionModel) -> (accepted: Set<Int>, failing: [Int], reasons: [Int: String]) {
+        var used = [Int](repeating: 0, count: entries.count)
+        var accepted: Set<Int> = [], failing: [Int] = [], reasons: [Int: String] = [:]
+        for (i, f) in findings {
+            let id = Self.identity(f, model)
+            let candidates = entries.indices.filter { matches(entries[$0], f, id) }
+            if let e = candidates.first(where: { e in
+                (entries[e].severity.map { f.severity <= $0 } ?? true) && (entries[e].count.map { used[e] < $0 } ?? true)
+            }) {
+                used[e] += 1
+                accepted.insert(i)
+                continue
+            }
+            failing.append(i)
+            if let e = candidates.first(where: { e in entries[e].severity.map { f.severity > $0 } ?? false }) {
+                reasons[i] = "\(f.severity.rawValue) is above the \(entries[e].severity?.rawValue ?? "") the baseline accepts (line \(entries[e].line))"
+            } else if let e = candidates.first {
+                reasons[i] = "more than the \(entries[e].count ?? 0) the baseline accepts (line \(entries[e].line))"
+            }
+        }
+        return (accepted, failing, reasons)
+    }
+
+    /// The file's text for these findings' keys, with how many of each and the highest severity.
+    static func render(_ counts: [Key: (count: Int, severity: Severity)], command: String) -> String {
+        var s = "# bleanalyze check baseline: accepted findings,\n"
+        s += "# RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY (PEER: name, address or *; - for none; COUNT/SEVERITY: up to; * any)\n"
         s += "# written by: \(command)\n"
-        for k in keys.sorted() { s += "\(k.rule)\t\(k.peer)\t\(k.attribute)\n" }
+        for (k, v) in counts.sorted(by: { $0.key < $1.key }) {
+            s += "\(k.rule)\t\(k.peer)\t\(k.attribute)\t\(v.count)\t\(v.severity.rawValue)\n"
+        }
         return s
     }
 
