@@ -126,7 +126,10 @@ public enum ReportText {
             switch e.kind {
             case .connectionFailed, .subscribeFailed, .attError: 0
             case .security where e.fields.security?.failed == true: 0
+            case .security where e.fields.security == .pairingDeclined || (e.fields.keySize ?? 16) < 16: 0
             case .disconnected: 1
+            // BR/EDR: what protects the link (the link key made, the cipher and key size).
+            case .security where e.fields.security == .linkKey || e.fields.cipher != nil: 2
             case .discovery, .requests: 2   // the table found; what the app did, one line per direction
             default: nil   // MTU, parameters, values: `timeline` and --all tell them
             }
@@ -389,9 +392,18 @@ public enum ReportJSON {
         if let uuid = f.uuid { w.string("uuid", uuid.description) }
         if let status = f.status { w.int("status", Int(status)) }
         if !f.folded.isEmpty {
-            w.beginObject("folded")
-            for (rule, n) in f.folded.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
-            w.endObject()
+            // One entry per rule folded in: how many, and the key frame of each (where they are).
+            w.beginArray("folded")
+            for folded in f.folded.sorted(by: { $0.rule < $1.rule }) {
+                w.beginObject(nil)
+                w.string("rule", folded.rule)
+                w.int("count", folded.count)
+                w.beginArray("frames")
+                for n in folded.frames { w.int(nil, n) }
+                w.endArray()
+                w.endObject()
+            }
+            w.endArray()
         }
         w.endObject()
     }

@@ -72,7 +72,8 @@ public enum SessionJSON {
 
     /// The typed fields of a timeline event (docs/timeline-schema.json): `mtu` on MTU events, `handle` and
     /// `uuid` on subscription and value events, `peer`/`peerName` on connection events, `reason` on
-    /// disconnections, `security` on security events, `firstOfHandle` on the first value of a handle.
+    /// disconnections, `security` on security events (BR/EDR ones with `keySize`, `cipher`, `linkKeyType`/`linkKey`,
+    /// `method`), `firstOfHandle` on the first value of a handle.
     static func event(_ e: TimelineEvent, of c: Connection, _ w: inout JSONWriter) {
         if let mtu = e.fields.mtu { w.int("mtu", mtu) }
         if let h = e.fields.handle { w.int("handle", h) }
@@ -80,6 +81,10 @@ public enum SessionJSON {
         if let r = e.fields.reason { w.int("reason", r) }
         if let step = e.fields.security { w.string("security", step.rawValue) }
         if e.fields.firstOfHandle { w.bool("firstOfHandle", true) }
+        if let k = e.fields.keySize { w.int("keySize", Int(k)) }
+        if let cipher = e.fields.cipher { w.string("cipher", cipher.rawValue) }
+        if let key = e.fields.linkKey { w.int("linkKeyType", Int(key.rawValue)); w.string("linkKey", key.description) }
+        if let m = e.fields.method { w.string("method", m.rawValue) }
         switch e.kind {
         case .connected, .attempt, .connectionFailed, .disconnected:
             if let a = c.peerAddress { w.string("peer", a.description) }

@@ -73,6 +73,25 @@ public enum StoryText {
             return "encryption key refresh failed: \(status.name)"
         case let .simplePairingFailed(status):
             return "Secure Simple Pairing failed: \(coded(status))"
+        case let .classicPairingMethod(method, hostIO, peerIO, mitm, bonding):
+            return "pairing method: Secure Simple Pairing, \(method.rawValue) (IO \(hostIO) / \(peerIO)), "
+                + "\(mitm ? method == .justWorks ? "MITM protection asked, impossible with these IO capabilities" : "MITM protection" : "no MITM protection"), "
+                + "\(bonding ? "bonding" : "no bonding")"
+        case let .storedLinkKey(found):
+            return found ? "stored link key used (bonded)" : "no stored link key: pairing follows"
+        case let .linkKey(type):
+            return "link key: \(type)" + (type.isSecureConnections ? "" : " (no Secure Connections)")
+        case let .classicEncryption(on, cipher, keySize):
+            guard on else { return "encryption off" }
+            let what = cipher.map { $0 == .e0 ? "E0 (no Secure Connections)" : "AES-CCM (Secure Connections)" } ?? "on"
+            return "encryption on: \(what)" + (keySize.map { $0 == 0 ? ", key size not reported" : ", key size \($0)" } ?? "")
+        case let .keySize(size, earlier):
+            return "encryption key size \(size)" + (size < 16 ? " (\(Int(size) * 8) bits)" : "")
+                + (earlier.map { ", smaller than the \($0) of an earlier connection to this peer" } ?? "")
+        case .pairingDeclined:
+            return "pairing declined: the host answered the user prompt with a negative reply"
+        case let .authenticationFailed(status):
+            return "authentication failed: \(coded(status))"
         case let .air(text):
             return "air: " + text
         case let .log(text):

@@ -63,7 +63,7 @@ import Testing
         let loss = try #require(findings.first { $0.rule == "link.disconnect" })
         #expect(loss.cause?.kind == .llProcedure)
         #expect(loss.cause?.frames.first == 2, "key frame: the LE Enable Encryption still pending")
-        #expect(loss.folded["security.encryption-failed"] == 1)
+        #expect(loss.folded == [.init(rule: "security.encryption-failed", frames: [4])])
         // Counter-example: PIN or Key Missing is the encryption's own failure, with the bond advice.
         var c = B()
         c.leConnected(1000, handle: 0x40)
@@ -101,7 +101,8 @@ import Testing
         Self.disconnected(&b, 10_000, handle: 0x0B, reason: 0x05)                               // 5
         let (_, findings) = try PrecisionRuleTests.analyze(b)
         let failed = try #require(findings.first { $0.rule == "security.pairing-failed" })
-        #expect(failed.frames == [4, 2])
+        #expect(failed.frames == [3, 4, 2], "the negative reply first: a person declined")
+        #expect(failed.severity == .info && failed.actor == .user)
         #expect(failed.status == 0x05)
         #expect(failed.cause?.kind == .pairing)
         #expect(failed.cause?.frames.first == 3, "key frame: the host's negative reply")

@@ -23,11 +23,23 @@ struct TypedEventAgreementTests {
     @Test("Encryption Change v1 and v2 (7.7.8, 7.7.8.v2)")
     func encryptionChange() throws {
         let v1 = try HCIEventEncoding.event(0x08, [ParamKey("Status"): .int(0x06), ParamKey("Connection_Handle"): .int(0x0041), ParamKey("Encryption_Enabled"): .int(1)])
-        guard case let .encryptionChange(s1, h1, on1, size1) = try HCITest.typedEvent(v1) else { Issue.record("v1 not typed"); return }
-        #expect(s1.rawValue == 0x06 && h1 == 0x0041 && on1 && size1 == nil)
+        guard case let .encryptionChange(s1, h1, on1, size1, mode1) = try HCITest.typedEvent(v1) else { Issue.record("v1 not typed"); return }
+        #expect(s1.rawValue == 0x06 && h1 == 0x0041 && on1 && size1 == nil && mode1 == 1)
         let v2 = try HCIEventEncoding.event(0x59, [ParamKey("Status"): .int(0), ParamKey("Connection_Handle"): .int(0x0043), ParamKey("Encryption_Enabled"): .int(0), ParamKey("Encryption_Key_Size"): .int(7)])
-        guard case let .encryptionChange(s2, h2, on2, size2) = try HCITest.typedEvent(v2) else { Issue.record("v2 not typed"); return }
+        guard case let .encryptionChange(s2, h2, on2, size2, _) = try HCITest.typedEvent(v2) else { Issue.record("v2 not typed"); return }
         #expect(s2 == .success && h2 == 0x0043 && !on2 && size2 == 7)
+    }
+
+    @Test("BR/EDR security events: IO Capability Response (7.7.41), Link Key Notification (7.7.24)")
+    func classicSecurity() throws {
+        let io = try HCIEventEncoding.event(0x32, [ParamKey("BD_ADDR"): .address(BDAddr(0x112233445566)), ParamKey("IO_Capability"): .int(3),
+                                                   ParamKey("OOB_Data_Present"): .int(0), ParamKey("Authentication_Requirements"): .int(2)])
+        guard case let .ioCapabilityResponse(a, caps) = try HCITest.typedEvent(io) else { Issue.record("IO Capability Response not typed"); return }
+        #expect(a == BDAddr(0x112233445566) && caps.io == .noInputNoOutput && caps.authReq == 2 && !caps.mitm && caps.bonding)
+        let key = try HCIEventEncoding.event(0x18, [ParamKey("BD_ADDR"): .address(BDAddr(0x112233445566)), ParamKey("Link_Key"): .bytes([UInt8](repeating: 0xAA, count: 16)),
+                                                    ParamKey("Key_Type"): .int(4)])
+        guard case let .linkKeyNotification(a2, type) = try HCITest.typedEvent(key) else { Issue.record("Link Key Notification not typed"); return }
+        #expect(a2 == BDAddr(0x112233445566) && type.rawValue == 4 && !type.isAuthenticated && !type.isSecureConnections)
     }
 
     @Test("Encryption Key Refresh Complete (7.7.39)")

@@ -47,6 +47,19 @@ import BLECapture
         (.subscriptionAccepted(byPeer: false, value: 2, characteristic: "Service Changed (0x2A05) @0x0003"),
          "host subscribed (indications) to Service Changed (0x2A05) @0x0003"),
         (.log("Connected"), "log: Connected"),
+        (.classicEncryption(on: true, cipher: .e0, keySize: nil), "encryption on: E0 (no Secure Connections)"),
+        (.classicEncryption(on: true, cipher: .aesCCM, keySize: 16), "encryption on: AES-CCM (Secure Connections), key size 16"),
+        (.keySize(7, earlier: 16), "encryption key size 7 (56 bits), smaller than the 16 of an earlier connection to this peer"),
+        (.keySize(16, earlier: nil), "encryption key size 16"),
+        (.linkKey(LinkKeyType(rawValue: 0x04)), "link key: unauthenticated P-192 (no Secure Connections)"),
+        (.linkKey(LinkKeyType(rawValue: 0x08)), "link key: authenticated P-256"),
+        (.storedLinkKey(found: false), "no stored link key: pairing follows"),
+        (.classicPairingMethod(method: .justWorks, hostIO: SMP.IOCapability(rawValue: 1), peerIO: SMP.IOCapability(rawValue: 3), mitm: true, bonding: true),
+         "pairing method: Secure Simple Pairing, Just Works (IO DisplayYesNo / NoInputNoOutput), MITM protection asked, impossible with these IO capabilities, bonding"),
+        (.classicPairingMethod(method: .numericComparison, hostIO: SMP.IOCapability(rawValue: 1), peerIO: SMP.IOCapability(rawValue: 1), mitm: true, bonding: false),
+         "pairing method: Secure Simple Pairing, Numeric Comparison (IO DisplayYesNo / DisplayYesNo), MITM protection, no bonding"),
+        (.pairingDeclined, "pairing declined: the host answered the user prompt with a negative reply"),
+        (.authenticationFailed(HCIStatus(rawValue: 0x05)), "authentication failed: Authentication Failure (0x05)"),
     ])
     func factsInWords(_ fact: StoryFact, _ sentence: String) {
         #expect(StoryText.sentence(fact) == sentence)

@@ -90,9 +90,49 @@ public struct CaptureBuilder {
         event(dt, 0x05, [status] + Self.le16(handle) + [reason])
     }
 
-    /// Encryption Change v1 (7.7.8).
-    public mutating func encryptionChange(_ dt: Int64, handle: UInt16, status: UInt8 = 0, enabled: Bool = true) {
-        event(dt, 0x08, [status] + Self.le16(handle) + [enabled ? 0x01 : 0x00])
+    /// Encryption Change v1 (7.7.8); `mode` overrides Encryption_Enabled (0x01: E0 on BR/EDR, AES-CCM on LE;
+    /// 0x02: AES-CCM on BR/EDR).
+    public mutating func encryptionChange(_ dt: Int64, handle: UInt16, status: UInt8 = 0, enabled: Bool = true, mode: UInt8? = nil) {
+        event(dt, 0x08, [status] + Self.le16(handle) + [mode ?? (enabled ? 0x01 : 0x00)])
+    }
+
+    // MARK: BR/EDR security (Core v5.4 Vol 4 Part E 7.1.10–7.1.11, 7.1.29–7.1.31, 7.5.7, 7.7.3, 7.7.6, 7.7.23–7.7.24, 7.7.40–7.7.45)
+
+    /// Connection Complete (7.7.3): a BR/EDR ACL link (Link_Type 0x01), encryption off.
+    public mutating func classicConnected(_ dt: Int64, handle: UInt16, peer: [UInt8]? = nil, status: UInt8 = 0) {
+        event(dt, 0x03, [status] + Self.le16(handle) + (peer ?? self.peer) + [0x01, 0x00])
+    }
+
+    /// Link Key Request (7.7.23) and the host's Link Key Request Reply (with a key) or Negative Reply.
+    public mutating func linkKeyRequest(_ dt: Int64, found: Bool, peer: [UInt8]? = nil) {
+        let a = peer ?? self.peer
+        event(dt, 0x17, a)
+        if found { command(1000, 0x040B, a + [UInt8](repeating: 0x5A, count: 16)) } else { command(1000, 0x040C, a) }
+    }
+
+    /// Secure Simple Pairing: IO Capability Request (7.7.40), the host's IO Capability Request Reply
+    /// (7.1.29), the peer's IO Capability Response (7.7.41), User Confirmation Request (7.7.42) and the
+    /// host's answer (7.1.30 / 7.1.31), Simple Pairing Complete (7.7.45) with `status`. 6 frames.
+    public mutating func simplePairing(_ dt: Int64, hostIO: UInt8, hostAuth: UInt8, peerIO: UInt8, peerAuth: UInt8,
+                                       accept: Bool = true, status: UInt8 = 0, peer: [UInt8]? = nil) {
+        let a = peer ?? self.peer
+        event(dt, 0x31, a)
+        command(1000, 0x042B, a + [hostIO, 0x00, hostAuth])
+        event(50_000, 0x32, a + [peerIO, 0x00, peerAuth])
+        event(50_000, 0x33, a + [0x40, 0xE2, 0x01, 0x00])
+        command(1000, accept ? 0x042C : 0x042D, a)
+        event(100_000, 0x36, [status] + a)
+    }
+
+    /// Link Key Notification (7.7.24): a new key of `type` (0x04 unauthenticated P-192 … 0x08 authenticated P-256).
+    public mutating func linkKeyNotification(_ dt: Int64, type: UInt8, peer: [UInt8]? = nil) {
+        event(dt, 0x18, (peer ?? self.peer) + [UInt8](repeating: 0xA5, count: 16) + [type])
+    }
+
+    /// Read Encryption Key Size (7.5.7) and its Command Complete with `size`.
+    public mutating func readEncryptionKeySize(_ dt: Int64, handle: UInt16, size: UInt8) {
+        command(dt, 0x1408, Self.le16(handle))
+        commandComplete(1000, 0x1408, [0x00] + Self.le16(handle) + [size])
     }
 
     /// LE Advertising Report (7.7.65.2) with one report: event type (0x00 ADV_IND), address type

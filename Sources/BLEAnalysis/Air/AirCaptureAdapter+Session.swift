@@ -36,7 +36,7 @@ extension AirCaptureAdapter {
 
     /// Encryption Change (7.7.8), on.
     func encryptionStarted(_ handle: UInt16, _ frame: Frame, _ analyzer: Analyzer, _ status: inout FrameStatus) {
-        analyzer.session.event(.encryptionChange(status: .success, handle: handle, enabled: true, keySize: nil), frame: frame, status: &status)
+        analyzer.session.event(.encryptionChange(status: .success, handle: handle, enabled: true, keySize: nil, mode: 0x01), frame: frame, status: &status)
     }
 
     /// LE Data Length Change (7.7.65.7), with the air times of those lengths.

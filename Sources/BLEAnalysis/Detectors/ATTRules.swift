@@ -75,7 +75,8 @@ final class ATTUnanswered: Detector {
         explanation: """
         A request had no response when the link was lost, less than 30 s after it was sent. The app's GATT operation \
         never completed (Android calls back with GATT_ERROR or status 133 on disconnect; iOS fails the pending \
-        operation): retry after reconnecting. Information when the link was closed on purpose or the capture ended.
+        operation): retry after reconnecting. Information when the link was closed on purpose; a request cut by the \
+        end of the capture is not decidable and not reported.
         """, actor: .app)
     let kinds: [SessionEvent.Kind] = [.connection]
 
@@ -94,15 +95,9 @@ final class ATTUnanswered: Detector {
         }
     }
 
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) {
-            OutstandingRequests.each(c) { p in
-                if context.captureEnd - p.time < OutstandingRequests.transactionTimeout {
-                    report(c, p, "before the capture ended (\(Format.duration(context.captureEnd - p.time)) later: not decidable)", .info, &findings)
-                }
-            }
-        }
-    }
+    /// A request still waiting when the capture ended, less than 30 s after it, is not decidable: not
+    /// a finding (`att.timeout` decides the ones older than 30 s).
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {}
 
     private func report(_ c: Connection, _ p: ATTBearer.Pending, _ when: String, _ severity: Severity, _ findings: inout [Finding]) {
         let what = p.handle.map { " for " + c.attributeName($0, serverIsHost: !p.sentByHost) } ?? ""
@@ -127,10 +122,20 @@ final class ATTProtocolViolation: Detector {
         at the peripheral firmware or another host on the device.
         """, actor: .peripheralFirmware)
     let kinds: [SessionEvent.Kind] = [.attRequest, .attResponse, .attIndication]
+    private struct ClientKey: Hashable { var connection: Int; var host: Bool }
+    /// Where each client's first overlapping request was reported (`findings` only grows during the pass).
+    private var firstOverlap: [ClientKey: Int] = [:]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .attRequest(c, p, sent, overlapping?):
+            // One finding per client on the bearer, from its first overlap; the later ones fold into it.
+            let key = ClientKey(connection: c.index, host: sent)
+            if let i = firstOverlap[key], i < findings.count, findings[i].rule == Self.rule.id {
+                findings[i].fold(rule: Self.rule.id, frame: p.frame)
+                return
+            }
+            firstOverlap[key] = findings.count
             findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: p.time, frames: [p.frame, overlapping.frame],
                                     message: "\(p.opcode.name) sent by \(sent ? "the host" : FindingMessage.peer(c)) while its \(overlapping.opcode.name) (frame \(overlapping.frame)) was still outstanding",
                                     actor: sent ? .app : .peripheralFirmware))
@@ -262,7 +267,7 @@ final class ATTErrors: Detector {
         if error == .attributeNotFound, let op = request?.opcode,
            [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(op) { return }
         guard seen.insert("\(c.index)/\(error.rawValue)").inserted else { return }
-        var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
+        var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame] + (request.map { [$0.frame] } ?? []),
                         message: "\(request?.opcode.name ?? "Request") failed: \(error)" + (handle != 0 ? " on handle 0x\(Format.hex(handle, 4))" : ""))
         f.status = error.rawValue
         if handle != 0 { f.handle = handle }

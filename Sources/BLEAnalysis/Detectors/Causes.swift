@@ -25,7 +25,7 @@ enum Causes {
         func fold(_ i: Int, into target: Int?) {
             guard let target else { return }
             dropped.insert(i)
-            findings[target].folded[findings[i].rule, default: 0] += 1 + findings[i].folded.values.reduce(0, +)
+            findings[target].fold(findings[i])
         }
 
         // Disconnects: why, and what that makes of them.
@@ -57,7 +57,7 @@ enum Causes {
                 findings[i].severity = .info
                 findings[i].actor = .none
                 findings[i].cause = FindingCause(.linkLoss, frames: [frame], "the request died with the link, lost at frame \(frame) (\(reason.name)); see its link.disconnect")
-                if let disconnect { findings[disconnect].folded[f.rule, default: 0] += 1 }
+                if let disconnect { findings[disconnect].fold(rule: f.rule, frame: f.frames.first ?? 0) }
             case EncryptionFailed.rule.id:
                 guard let status = f.status else { continue }
                 if LinkLoss.reasons.contains(status) || [0x22, 0x28].contains(status), c.lifecycle.disconnectFrame != nil {
@@ -122,7 +122,9 @@ enum Causes {
                 findings[i].uuid = (c.peerGATT?.owningCharacteristic(of: h) ?? c.localGATT?.owningCharacteristic(of: h))?.uuid
             }
             guard !findings[i].folded.isEmpty else { continue }
-            let parts = findings[i].folded.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }
+            let parts = findings[i].folded.sorted { $0.rule < $1.rule }.map {
+                "\($0.count)× \($0.rule) (frame\($0.count == 1 ? "" : "s") \($0.frames.prefix(6).map(String.init).joined(separator: ", "))\($0.count > 6 ? ", …" : ""))"
+            }
             findings[i].message = findings[i].message + FindingMessage("; one problem, also reported here: \(parts.joined(separator: ", "))")
         }
     }

@@ -61,8 +61,31 @@ public struct Finding: Sendable {
     public var handle: UInt16?
     public var uuid: BluetoothUUID?
     public var status: UInt8?
-    /// Other findings folded into this one (one problem, one finding): how many, by rule.
-    public var folded: [String: Int] = [:]
+    /// Other findings folded into this one (one problem, one finding), by rule in the order first
+    /// folded: each with the key evidence frame of every finding folded (so a CI user finds them).
+    public var folded: [Folded] = []
+    public struct Folded: Sendable, Equatable {
+        public var rule: String
+        /// The key frame of each folded finding, in capture order; `count` is how many.
+        public var frames: [Int]
+        public var count: Int { frames.count }
+        public init(rule: String, frames: [Int]) { (self.rule, self.frames) = (rule, frames) }
+    }
+
+    /// Folds `other` into this finding, with what had been folded into it.
+    mutating func fold(_ other: Finding) {
+        fold(rule: other.rule, frame: other.frames.first ?? 0)
+        for f in other.folded { for k in f.frames { fold(rule: f.rule, frame: k) } }
+    }
+
+    mutating func fold(rule: String, frame: Int) {
+        if let i = folded.firstIndex(where: { $0.rule == rule }) {
+            if folded[i].frames.count < Self.maxFoldedFrames { folded[i].frames.append(frame); folded[i].frames.sort() }
+        } else {
+            folded.append(Folded(rule: rule, frames: [frame]))
+        }
+    }
+    static let maxFoldedFrames = 256
 
     public init(rule: String, severity: Severity, connection: Connection?, time: Int64, frames: [Int], message: FindingMessage,
                 actor: Actor? = nil) {

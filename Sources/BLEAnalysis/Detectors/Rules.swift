@@ -42,6 +42,7 @@ public enum Rules {
         entry(PairingFailed.self) { PairingFailed() },
         entry(PairingTimeout.self) { PairingTimeout() },
         entry(LegacyPairing.self) { LegacyPairing() },
+        entry(KeySizeDowngrade.self) { KeySizeDowngrade() },
         entry(EncryptionFailed.self) { EncryptionFailed() },
         entry(RepeatedPairing.self) { RepeatedPairing() },
         entry(InsufficientSecurity.self) { InsufficientSecurity() },

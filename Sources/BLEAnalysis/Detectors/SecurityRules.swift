@@ -31,12 +31,18 @@ final class PairingFailed: Detector {
             failures.append(Failure(c: c, frame: frame, time: time, request: lastRequest[c.index], reason: reason, sentByHost: sent))
             pairingAfterFailure.remove(c.index)
         case let .simplePairingFailed(c, frame, time, status, step, rejected):
-            var f = Finding(rule: Self.rule.id, severity: .error, connection: c, time: time, frames: [frame] + (step.map { [$0.frame] } ?? []),
-                            message: "Secure Simple Pairing with \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))")
+            // A negative reply to the user prompt (Core v5.4 Vol 4 Part E 7.1.31, 7.1.33): a person said
+            // no; the failure that follows is its outcome, not a fault to fix.
+            var f = Finding(rule: Self.rule.id, severity: rejected != nil ? .info : .error, connection: c, time: time,
+                            frames: (rejected.map { [$0] } ?? []) + [frame] + (step.map { [$0.frame] } ?? []),
+                            message: rejected != nil
+                                ? "Secure Simple Pairing with \(peer: c) declined on the phone: \(status.name) (0x\(Format.hex(status.rawValue)))"
+                                : "Secure Simple Pairing with \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))",
+                            actor: rejected != nil ? .user : nil)
             f.status = status.rawValue
             let meaning: String
             if let rejected {
-                meaning = "the host answered with a negative reply at frame \(rejected): the user rejected the pairing (or the app refused it)"
+                meaning = "the host answered \(step.map { "the \($0.kind.rawValue) at frame \($0.frame)" } ?? "the prompt") with a negative reply at frame \(rejected): the user declined the pairing"
             } else if let step {
                 meaning = "after the \(step.kind.rawValue) at frame \(step.frame) the host never confirmed: the user did not accept in time or dismissed the prompt, or the peer rejected it"
             } else {
@@ -225,18 +231,82 @@ final class LegacyPairing: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
+    /// One finding per peer (one problem, one finding): the first fallback is the evidence, the later
+    /// ones with the same peer are folded into it (`folded`: their Pairing Responses).
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        var byPeer: [String: Int] = [:]
         for c in context.model.connections {
             for s in c.pairings {
                 guard let response = s.response, let frame = s.responseFrame,
                       s.request.authReq.contains(.secureConnections), !response.authReq.contains(.secureConnections) else { continue }
+                let peer = c.peerAddress?.description ?? "conn\(c.index)"
+                if let i = byPeer[peer] {
+                    findings[i].fold(rule: Self.rule.id, frame: frame)
+                    continue
+                }
                 let method = s.method.map { " (\($0.rawValue))" } ?? ""
                 var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.responseTime ?? s.requestTime,
                                 frames: [frame, s.requestFrame],
                                 message: "Pairing with \(peer: c) fell back to LE legacy pairing\(method): the \(s.initiatorIsHost ? "host" : "peer") asked for Secure Connections, the \(s.initiatorIsHost ? "peer" : "host") answered without it")
                 f.cause = FindingCause(.pairing, frames: [frame], "the Pairing Response at frame \(frame) does not set the SC flag the Pairing Request at frame \(s.requestFrame) set: the responder does not support or enable LE Secure Connections")
+                byPeer[peer] = findings.count
                 findings.append(f)
             }
+        }
+    }
+}
+
+/// `security.key-size-downgrade`: an encryption key shorter than 16 octets, and above all shorter than
+/// the same peer's key on an earlier connection in the capture. The key size is negotiated by the two
+/// controllers (LMP on BR/EDR, Core v5.4 Vol 2 Part C 4.2.5.4; SMP's Maximum Encryption Key Size on LE),
+/// unauthenticated and open to a man in the middle who proposes the minimum: KNOB (CVE-2019-9506, Core
+/// errata: 7 octets minimum, Vol 2 Part H 4.1 / Vol 3 Part H 2.3.4) and, with the session key derived
+/// from it, BLUFFS (CVE-2023-24023). The frames prove the downgrade when the same peer agreed on a
+/// longer key before: warning; a short key with nothing to compare is a fact: info. Weak link key facts
+/// (unauthenticated P-192, E0: no Secure Connections) are told in the message.
+final class KeySizeDowngrade: Detector {
+    static let rule = RuleInfo(
+        id: "security.key-size-downgrade", severity: .warning, title: "Encryption key shorter than before",
+        explanation: """
+        The link was encrypted with a key shorter than 16 octets, and the same peer agreed on a longer key on an \
+        earlier connection in the capture. The key size is negotiated without protection; an attacker in range can \
+        force the minimum and brute-force the key (KNOB, CVE-2019-9506; BLUFFS, CVE-2023-24023). Refuse key sizes \
+        below 16 on the host (read it with Read Encryption Key Size and disconnect), update the controllers' \
+        firmware, and use Secure Connections (P-256 link keys, AES-CCM). Info when no longer key was seen.
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        // Per peer (and transport), connections in capture order with their smallest key size.
+        var best: [String: (size: UInt8, frame: Int)] = [:]
+        var reported: [String: Int] = [:]   // peer → its finding; later short keys of the peer fold into it
+        for c in context.model.connections {
+            guard let k = c.encryption.keySize else { continue }
+            let peer = (c.isLE ? "le " : "br ") + (c.peerAddress?.description ?? "conn\(c.index)")
+            defer { if k.size > best[peer]?.size ?? 0 { best[peer] = (k.size, k.frame) } }
+            let earlier = best[peer].flatMap { $0.size > k.size ? $0 : nil }
+            guard k.size < 16 || earlier != nil else { continue }
+            if let i = reported[peer] {
+                findings[i].fold(rule: Self.rule.id, frame: k.frame)
+                if earlier != nil, findings[i].severity == .info { findings[i].severity = .warning }
+                continue
+            }
+            var weak: [String] = []
+            if let key = c.encryption.linkKey, !key.isSecureConnections {
+                weak.append("link key \(key)\(c.encryption.linkKeyFromEarlier ? " (made on an earlier connection)" : "")")
+            }
+            if c.encryption.cipher == .e0 { weak.append("encryption E0 (no Secure Connections)") }
+            let facts = weak.isEmpty ? "" : "; " + weak.joined(separator: ", ")
+            let message: FindingMessage = earlier.map {
+                "Encryption key size \(k.size) octets (\(Int(k.size) * 8) bits) with \(peer: c), \($0.size) on an earlier connection (frame \($0.frame)): the key size was negotiated down (KNOB / BLUFFS class)\(facts)"
+            } ?? "Encryption key size \(k.size) octets (\(Int(k.size) * 8) bits) with \(peer: c), below 16\(facts)"
+            var f = Finding(rule: Self.rule.id, severity: earlier != nil ? .warning : .info, connection: c, time: k.time,
+                            frames: [k.frame] + (earlier.map { [$0.frame] } ?? []), message: message)
+            f.status = k.size
+            reported[peer] = findings.count
+            findings.append(f)
         }
     }
 }

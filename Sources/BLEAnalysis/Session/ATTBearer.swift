@@ -92,9 +92,11 @@ public struct ATTBearer: Sendable {
     }
 
     /// A response (or Error Response) to `requester`'s oldest request: pairs and returns it (nil when
-    /// nothing was outstanding), counting the latency.
-    public mutating func answer(requester side: Side, at time: Int64, error: Bool = false) -> Pending? {
-        guard let p = take(requester: side) else { return nil }
+    /// nothing was outstanding), counting the latency. An Error Response names the opcode of the
+    /// request in error (Request Opcode In Error, Core v5.4 Vol 3 Part F 3.4.1.1): on a client that
+    /// sent several requests at once it answers the oldest of that opcode, not the oldest of all.
+    public mutating func answer(requester side: Side, at time: Int64, error: Bool = false, requestOpcode: ATTOpcode? = nil) -> Pending? {
+        guard let p = take(requester: side, opcode: requestOpcode) else { return nil }
         responses += 1
         latencyTotal += time - p.time
         latencyMax = max(latencyMax, time - p.time)
@@ -103,10 +105,14 @@ public struct ATTBearer: Sendable {
     }
 
     /// Removes `requester`'s oldest request without an answer (a response the sniffer lost).
+    /// With `opcode`, the oldest request of that opcode when the oldest of all is another one.
     @discardableResult
-    public mutating func take(requester side: Side) -> Pending? {
+    public mutating func take(requester side: Side, opcode: ATTOpcode? = nil) -> Pending? {
         update(side) { r in
             guard let p = r.outstanding else { return nil }
+            if let opcode, p.opcode != opcode, let i = r.queued.firstIndex(where: { $0.opcode == opcode }) {
+                return r.queued.remove(at: i)
+            }
             r.outstanding = r.queued.isEmpty ? nil : r.queued.removeFirst()
             return p
         }

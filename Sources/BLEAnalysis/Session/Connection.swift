@@ -153,19 +153,32 @@ public struct TimelineEvent: Sendable {
         public var security: SecurityStep?
         /// The first notification or indication of its value handle (later ones are counted, not told).
         public var firstOfHandle = false
+        /// BR/EDR security: the encryption key size (Read Encryption Key Size, Encryption Change v2),
+        /// the cipher, the link key type, the Secure Simple Pairing association model.
+        public var keySize: UInt8?
+        public var cipher: LinkCipher?
+        public var linkKey: LinkKeyType?
+        public var method: SMP.PairingMethod?
         public init(mtu: Int? = nil, handle: UInt16? = nil, uuid: BluetoothUUID? = nil, reason: UInt8? = nil,
-                    security: SecurityStep? = nil, firstOfHandle: Bool = false) {
+                    security: SecurityStep? = nil, firstOfHandle: Bool = false, keySize: UInt8? = nil, cipher: LinkCipher? = nil,
+                    linkKey: LinkKeyType? = nil, method: SMP.PairingMethod? = nil) {
             (self.mtu, self.handle, self.uuid, self.reason) = (mtu, handle, uuid, reason)
             (self.security, self.firstOfHandle) = (security, firstOfHandle)
+            (self.keySize, self.cipher, self.linkKey, self.method) = (keySize, cipher, linkKey, method)
         }
     }
     /// The security events of a connection's story (SMP, Core v5.4 Vol 3 Part H; HCI Encryption
     /// Change and Key Refresh Complete, Vol 4 Part E 7.7.8, 7.7.39).
+    /// BR/EDR (Vol 4 Part E 7.1.10–7.1.11, 7.7.6, 7.7.24, 7.7.41, 7.5.7): `pairingMethod` when both IO
+    /// capabilities are known, `storedKey`/`noStoredKey` the host's answer to Link Key Request,
+    /// `linkKey` a new link key, `keySize` the key size read, `pairingDeclined` a negative reply to
+    /// User Confirmation / Passkey Request, `authenticationFailed` Authentication Complete's error.
     public enum SecurityStep: String, Sendable {
         case pairingRequested, securityRequested, pairingFailed, keyDistributed
         case encryptionOn, encryptionOff, encryptionFailed, keyRefreshFailed
+        case pairingMethod, storedKey, noStoredKey, linkKey, keySize, pairingDeclined, authenticationFailed
         /// Pairing or encryption failed.
-        public var failed: Bool { self == .pairingFailed || self == .encryptionFailed || self == .keyRefreshFailed }
+        public var failed: Bool { self == .pairingFailed || self == .encryptionFailed || self == .keyRefreshFailed || self == .authenticationFailed }
     }
     public var time: Int64
     public var frame: Int

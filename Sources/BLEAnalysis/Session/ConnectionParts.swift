@@ -48,6 +48,28 @@ public struct EncryptionState: Sendable {
     /// Encryption was on at some point of the connection.
     public internal(set) var everEncrypted = false
     public internal(set) var encryptionFailures = 0
+    /// The smallest encryption key size the capture shows for the link (Read Encryption Key Size's
+    /// Command Complete, Core v5.4 Vol 4 Part E 7.5.7, or Encryption Change v2, 7.7.8.1), where first shown.
+    public internal(set) var keySize: (size: UInt8, frame: Int, time: Int64)?
+    /// BR/EDR: the cipher of the last Encryption Change on (E0 or AES-CCM, 7.7.8).
+    public internal(set) var cipher: LinkCipher?
+    /// BR/EDR: the link key made by pairing on this connection (Link Key Notification, 7.7.24), or, for
+    /// a reconnection with a stored key, the type the capture showed for this peer earlier (`linkKeyFromEarlier`).
+    public internal(set) var linkKey: LinkKeyType?
+    public internal(set) var linkKeyFrame: Int?
+    public internal(set) var linkKeyFromEarlier = false
+    /// BR/EDR Secure Simple Pairing on this connection: the host's and the peer's IO capabilities
+    /// (IO Capability Request Reply, IO Capability Response) and the association model they select.
+    public internal(set) var hostCapabilities: SSPCapabilities?
+    public internal(set) var peerCapabilities: SSPCapabilities?
+    public internal(set) var method: SMP.PairingMethod?
+    /// The host answered User Confirmation / Passkey Request with a negative reply (frame).
+    public internal(set) var declinedFrame: Int?
+
+    mutating func keySizeShown(_ size: UInt8, frame: Int, time: Int64) {
+        guard size > 0 else { return }   // 0: not reported (Apple's controllers, LE v2)
+        if keySize.map({ size < $0.size }) ?? true { keySize = (size, frame, time) }
+    }
 }
 
 /// ACL traffic both ways: written by `SessionModel+ACL`.

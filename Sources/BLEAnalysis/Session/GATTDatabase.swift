@@ -198,8 +198,10 @@ public enum ATTRoles {
 
 extension BluetoothUUID {
     /// `Heart Rate Measurement (0x2A37)` when the SIG name fits the role, else just the UUID.
+    /// A vendor's 128-bit UUID everyone knows (the Nordic UART Service, Apple's ANCS; `AssignedNumbers.uuid128Name`,
+    /// the names tshark gives) is named whatever the role: it has no SIG category to check.
     public func gattLabel(_ role: AttributeRole) -> String {
-        guard let category else { return description }
+        guard let category else { return uuid16 == nil ? displayName : description }
         let fits: Bool
         switch role {
         case .service: fits = category == .service || category == .memberService

@@ -67,7 +67,7 @@ extension SessionModel {
             emit(.mtu, .mtuExchanged(c, requestFrame: c.att.lastMTURequestFrame ?? frame.number, frame: frame.number, time: frame.timestamp))
             c.note(frame.timestamp, frame.number, .mtu, .mtuExchanged(client: c.att.clientMTU, server: mtu, effective: effective), .init(mtu: effective))
         case let .errorResponse(requestOpcode, handle, error):
-            let p = response(c, peer, frame: frame, pdu: pdu, sent: sent)
+            let p = response(c, peer, frame: frame, opcode: pdu.opcode, valueLength: 0, sent: sent, requestOpcode: requestOpcode)
             transferAnswered(c, p, requestSentByHost: !sent, at: frame.timestamp)
             c.att.errors += 1
             emit(.attResponse, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
@@ -219,13 +219,14 @@ extension SessionModel {
         response(c, requester, frame: frame, opcode: pdu.opcode, valueLength: Self.valueLength(pdu), sent: sent)
     }
 
-    private func response(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool) -> ATTBearer.Pending? {
+    private func response(_ c: Connection, _ requester: ATTBearer.Side, frame: Frame, opcode: ATTOpcode, valueLength: Int, sent: Bool,
+                          requestOpcode: ATTOpcode? = nil) -> ATTBearer.Pending? {
         if c.att.outstanding(from: requester) == nil { answeredPartialRequest(c, requester, frame: frame) }
         if opcode != .errorResponse {
             emit(.attResponse, .attResponse(c, request: c.att.outstanding(from: requester), opcode: opcode, valueLength: valueLength,
                                             frame: frame.number, time: frame.timestamp, sent: sent))
         }
-        let p = c.att.answer(requester: requester, at: frame.timestamp, error: opcode == .errorResponse)
+        let p = c.att.answer(requester: requester, at: frame.timestamp, error: opcode == .errorResponse, requestOpcode: requestOpcode)
         if let p, Self.isDiscovery(p.opcode) { c.att.lastDiscoveryResponse = (frame.number, frame.timestamp) }
         return p
     }

@@ -57,6 +57,21 @@ extension SessionModel {
             }
         case let .pairingAnswer(address, accepted):
             if !accepted, simplePairing.count < 64 || simplePairing[address] != nil { simplePairing[address, default: (nil, nil)].rejected = frame.number }
+            if !accepted, let c = classicLink(address, frame) {
+                c.encryption.declinedFrame = frame.number
+                c.note(frame.timestamp, frame.number, .security, .pairingDeclined, .init(security: .pairingDeclined))
+            }
+        case let .ioCapabilityReply(address, capabilities):
+            guard let c = classicLink(address, frame) else { return }
+            c.encryption.hostCapabilities = capabilities
+            sspMethod(c, frame)
+        case let .linkKeyAnswer(address, found):
+            guard let c = classicLink(address, frame) else { return }
+            if found, c.encryption.linkKey == nil, let earlier = classicPeers[address]?.linkKey {
+                c.encryption.linkKey = earlier
+                c.encryption.linkKeyFromEarlier = true
+            }
+            c.note(frame.timestamp, frame.number, .security, .storedLinkKey(found: found), .init(security: found ? .storedKey : .noStoredKey))
         case .reset:
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
@@ -168,6 +183,10 @@ extension SessionModel {
                 if let v = try? LocalVersion.decode(&r) { localVersionRead(v, frame: frame) }
                 return
             }
+            if let k = try? EncryptionKeySize.decode(cc.opcode, &r) {
+                if let c = live[LinkKey(adapter: frame.adapter, handle: k.handle)] { keySizeRead(c, k.size, frame: frame) }
+                return
+            }
             if let size = try? BufferSize.decode(cc.opcode, &r) {
                 if cc.opcode == .readBufferSize { flow.aclBuffers = size } else { flow.leBuffers = size }
             }
@@ -182,7 +201,7 @@ extension SessionModel {
                 if n > 0 { c.buffers.unacknowledged.removeFirst(n); c.buffers.packetsCompleted += n }
                 emit(.credits, .creditsReturned(c, frame: frame.number, time: frame.timestamp, returned: n, inUseAfter: flow.inUse(isLE: c.isLE)))
             }
-        case let .encryptionChange(status, handle, enabled, keySize):
+        case let .encryptionChange(status, handle, enabled, keySize, mode):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             procedureStatus(c, status, .encryption, frame: frame)
             // Encryption Change carrying a link-loss reason: the start was cut by the loss, which tells it
@@ -194,8 +213,17 @@ extension SessionModel {
             if status == .success {
                 c.encryption.encrypted = enabled
                 if enabled { c.encryption.everEncrypted = true }
-                c.note(frame.timestamp, frame.number, .security, .encryption(on: enabled, keySize: keySize),
-                       .init(security: enabled ? .encryptionOn : .encryptionOff))
+                if let keySize, enabled { c.encryption.keySizeShown(keySize, frame: frame.number, time: frame.timestamp) }
+                if c.isLE {
+                    c.note(frame.timestamp, frame.number, .security, .encryption(on: enabled, keySize: keySize),
+                           .init(security: enabled ? .encryptionOn : .encryptionOff))
+                } else {
+                    let cipher = LinkCipher.of(encryptionEnabled: mode, isLE: false)
+                    if let cipher { c.encryption.cipher = cipher }
+                    c.note(frame.timestamp, frame.number, .security, .classicEncryption(on: enabled, cipher: cipher, keySize: keySize),
+                           .init(security: enabled ? .encryptionOn : .encryptionOff, keySize: keySize == 0 ? nil : keySize, cipher: cipher))
+                    if let keySize, keySize > 0, enabled { rememberKeySize(c, keySize) }
+                }
             } else {
                 c.encryption.encryptionFailures += 1
                 c.note(frame.timestamp, frame.number, .security, .encryptionFailed(status), .init(security: .encryptionFailed))
@@ -273,11 +301,57 @@ extension SessionModel {
             emit(.controller, .bufferOverflow(adapter: frame.adapter, frame: frame.number, time: frame.timestamp))
         case let .qualityReport(report):
             qualityReport(report, frame: frame)
+        case let .ioCapabilityResponse(address, capabilities):
+            guard let c = classicLink(address, frame) else { return }
+            c.encryption.peerCapabilities = capabilities
+            sspMethod(c, frame)
+        case let .linkKeyNotification(address, keyType):
+            guard let c = classicLink(address, frame) else { return }
+            c.encryption.linkKey = keyType
+            c.encryption.linkKeyFrame = frame.number
+            c.encryption.linkKeyFromEarlier = false
+            if classicPeers.count < Self.maxClassicPeers || classicPeers[address] != nil {
+                classicPeers[address, default: (nil, 0)].linkKey = keyType
+            }
+            c.note(frame.timestamp, frame.number, .security, .linkKey(keyType), .init(security: .linkKey, linkKey: keyType))
+        case let .authenticationComplete(status, handle):
+            guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.note(frame.timestamp, frame.number, .security, .authenticationFailed(status), .init(security: .authenticationFailed))
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:
             break
         }
+    }
+
+    /// The open BR/EDR link to `address` on the frame's adapter (SSP and link key events name the
+    /// peer, not the handle); the oldest when several.
+    func classicLink(_ address: BDAddr, _ frame: Frame) -> Connection? {
+        live.values.filter { !$0.isLE && $0.adapter == frame.adapter && $0.peerAddress == address }.min { $0.index < $1.index }
+    }
+
+    /// Both IO capabilities known: the association model (Core v5.4 Vol 3 Part C 5.2.2.6) on the story.
+    private func sspMethod(_ c: Connection, _ frame: Frame) {
+        guard let host = c.encryption.hostCapabilities, let peer = c.encryption.peerCapabilities else { return }
+        let method = SSPCapabilities.method(host, peer)
+        c.encryption.method = method
+        c.note(frame.timestamp, frame.number, .security,
+               .classicPairingMethod(method: method, hostIO: host.io, peerIO: peer.io, mitm: host.mitm || peer.mitm, bonding: host.bonding || peer.bonding),
+               .init(security: .pairingMethod, method: method))
+    }
+
+    /// Read Encryption Key Size's answer (Core v5.4 Vol 4 Part E 7.5.7): the link's key size, told
+    /// with the largest an earlier connection to the same peer had when that was larger.
+    private func keySizeRead(_ c: Connection, _ size: UInt8, frame: Frame) {
+        c.encryption.keySizeShown(size, frame: frame.number, time: frame.timestamp)
+        let earlier = c.peerAddress.flatMap { classicPeers[$0]?.keySize }.flatMap { $0 > size ? $0 : nil }
+        c.note(frame.timestamp, frame.number, .security, .keySize(size, earlier: earlier), .init(security: .keySize, keySize: size))
+        if !c.isLE { rememberKeySize(c, size) }
+    }
+
+    private func rememberKeySize(_ c: Connection, _ size: UInt8) {
+        guard let a = c.peerAddress, classicPeers.count < Self.maxClassicPeers || classicPeers[a] != nil else { return }
+        classicPeers[a, default: (nil, 0)].keySize = max(classicPeers[a]?.keySize ?? 0, size)
     }
 
     /// A command the controller refused, counted with its kind (`refusals`).

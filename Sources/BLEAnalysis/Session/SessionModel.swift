@@ -23,6 +23,10 @@ public final class SessionModel {
     /// BR/EDR Secure Simple Pairing in progress, by peer: the last step asked of the host, and the
     /// frame of the host's negative reply (bounded: a few peers pair at once).
     @exclusivity(unchecked) var simplePairing: [BDAddr: (step: SSPStep?, rejected: Int?)] = [:]
+    /// BR/EDR security learnt per peer on earlier connections: the last link key type and the largest
+    /// key size (bounded like `simplePairing`), for a reconnection that uses the stored key.
+    @exclusivity(unchecked) var classicPeers: [BDAddr: (linkKey: LinkKeyType?, keySize: UInt8)] = [:]
+    static let maxClassicPeers = 256
     /// Whether each connection's `activity` series is kept (for the HTML report's charts; the
     /// other outputs never read it). Off by default: a capture of thousands of short links spent
     /// a sixth of its analysis filling pages for series nobody drew.

@@ -56,6 +56,21 @@ public enum StoryFact: Sendable, Equatable {
     case encryptionFailed(HCIStatus)
     case keyRefreshFailed(HCIStatus)
     case simplePairingFailed(HCIStatus)
+    // BR/EDR security (Vol 4 Part E 7.1.10–7.1.11, 7.7.6, 7.7.24, 7.7.41, 7.5.7; Vol 3 Part C 5.2.2.6).
+    /// Both IO capabilities known: the Secure Simple Pairing association model they select.
+    case classicPairingMethod(method: SMP.PairingMethod, hostIO: SMP.IOCapability, peerIO: SMP.IOCapability, mitm: Bool, bonding: Bool)
+    /// The host's answer to Link Key Request: a stored key (bonded) or none (pairing follows).
+    case storedLinkKey(found: Bool)
+    /// Link Key Notification: the new link key's type.
+    case linkKey(LinkKeyType)
+    /// Encryption Change on a BR/EDR link: the cipher (E0 or AES-CCM) and, with v2, the key size.
+    case classicEncryption(on: Bool, cipher: LinkCipher?, keySize: UInt8?)
+    /// Read Encryption Key Size: the key size; `earlier` the largest size an earlier connection to the
+    /// same peer had, when larger.
+    case keySize(UInt8, earlier: UInt8?)
+    /// The host answered User Confirmation / Passkey Request with a negative reply.
+    case pairingDeclined
+    case authenticationFailed(HCIStatus)
 
     // Others.
     /// What the LL air adapter tells of a link (its radio summary, a response it inferred).

@@ -30,7 +30,13 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let leExtendedCreateConnectionV2 = HCIOpcode(rawValue: 0x2085)
     public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
     public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
-    // Secure Simple Pairing answers the host gives (Vol 4 Part E 7.1.30–7.1.33).
+    // BR/EDR security: link keys, Secure Simple Pairing answers the host gives (Vol 4 Part E 7.1.10–7.1.11,
+    // 7.1.29–7.1.33), the key size of an encrypted link (7.5.7).
+    public static let linkKeyRequestReply = HCIOpcode(rawValue: 0x040B)
+    public static let linkKeyRequestNegativeReply = HCIOpcode(rawValue: 0x040C)
+    public static let ioCapabilityRequestReply = HCIOpcode(rawValue: 0x042B)
+    public static let userPasskeyRequestReply = HCIOpcode(rawValue: 0x042E)
+    public static let readEncryptionKeySize = HCIOpcode(rawValue: 0x1408)
     public static let userConfirmationRequestReply = HCIOpcode(rawValue: 0x042C)
     public static let userConfirmationRequestNegativeReply = HCIOpcode(rawValue: 0x042D)
     public static let userPasskeyRequestNegativeReply = HCIOpcode(rawValue: 0x042F)
@@ -57,13 +63,17 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
 public enum HCIEventCode {
     public static let connectionComplete: UInt8 = 0x03
     public static let disconnectionComplete: UInt8 = 0x05
+    public static let authenticationComplete: UInt8 = 0x06
     public static let encryptionChange: UInt8 = 0x08
     public static let commandComplete: UInt8 = 0x0E
     public static let commandStatus: UInt8 = 0x0F
     public static let hardwareError: UInt8 = 0x10
     public static let numberOfCompletedPackets: UInt8 = 0x13
+    public static let linkKeyRequest: UInt8 = 0x17
+    public static let linkKeyNotification: UInt8 = 0x18
     public static let dataBufferOverflow: UInt8 = 0x1A
     public static let encryptionKeyRefreshComplete: UInt8 = 0x30
+    public static let ioCapabilityResponse: UInt8 = 0x32
     public static let userConfirmationRequest: UInt8 = 0x33
     public static let userPasskeyRequest: UInt8 = 0x34
     public static let simplePairingComplete: UInt8 = 0x36

@@ -216,7 +216,7 @@ public final class PeerEngine {
                 return .connected(handle: c.handle, central: c.peerAddress, centralType: (c.peerAddressType?.rawValue ?? 0) & 1)
             case let .longTermKeyRequest(handle, random, ediv):
                 return .longTermKeyRequest(handle: handle, random: random, ediv: ediv)
-            case let .encryptionChange(status, _, enabled, _) where status == .success && enabled:
+            case let .encryptionChange(status, _, enabled, _, _) where status == .success && enabled:
                 return .encrypted
             case let .disconnectionComplete(_, handle, _):
                 return .disconnected(handle: handle)

@@ -38,7 +38,8 @@ enum EventTable {
         .init(0x16, "PIN Code Request", [Param("Address", .address)]),
         .init(0x17, "Link Key Request", [Param("Address", .address)]),
         .init(0x18, "Link Key Notification", [
-            Param("Address", .address), Param("Link Key", .secret(16)), Param("Key Type", .named(1, HCINames.keyType))]),
+            Param("Address", .address, key: "BD_ADDR"), Param("Link Key", .secret(16), key: "Link_Key"),
+            Param("Key Type", .named(1, HCINames.keyType), key: "Key_Type")]),
         .init(0x19, "Loopback Command", [Param("Command", .rest)]),
         .init(0x1A, "Data Buffer Overflow", [Param("Link Type", .named(1, HCINames.linkType))]),
         .init(0x1B, "Max Slots Change", [Param("Handle", .handle), Param("Max Slots", .uint(1))]),
@@ -73,9 +74,9 @@ enum EventTable {
         .init(0x30, "Encryption Key Refresh Complete", statusHandle),
         .init(0x31, "IO Capability Request", [Param("Address", .address)]),
         .init(0x32, "IO Capability Response", [
-            Param("Address", .address), Param("IO Capability", .named(1, HCINames.ioCapability)),
-            Param("OOB Data", .named(1, HCINames.oobDataPresent)),
-            Param("Authentication", .named(1, HCINames.authenticationRequirements))]),
+            Param("Address", .address, key: "BD_ADDR"), Param("IO Capability", .named(1, HCINames.ioCapability), key: "IO_Capability"),
+            Param("OOB Data", .named(1, HCINames.oobDataPresent), key: "OOB_Data_Present"),
+            Param("Authentication", .named(1, HCINames.authenticationRequirements), key: "Authentication_Requirements")]),
         .init(0x33, "User Confirmation Request", [Param("Address", .address), Param("Passkey", .secret(4))]),
         .init(0x34, "User Passkey Request", [Param("Address", .address)]),
         .init(0x35, "Remote OOB Data Request", [Param("Address", .address)]),

@@ -22,6 +22,12 @@ public enum HCICommand: Sendable {
     case connectionUpdate(handle: UInt16)
     /// Secure Simple Pairing: the host's answer to User Confirmation / User Passkey Request (7.1.30–7.1.33).
     case pairingAnswer(address: BDAddr, accepted: Bool)
+    /// IO Capability Request Reply (7.1.29): the host's IO capability and authentication requirements.
+    case ioCapabilityReply(address: BDAddr, capabilities: SSPCapabilities)
+    /// Link Key Request Reply / Negative Reply (7.1.10, 7.1.11): the host has a stored key for the peer or not.
+    case linkKeyAnswer(address: BDAddr, found: Bool)
+    /// Read Encryption Key Size (7.5.7): the handle whose key size the host asks.
+    case readEncryptionKeySize(handle: UInt16)
     case reset
     case other(HCIOpcode)
 
@@ -70,8 +76,18 @@ public enum HCICommand: Sendable {
             return .enableEncryption(handle: handle, key: try? EncryptionKey.decode(&p))
         case .leConnectionUpdate:
             return .connectionUpdate(handle: try p.u16le("Handle") & 0x0FFF)
-        case .userConfirmationRequestReply, .userConfirmationRequestNegativeReply, .userPasskeyRequestNegativeReply:
-            return .pairingAnswer(address: try p.address("Address"), accepted: opcode == .userConfirmationRequestReply)
+        case .userConfirmationRequestReply, .userConfirmationRequestNegativeReply, .userPasskeyRequestReply, .userPasskeyRequestNegativeReply:
+            return .pairingAnswer(address: try p.address("Address"),
+                                  accepted: opcode == .userConfirmationRequestReply || opcode == .userPasskeyRequestReply)
+        case .ioCapabilityRequestReply:
+            let address = try p.address("BD_ADDR")
+            let io = SMP.IOCapability(rawValue: try p.u8("IO_Capability"))
+            try p.skip(1, "OOB_Data_Present")
+            return .ioCapabilityReply(address: address, capabilities: SSPCapabilities(io: io, authReq: try p.u8("Authentication_Requirements")))
+        case .linkKeyRequestReply, .linkKeyRequestNegativeReply:
+            return .linkKeyAnswer(address: try p.address("BD_ADDR"), found: opcode == .linkKeyRequestReply)
+        case .readEncryptionKeySize:
+            return .readEncryptionKeySize(handle: try p.u16le("Connection_Handle") & 0x0FFF)
         case .reset:
             return .reset
         default:

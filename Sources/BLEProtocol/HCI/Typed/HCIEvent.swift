@@ -6,7 +6,8 @@ import BLEBytes
 public enum HCIEvent: Sendable {
     case connectionComplete(ConnectionComplete)
     case disconnectionComplete(status: HCIStatus, handle: UInt16, reason: HCIStatus)
-    case encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool, keySize: UInt8?)
+    /// `mode`: Encryption_Enabled as sent (`LinkCipher.of` tells E0 from AES-CCM).
+    case encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool, keySize: UInt8?, mode: UInt8)
     case encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16)
     case commandComplete(CommandComplete)
     case commandStatus(status: HCIStatus, numPackets: UInt8, opcode: HCIOpcode)
@@ -29,6 +30,14 @@ public enum HCIEvent: Sendable {
     case simplePairingComplete(status: HCIStatus, address: BDAddr)
     /// Android's Bluetooth Quality Report, a link-quality one (Vendor Specific event, sub-event 0x58).
     case qualityReport(QualityReport.LinkQuality)
+    /// IO Capability Response (7.7.41): the peer's IO capability and authentication requirements.
+    case ioCapabilityResponse(address: BDAddr, capabilities: SSPCapabilities)
+    /// Link Key Request (7.7.23): the controller asks the host for a stored key.
+    case linkKeyRequest(address: BDAddr)
+    /// Link Key Notification (7.7.24): a new link key and its type (the key itself is not kept).
+    case linkKeyNotification(address: BDAddr, keyType: LinkKeyType)
+    /// Authentication Complete (7.7.6).
+    case authenticationComplete(status: HCIStatus, handle: UInt16)
     case other(code: UInt8, subevent: UInt8?)
 }
 
@@ -177,9 +186,9 @@ extension HCIEvent {
             let f = code == HCIEventCode.encryptionChangeV2 ? EventLayout.encryptionChangeV2 : EventLayout.encryptionChange
             let status = HCIStatus(rawValue: try f.status.u8(p))
             let handle = try f.handle.u16(p) & 0x0FFF
-            let enabled = try f.enabled.u8(p) != 0
+            let mode = try f.enabled.u8(p)
             let keySize = try f.keySize.map { k throws(DecodeError) in try k.u8(p) }
-            return .encryptionChange(status: status, handle: handle, enabled: enabled, keySize: keySize)
+            return .encryptionChange(status: status, handle: handle, enabled: mode != 0, keySize: keySize, mode: mode)
         case HCIEventCode.encryptionKeyRefreshComplete:
             let f = EventLayout.keyRefresh
             return .encryptionKeyRefreshComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF)
@@ -206,6 +215,19 @@ extension HCIEvent {
             return .userPasskeyRequest(address: try p.address("Address"))
         case HCIEventCode.simplePairingComplete:
             return .simplePairingComplete(status: HCIStatus(rawValue: try p.u8("Status")), address: try p.address("Address"))
+        case HCIEventCode.ioCapabilityResponse:
+            let address = try p.address("BD_ADDR")
+            let io = SMP.IOCapability(rawValue: try p.u8("IO_Capability"))
+            try p.skip(1, "OOB_Data_Present")
+            return .ioCapabilityResponse(address: address, capabilities: SSPCapabilities(io: io, authReq: try p.u8("Authentication_Requirements")))
+        case HCIEventCode.linkKeyRequest:
+            return .linkKeyRequest(address: try p.address("BD_ADDR"))
+        case HCIEventCode.linkKeyNotification:
+            let address = try p.address("BD_ADDR")
+            try p.skip(16, "Link_Key")
+            return .linkKeyNotification(address: address, keyType: LinkKeyType(rawValue: try p.u8("Key_Type")))
+        case HCIEventCode.authenticationComplete:
+            return .authenticationComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Connection_Handle") & 0x0FFF)
         case HCIEventCode.leMeta:
             return try leMeta(&p)
         case HCIEventCode.vendor:
