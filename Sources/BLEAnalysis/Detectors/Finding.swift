@@ -66,24 +66,31 @@ public struct Finding: Sendable {
     public var folded: [Folded] = []
     public struct Folded: Sendable, Equatable {
         public var rule: String
-        /// The key frame of each folded finding, in capture order; `count` is how many.
+        /// The key frame of each folded finding, in capture order (at most `Finding.maxFoldedFrames`).
         public var frames: [Int]
-        public var count: Int { frames.count }
-        public init(rule: String, frames: [Int]) { (self.rule, self.frames) = (rule, frames) }
+        /// How many findings were folded, also past the frames kept.
+        public var count: Int
+        public init(rule: String, frames: [Int], count: Int? = nil) {
+            (self.rule, self.frames, self.count) = (rule, frames, count ?? frames.count)
+        }
     }
 
     /// Folds `other` into this finding, with what had been folded into it.
     mutating func fold(_ other: Finding) {
-        fold(rule: other.rule, frame: other.frames.first ?? 0)
-        for f in other.folded { for k in f.frames { fold(rule: f.rule, frame: k) } }
+        fold(rule: other.rule, frames: [other.frames.first ?? 0], count: 1)
+        for f in other.folded { fold(rule: f.rule, frames: f.frames, count: f.count) }
     }
 
-    mutating func fold(rule: String, frame: Int) {
-        if let i = folded.firstIndex(where: { $0.rule == rule }) {
-            if folded[i].frames.count < Self.maxFoldedFrames { folded[i].frames.append(frame); folded[i].frames.sort() }
-        } else {
-            folded.append(Folded(rule: rule, frames: [frame]))
+    mutating func fold(rule: String, frame: Int) { fold(rule: rule, frames: [frame], count: 1) }
+
+    private mutating func fold(rule: String, frames: [Int], count: Int) {
+        guard let i = folded.firstIndex(where: { $0.rule == rule }) else {
+            folded.append(Folded(rule: rule, frames: Array(frames.prefix(Self.maxFoldedFrames)), count: count))
+            return
         }
+        folded[i].count += count
+        let room = Self.maxFoldedFrames - folded[i].frames.count
+        if room > 0 { folded[i].frames.append(contentsOf: frames.prefix(room)); folded[i].frames.sort() }
     }
     static let maxFoldedFrames = 256
 

@@ -14,7 +14,8 @@ final class BumbleController {
         process = try LiveProcess("bumble_controller \(variant)", executable: ReplayEnvironment.python,
                                   arguments: [ReplayEnvironment.script("bumble_controller.py"), "--transport", transport, "--variant", variant]
                                       + (peripheralAddress.map { ["--peripheral-address", $0] } ?? []))
-        let ready = try await process.line(startingWith: "READY ", timeout: 20)
+        // Bumble starts in ~4 s alone; a test run starts several at once on 2 cores (seen > 20 s).
+        let ready = try await process.line(startingWith: "READY ", timeout: 90)
         let value = String(ready.dropFirst("READY ".count))
         uri = ptyLink == nil ? "tcp:127.0.0.1:\(value)" : "tty:\(value)"
     }
