@@ -44,10 +44,10 @@ build: deps
 release: deps $(BUILDINFO)
 	$(SWIFT) build -c release $(BUILDINFO_FLAGS)
 
-# `bleanalyze --version`: the version (Sources/bleanalyze/Support/BuildInfo.swift) and the commit from
+# `bleanalyze --version`: the version (ToolVersion in Sources/BLEReport/ReportText.swift) and the commit from
 # `git describe --always --dirty`, written into a gitignored Swift file that only release builds compile
 # (-D BLEANALYZE_BUILDINFO); rewritten only when the commit changes, so an unchanged tree rebuilds nothing.
-VERSION         := $(shell sed -n 's/^ *static let version = "\(.*\)"/\1/p' Sources/bleanalyze/Support/BuildInfo.swift)
+VERSION         := $(shell sed -n 's/^ *public static let current = "\(.*\)"/\1/p' Sources/BLEReport/ReportText.swift)
 BUILDINFO       := Sources/bleanalyze/Support/BuildInfo.generated.swift
 BUILDINFO_FLAGS := -Xswiftc -DBLEANALYZE_BUILDINFO
 $(BUILDINFO): FORCE
@@ -72,12 +72,40 @@ $(STATIC_BIN): Package.swift $(shell find Sources -type f 2>/dev/null) $(BUILDIN
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product bleanalyze $(BUILDINFO_FLAGS)
 	@touch $@
 
-install: $(STATIC_BIN)
-	install -d $(BINDIR)
+# Man pages (one per command, from the binary's own description of its arguments:
+# scripts/dist/manpages.py) and the bash/zsh/fish completions swift-argument-parser writes, generated
+# from the static binary into $(SHARE_BUILD) and installed with it.
+SHAREDIR      = $(DESTDIR)$(PREFIX)/share
+SHARE_BUILD  := $(STATIC_BUILD)/share
+SHARE_STAMP  := $(SHARE_BUILD)/.generated
+$(SHARE_STAMP): $(STATIC_BIN) scripts/dist/manpages.py
+	rm -rf $(SHARE_BUILD) && mkdir -p $(SHARE_BUILD)/man1 $(SHARE_BUILD)/completions
+	$(PYTHON) scripts/dist/manpages.py $(STATIC_BIN) $(SHARE_BUILD)/man1 $(VERSION)
+	gzip -9n $(SHARE_BUILD)/man1/*.1
+	for shell in bash zsh fish; do \
+	  $(STATIC_BIN) --generate-completion-script $$shell >$(SHARE_BUILD)/completions/bleanalyze.$$shell || exit 1; done
+	@touch $@
+
+install: $(STATIC_BIN) $(SHARE_STAMP)
+	install -d $(BINDIR) $(SHAREDIR)/man/man1 $(SHAREDIR)/bash-completion/completions \
+	  $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d
 	install -s -m 755 $(STATIC_BIN) $(BINDIR)/bleanalyze
+	install -m 644 $(SHARE_BUILD)/man1/*.1.gz $(SHAREDIR)/man/man1/
+	install -m 644 $(SHARE_BUILD)/completions/bleanalyze.bash $(SHAREDIR)/bash-completion/completions/bleanalyze
+	install -m 644 $(SHARE_BUILD)/completions/bleanalyze.zsh $(SHAREDIR)/zsh/site-functions/_bleanalyze
+	install -m 644 $(SHARE_BUILD)/completions/bleanalyze.fish $(SHAREDIR)/fish/vendor_completions.d/bleanalyze.fish
 
 uninstall:
-	rm -f $(BINDIR)/bleanalyze
+	rm -f $(BINDIR)/bleanalyze $(SHAREDIR)/man/man1/bleanalyze.1.gz $(SHAREDIR)/man/man1/bleanalyze-*.1.gz \
+	  $(SHAREDIR)/bash-completion/completions/bleanalyze $(SHAREDIR)/zsh/site-functions/_bleanalyze \
+	  $(SHAREDIR)/fish/vendor_completions.d/bleanalyze.fish
+
+# Packages for machines without Swift: dist/bleanalyze-VERSION-linux-ARCH.tar.gz (bin/, share/: what
+# `make install` installs) and dist/bleanalyze_VERSION_ARCH.deb, its Depends read from the binary's
+# NEEDED libraries and the Debian packages that own them (scripts/dist/make-dist.sh).
+DIST_DIR     ?= dist
+dist: $(STATIC_BIN) $(SHARE_STAMP)
+	bash scripts/dist/make-dist.sh $(VERSION) $(DIST_DIR)
 
 # Installs into a temporary prefix and runs the installed binary with Swift out of reach
 # (scripts/install-check.sh: empty environment, no /opt/swift on PATH or LD_LIBRARY_PATH, ldd shows
@@ -136,7 +164,7 @@ oui:
 	$(PYTHON) scripts/gen_oui.py
 
 clean:
-	rm -rf .build $(STATIC_BUILD)
+	rm -rf .build $(STATIC_BUILD) dist $(BUILDINFO)
 
 # Performance: bleanalyze vs btmon -r / btmon -a / tshark on one generated capture of BENCH_FRAMES
 # frames (default 10,000,000, cached in .bench/); prints wall time, frames/s, MB/s, peak RSS, ratios
