@@ -19,6 +19,16 @@ FLEET_OUTPUT ?= .fleet-out
 FLEET_MASTER ?= local[2]
 RUN_CAPTURE  ?= captures/healthy.btsnoop
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The version (ToolVersion in Sources/BLEReport/ReportText.swift), the generated commit file (below,
+# before `release`), and the static build with its man pages and completions (below, before `install`);
+# defined here because rules above them name them as prerequisites.
+VERSION      := $(shell sed -n 's/^ *public static let current = "\(.*\)"/\1/p' Sources/BLEReport/ReportText.swift)
+BUILDINFO    := Sources/bleanalyze/Support/BuildInfo.generated.swift
+BUILDINFO_FLAGS := -Xswiftc -DBLEANALYZE_BUILDINFO
+STATIC_BUILD := .build-static
+STATIC_BIN   := $(STATIC_BUILD)/release/bleanalyze
+SHARE_BUILD  := $(STATIC_BUILD)/share
+SHARE_STAMP  := $(SHARE_BUILD)/.generated
 
 .PHONY: FORCE dist run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers oui clean bench reports fuzz
 
@@ -49,9 +59,6 @@ release: deps $(BUILDINFO)
 # `git describe --always --dirty`, written into a gitignored Swift file that only release builds compile
 # (-D BLEANALYZE_BUILDINFO); rewritten only when the commit changes, so an unchanged tree rebuilds nothing,
 # and kept when git cannot answer (`sudo make install`: root is refused a tree it does not own).
-VERSION         := $(shell sed -n 's/^ *public static let current = "\(.*\)"/\1/p' Sources/BLEReport/ReportText.swift)
-BUILDINFO       := Sources/bleanalyze/Support/BuildInfo.generated.swift
-BUILDINFO_FLAGS := -Xswiftc -DBLEANALYZE_BUILDINFO
 $(BUILDINFO): FORCE
 	@commit=$$(git describe --always --dirty 2>/dev/null) || commit=""; \
 	if [ -z "$$commit" ] && [ -e $@ ]; then exit 0; fi; \
@@ -67,8 +74,6 @@ FORCE:
 # `make install PREFIX=$$HOME/.local` needs no root. DESTDIR stages a package.
 PREFIX       ?= /usr/local
 BINDIR        = $(DESTDIR)$(PREFIX)/bin
-STATIC_BUILD := .build-static
-STATIC_BIN   := $(STATIC_BUILD)/release/bleanalyze
 static: $(STATIC_BIN)
 $(STATIC_BIN): Package.swift $(shell find Sources -type f 2>/dev/null) $(BUILDINFO)
 	@$(MAKE) --no-print-directory deps
@@ -79,8 +84,6 @@ $(STATIC_BIN): Package.swift $(shell find Sources -type f 2>/dev/null) $(BUILDIN
 # scripts/dist/manpages.py) and the bash/zsh/fish completions swift-argument-parser writes, generated
 # from the static binary into $(SHARE_BUILD) and installed with it.
 SHAREDIR      = $(DESTDIR)$(PREFIX)/share
-SHARE_BUILD  := $(STATIC_BUILD)/share
-SHARE_STAMP  := $(SHARE_BUILD)/.generated
 $(SHARE_STAMP): $(STATIC_BIN) scripts/dist/manpages.py
 	rm -rf $(SHARE_BUILD) && mkdir -p $(SHARE_BUILD)/man1 $(SHARE_BUILD)/completions
 	$(PYTHON) scripts/dist/manpages.py $(STATIC_BIN) $(SHARE_BUILD)/man1 $(VERSION)
