@@ -32,7 +32,9 @@ arch=$(dpkg --print-architecture)
 declare -A owners=()
 resolved=$(ldd "$bin")
 for soname in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-  path=$(awk -v so="$soname" '$1 == so && $2 == "=>" { print $3 }' <<<"$resolved")
+  # "libz.so.1 => /lib/.../libz.so.1 (0x...)", or the loader itself: "/lib64/ld-linux-x86-64.so.2 (0x...)".
+  path=$(awk -v so="$soname" '$1 == so && $2 == "=>" { print $3 }
+    $1 ~ /^\// && substr($1, length($1) - length(so)) == "/" so { print $1 }' <<<"$resolved" | head -1)
   [ -n "$path" ] || { echo "make dist: $soname is not found by ldd"; exit 1; }
   pkg=""
   # usrmerge: dpkg may know the file as /lib/... or /usr/lib/..., and the soname may be a symlink.
