@@ -5,7 +5,8 @@
 #   - empty environment (env -i): PATH=/usr/bin:/bin, no LD_LIBRARY_PATH, so /opt/swift cannot be found;
 #   - ldd: no libswift*, libFoundation*, libdispatch or anything under the toolchain;
 #   - `info --json` of captures/healthy.btsnoop: the format, and as many frames as the file has records;
-#   - the same capture through a pipe (`bleanalyze info -`).
+#   - the same capture through a pipe (`bleanalyze info -`);
+#   - the man pages and bash/zsh/fish completions installed beside it, and nothing left after uninstall.
 # Linux (ldd); on macOS the Swift runtime is part of the OS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +40,15 @@ grep -q "\"frames\":$records," <<<"$out" || { echo "install-check: expected $rec
 piped=$(cat "$capture" | env -i PATH=/usr/bin:/bin "$bin" info - --json)
 grep -q "\"frames\":$records," <<<"$piped" || { echo "install-check: from a pipe: $piped"; exit 1; }
 
+# Man pages and completions beside it.
+share=$stage$prefix/share
+extras="$share/man/man1/bleanalyze.1.gz $share/man/man1/bleanalyze-report.1.gz
+  $share/bash-completion/completions/bleanalyze $share/zsh/site-functions/_bleanalyze
+  $share/fish/vendor_completions.d/bleanalyze.fish"
+for f in $extras; do [ -s "$f" ] || { echo "install-check: $f was not installed"; exit 1; }; done
+
 size=$(wc -c <"$bin")
 make --no-print-directory uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
-[ ! -e "$bin" ] || { echo "install-check: make uninstall left $bin"; exit 1; }
+left=$(find "$stage" -type f)
+[ -z "$left" ] || { echo "install-check: make uninstall left $left"; exit 1; }
 echo "install-check: OK (installed $size bytes, runs without Swift)"

@@ -11,7 +11,7 @@ struct BLEAnalyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bleanalyze",
         abstract: "Bluetooth HCI captures turned into answers: what happened, connection by connection, and what went wrong.",
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [Report.self, Info.self, Packets.self, Timeline.self, Gatt.self, Adv.self, Check.self, Live.self, Diff.self, RulesCommand.self, Replay.self, Emulate.self, Peer.self, Redact.self, Export.self],
         defaultSubcommand: Report.self)
 

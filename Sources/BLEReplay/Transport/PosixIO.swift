@@ -1,4 +1,10 @@
 #if canImport(Glibc)
+// CBluetooth's headers include <sys/socket.h>: since MonitorChannel.swift (a second importer of
+// CBluetooth in this module) the socket type constants are found only through it ("cannot find
+// 'SOCK_STREAM' in scope" in debug and release builds with Swift 6.3.1).
+#if canImport(CBluetooth)
+import CBluetooth
+#endif
 import Glibc
 #if os(Linux)
 // <bluetooth/bluetooth.h> (CBluetooth, imported by the user and monitor channels) includes
