@@ -6,13 +6,6 @@
 import CBluetooth
 #endif
 import Glibc
-#if os(Linux)
-// <bluetooth/bluetooth.h> (CBluetooth, imported by the user and monitor channels) includes
-// <sys/socket.h>; the Clang importer may then own `__socket_type` (SOCK_STREAM) in CBluetooth, not
-// Glibc, and this file stops seeing it (seen after MonitorChannel.swift was added). Importing both
-// finds it wherever it is owned.
-import CBluetooth
-#endif
 #elseif canImport(Darwin)
 import Darwin
 #endif
