@@ -127,14 +127,15 @@ import Testing
     }
 
     /// An Approaching LSTO report (the bytes of android_darkelf_laser_projector_writecmd.btsnoop frame 611,
-    /// handle 0x0005) on a link that survives is a warning; on a link lost right after, its link.disconnect tells it.
-    @Test func qualityReportWarnsAndExplainsALoss() throws {
+    /// handle 0x0005) on a link that survives is information (a weak link the app cannot mend); on a link lost
+    /// right after, its link.disconnect (the warning) tells it.
+    @Test func qualityReportInformsAndExplainsALoss() throws {
         let report = Hex.bytes("505802000500000cb6000000802552a80700000000000000000000000000000000780000000000000000000000000000000068f07b094083000acccccccc00000000cd2d0000000052a80700515d070009") ?? []
         var b = Builder()
         b.leConnected(1000, handle: 0x05)
         b.event(1000, 0xFF, Array(report.dropFirst()))
         let f = Self.of("radio.quality-report", try Self.run(b))
-        #expect(f.count == 1 && f.first?.severity == .warning, "\(f.map(\.message))")
+        #expect(f.count == 1 && f.first?.severity == .info && f.first?.cause?.kind == .linkQuality, "\(f.map(\.message))")
         b.disconnected(1000, handle: 0x05, reason: 0x08)
         let all = try Self.run(b)
         #expect(Self.of("radio.quality-report", all).isEmpty)

@@ -23,7 +23,8 @@ final class LinkStallRule: Detector {
                           .init(name: "fraction", defaultValue: 0.4, unit: "of the supervision timeout", meaning: "stall that makes it a warning")],
         actor: .none)
     let kinds: [SessionEvent.Kind] = [.controller, .aclSent]
-    private var stalls = ConnectionState<(first: LinkStall, longest: LinkStall, count: Int)>()
+    /// Per link: the first stall, the longest, how many, and the finding made at the first (its index).
+    private var stalls = ConnectionState<(first: LinkStall, longest: LinkStall, count: Int, finding: Int)>()
     private var order: [Connection] = []
     /// A one-packet stall ended by a completion, waiting for the host's next packet on the link.
     private var waiting: [Int: (c: Connection, stall: LinkStall)] = [:]
@@ -33,7 +34,7 @@ final class LinkStallRule: Detector {
             guard !waiting.isEmpty, let w = waiting.removeValue(forKey: c.index) else { return }
             // The host sent its next packet at once: it had been waiting for that completion.
             let prompt = max(Int64(c.link.intervalUnits) * 1250 * 2, 50_000)
-            if time - w.stall.to.time <= prompt { record(c, w.stall, context) }
+            if time - w.stall.to.time <= prompt { record(c, w.stall, context, &findings) }
             return
         }
         guard case let .linkStall(c, stall) = event, stall.end == .completed || stall.end == .received else { return }
@@ -42,10 +43,10 @@ final class LinkStallRule: Detector {
         // fine). The host must have been blocked by the stall — a second packet waiting, or its next packet
         // sent the moment the completion came — on a link whose completions the capture holds.
         guard c.buffers.packetsCompleted > 0 || stall.end == .completed, stall.duration >= micros("seconds", context) else { return }
-        if stall.waiting >= 2 { record(c, stall, context) } else if stall.end == .completed { waiting[c.index] = (c, stall) }
+        if stall.waiting >= 2 { record(c, stall, context, &findings) } else if stall.end == .completed { waiting[c.index] = (c, stall) }
     }
 
-    private func record(_ c: Connection, _ stall: LinkStall, _ context: DetectorContext) {
+    private func record(_ c: Connection, _ stall: LinkStall, _ context: DetectorContext, _ findings: inout [Finding]) {
         // Whole-second timestamps (a PacketLogger log stamped in seconds) cannot measure a stall of seconds.
         if stall.from.time % 1_000_000 == 0, stall.to.time % 1_000_000 == 0 { return }
         if c.isLE {
@@ -58,9 +59,20 @@ final class LinkStallRule: Detector {
             if stall.duration > s.longest.duration { s.longest = stall }
             stalls[c] = s
         } else {
-            stalls[c] = (stall, stall, 1)
+            // Made now, so the HTML report decodes its frames as they go by (as `att.slow-response` does);
+            // told in full, with the longest stall and the severity, at the end.
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: stall.from.time,
+                                    frames: Self.frames(stall), message: "the link stalled"))
+            stalls[c] = (stall, stall, 1, findings.count - 1)
             order.append(c)
         }
+    }
+
+    /// A stall's evidence: the frame that ended it, the oldest packet held, the first frame of the stall.
+    private static func frames(_ l: LinkStall) -> [Int] {
+        var frames = [l.to.frame]
+        for n in [l.oldest.frame, l.from.frame] where !frames.contains(n) { frames.append(n) }
+        return frames
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
@@ -76,11 +88,14 @@ final class LinkStallRule: Detector {
                 let part = share.map { ", \(Int($0 * 100)) % of the \(Format.duration(timeout)) supervision timeout" } ?? ""
                 text = "\(text) (\(events) connection events of \(Format.millis(c.link.intervalUnits))\(part))"
             }
-            if s.count > 1 { text = "\(text); \(s.count) stalls on this link" }
-            var f = Finding(rule: Self.rule.id, severity: severe ? .warning : .info, connection: c, time: l.from.time,
-                            frames: [l.to.frame, l.oldest.frame, l.from.frame] + (s.count > 1 ? [s.first.to.frame] : []), message: text)
-            f.cause = Self.cause(l)
-            findings.append(f)
+            if s.count > 1 { text = "\(text); \(s.count) stalls on this link, the first at frame \(s.first.to.frame)" }
+            // Keyed on the first stall (its frames were kept as they went by), the longest's frames after.
+            var frames = Self.frames(s.first)
+            for n in Self.frames(l) where !frames.contains(n) { frames.append(n) }
+            findings[s.finding].message = text
+            findings[s.finding].severity = severe ? .warning : .info
+            findings[s.finding].frames = frames
+            findings[s.finding].cause = Self.cause(l)
         }
     }
 

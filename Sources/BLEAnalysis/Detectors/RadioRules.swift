@@ -80,9 +80,11 @@ final class ScanContention: Detector {
 }
 
 /// `radio.quality-report`: Android's Bluetooth Quality Report from the controller (HCI Vendor Specific
-/// event, sub-event 0x58; `QualityReport` in BLEProtocol). Approaching LSTO (nothing received for half the
-/// supervision timeout) and the choppy-audio reports are the controller's own statement that the link
-/// suffered: warnings. Monitoring and Connect Fail reports are information. One finding per (link, report
+/// event, sub-event 0x58; `QualityReport` in BLEProtocol). The choppy-audio reports are the controller's own
+/// statement that the user heard gaps: warnings. Approaching LSTO (nothing received for half the supervision
+/// timeout) on a link that then survived is information: a weak link the app cannot mend (distance,
+/// interference); when the link is lost after it, its `link.disconnect` is the warning and folds the reports
+/// in. Monitoring and Connect Fail reports are information. One finding per (link, report
 /// kind) with the count, the first and the weakest RSSI; a link lost right after its Approaching LSTO is told by
 /// its `link.disconnect` (cause `link-quality`), which folds the reports in.
 final class QualityReports: Detector {
@@ -119,7 +121,8 @@ final class QualityReports: Detector {
         for key in order {
             guard let r = reports[key] else { continue }
             let w = r.weakest
-            let severe: Set<QualityReport.Kind> = [.approachingLSTO, .a2dpChoppy, .scoChoppy, .leAudioChoppy]
+            let severe: Set<QualityReport.Kind> = [.a2dpChoppy, .scoChoppy, .leAudioChoppy]
+            let explained: Set<QualityReport.Kind> = severe.union([.approachingLSTO])
             let name: String
             switch w.kind {
             case .approachingLSTO:
@@ -136,7 +139,7 @@ final class QualityReports: Detector {
             var f = Finding(rule: Self.rule.id, severity: severe.contains(w.kind) ? .warning : .info, connection: r.c, time: r.time, frames: r.frames,
                             message: "The controller reported \(name) on \(link)\(times): RSSI \(w.rssi) dBm, SNR \(w.snr), \(w.unusedAFHChannels) unused AFH channels, \(w.retransmissions) retransmissions, \(w.naks) NAKs")
             f.handle = w.handle
-            if severe.contains(w.kind) {
+            if explained.contains(w.kind) {
                 f.cause = FindingCause(.linkQuality, frames: [r.first], w.rssi <= -80
                     ? "the controller measured RSSI \(w.rssi) dBm: the peer is far or shielded"
                     : w.unusedAFHChannels >= 55 ? "the controller left \(w.unusedAFHChannels) of 79 channels unused: heavy interference" : "the controller's report (frame \(r.first)) gives RSSI \(w.rssi) dBm and \(w.unusedAFHChannels) unused channels")
