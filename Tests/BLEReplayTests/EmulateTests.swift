@@ -15,14 +15,15 @@ struct EmulateTests {
     static func emulate(_ recording: URL, listen: String, hostTransport: (String) -> String, scenario: String = "session") async throws -> Run {
         let start = Date()
         let emulator = try LiveProcess("bleanalyze emulate", executable: ReplayEnvironment.binary,
-                                       arguments: ["emulate", recording.path, "--listen", listen, "--timeout", "3", "--accept-timeout", "20", "--json"])
+                                       arguments: ["emulate", recording.path, "--listen", listen, "--timeout", "3", "--accept-timeout", "90", "--json"])
         let line = try await emulator.line(startingWith: "listening on ", timeout: 10)
         let address = String(line.dropFirst("listening on ".count))
         let host = try LiveProcess("host_against", executable: ReplayEnvironment.python, arguments: [
             ReplayEnvironment.script("host_against.py"), "--transport", hostTransport(address), "--scenario", scenario,
         ])
-        let hostStatus = try await host.wait(timeout: 40)
-        let status = try await emulator.wait(timeout: 20)
+        // The host is a Bumble script: ~4 s to start alone, over 20 s while a test run starts several at once on 2 cores.
+        let hostStatus = try await host.wait(timeout: 150)
+        let status = try await emulator.wait(timeout: 30)
         return Run(emulate: CLIRun.Result(status: status, stdout: emulator.stdout, stderr: emulator.stderr,
                                           seconds: Date().timeIntervalSince(start)), host: host, hostStatus: hostStatus)
     }
