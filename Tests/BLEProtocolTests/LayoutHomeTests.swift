@@ -12,11 +12,15 @@ import TestSupport
 /// - **assembly**: an indexed byte shifted into an integer (`UInt16(p[1]) << 8`, `b[i + 2]) << 16`),
 ///   everywhere outside BLEProtocol/BLEBytes (capture containers included: BLECapture reads them
 ///   with `ByteReader` or its loaders);
-/// - **literal index**: a byte buffer read at a fixed offset (`p[5]`, `payload[at + 4]`,
-///   `frame.payload[0]`). Byte buffers are named `p`, `b`, `bytes`, `payload`, `pdu`, `body`, `raw`,
-///   `data`, `buffer`, `packet`, or reached through `.payload` / `.bytes`. BLECapture is exempt from
-///   this rule: capture container formats (pcap, btsnoop, PacketLogger, btsnooz record headers and
-///   magic numbers) are file formats, not protocol layouts.
+/// - **literal index**: a byte buffer read or sliced at a fixed offset (`p[5]`, `payload[at + 4]`,
+///   `frame.payload[0]`, `pdu[4...]`, `point[1 ..< 33]`). A byte buffer is every name the file
+///   declares with a byte type (`x: [UInt8]`, `ArraySlice<UInt8>`, `Data`, a raw buffer pointer,
+///   `var x = [UInt8](…)`), plus the usual names (`p`, `b`, `bytes`, `payload`, `pdu`, `body`, `raw`,
+///   `data`, `buffer`, `packet`) and those reached as members (`.payload`, `.pdu`). BLECapture is
+///   exempt from this rule: capture container formats (pcap, btsnoop, PacketLogger, btsnooz record
+///   headers and magic numbers) are file formats, not protocol layouts;
+/// - **built by hand**: a PDU spelled as a byte literal (`[0x0C] + key`, `send(cid, [0x05, reason])`):
+///   build it from its table row (`SMPEncoding`, `HCICommandEncoding`, `ATTEncoding`).
 ///
 /// Lines in `//` comments are not scanned. `allowlist` names the files that may still do it, each
 /// with its reason; an entry whose file no longer matches fails too, so the list only shrinks.
@@ -25,9 +29,12 @@ struct LayoutHomeTests {
     /// File (relative to `Sources/`) → why it may still read bytes by index.
     static let allowlist: [String: String] = [
         "BLEAnalysis/Redaction/Replacements.swift": "parses addresses written as text (AA:BB:…) in log records, not a packet layout",
+        "BLEAnalysis/Syslog/SyslogCorrelator.swift": "finds addresses written as text (AA:BB:… or aa-bb-…) in syslog messages, not a packet layout",
+        "BLEReplay/Twin/SecureConnectionsCrypto.swift": "P-256 points in SEC1 uncompressed form (0x04 || X || Y) for libcrypto, not a Bluetooth layout",
+        "Fuzz/HCIHarness.swift": "the fuzz input's first byte selects the packet type (the harness's own input format), the rest is the packet",
     ]
 
-    enum Rule: String, Sendable { case assembly, literalIndex }
+    enum Rule: String, Sendable { case assembly, literalIndex, built }
 
     struct Hit: Sendable, CustomStringConvertible {
         var file: String
@@ -39,19 +46,45 @@ struct LayoutHomeTests {
 
     // An indexed byte, then (after an optional closing parenthesis) a left shift by a byte multiple.
     static let assembly = try! NSRegularExpression(pattern: #"\[[^\[\]]+\]\s*\)?\s*<<\s*(8|16|24|32|40|48|56)\b"#)
-    // A byte buffer subscripted by a literal, or by a name plus or minus a literal.
-    static let literalIndex = try! NSRegularExpression(pattern:
-        #"(?:(?<![\w.])(?:p|b|bytes|payload|pdu|body|raw|data|buffer|packet)|\.(?:payload|bytes))\[\s*(?:[A-Za-z_][\w.]*\s*[+-]\s*)?(?:\d+|0x[0-9A-Fa-f]+)\s*\]"#)
+    static let usualBuffers = ["p", "b", "bytes", "payload", "pdu", "body", "raw", "data", "buffer", "packet"]
+    // A name declared with a byte type, or given a new byte array.
+    static let bufferDeclaration = try! NSRegularExpression(pattern:
+        #"\b([A-Za-z_]\w*)\s*:\s*(?:inout\s+)?(?:\[UInt8\]|ArraySlice<UInt8>|Unsafe(?:Mutable)?RawBufferPointer|Data)(?![\w<])|\b(?:let|var)\s+([A-Za-z_]\w*)\s*=\s*\[UInt8\]\("#)
+    // A PDU spelled as bytes: a byte literal joined to more bytes, or handed to a send.
+    static let built = try! NSRegularExpression(pattern:
+        #"\[0x[0-9A-Fa-f]{1,2}(?:\s*,\s*0x[0-9A-Fa-f]{1,2})*\]\s*\+|send\w*\([^()]*\[0x[0-9A-Fa-f]{1,2}\s*[,\]]"#)
+
+    /// The byte buffers of `source`: the names it declares with a byte type, and the usual ones.
+    static func buffers(_ source: String) -> [String] {
+        var names = Set(usualBuffers)
+        for m in bufferDeclaration.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+            for group in 1 ... 2 {
+                if let r = Range(m.range(at: group), in: source) { names.insert(String(source[r])) }
+            }
+        }
+        return names.sorted()
+    }
+
+    // A byte buffer subscripted by a literal, or by a name plus or minus a literal; or sliced from
+    // a literal (`[4...]`, `[1 ..< 33]`; `[0 ..< n]`, a read's length, is not a layout).
+    static func literalIndex(_ buffers: [String]) -> NSRegularExpression {
+        let names = buffers.joined(separator: "|")
+        return try! NSRegularExpression(pattern:
+            #"(?:(?<![\w.])(?:"# + names + #")|\.(?:"# + names + #"))\[\s*(?:[A-Za-z_][\w.]*\s*[+-]\s*)?(?:\d+|0x[0-9A-Fa-f]+)\s*(?:\]|\.\.\.|\.\.<\s*(?:\d+|0x[0-9A-Fa-f]+)\s*\])"#)
+    }
 
     /// The hits in `source` (the text of `file`, a path under `Sources/`).
     static func scan(_ source: String, file: String) -> [Hit] {
         let capture = file.hasPrefix("BLECapture/")
+        let literalIndex = Self.literalIndex(buffers(source))
         var hits: [Hit] = []
         for (n, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let code = String(line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
             let range = NSRange(code.startIndex..., in: code)
             if assembly.firstMatch(in: code, range: range) != nil {
                 hits.append(Hit(file: file, line: n + 1, rule: .assembly, text: line.trimmingCharacters(in: .whitespaces)))
+            } else if built.firstMatch(in: code, range: range) != nil {
+                hits.append(Hit(file: file, line: n + 1, rule: .built, text: line.trimmingCharacters(in: .whitespaces)))
             } else if !capture, literalIndex.firstMatch(in: code, range: range) != nil {
                 hits.append(Hit(file: file, line: n + 1, rule: .literalIndex, text: line.trimmingCharacters(in: .whitespaces)))
             }
@@ -70,6 +103,11 @@ struct LayoutHomeTests {
             "guard frame.payload[2] == 0x3E else { return }",
             "let type = r.bytes[r.position + 4]",
             "let n = Int(payload[at + 2])",
+            "let payload = Array(pdu[4...])",                // a header skipped by its length
+            "x = Array(point[1 ..< 33])\nlet point: [UInt8] = []", // any buffer the file declares
+            "p.pdu[5] = addressType.rawValue & 1",
+            "send(smp, [0x0C] + pkbx + own.y.reversed())",   // built by hand
+            "send(L2CAP.ChannelID.smp.rawValue, [0x05, reason])",
         ]
         for line in caught { #expect(!Self.scan(line, file: "BLEAnalysis/X.swift").isEmpty, "\(line)") }
         let fine = [
@@ -79,6 +117,9 @@ struct LayoutHomeTests {
             "let next = samples[i + 1]",
             "out.setU16le(live, at: o)",
             "let x = p[i]",                                 // a walk, not a fixed offset
+            "hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0 ..< n]))",   // what a read returned
+            "let names = [\"a\"] + more",                 // not bytes
+            "send(channel, try SMPEncoding.command(.pairingConfirm, values))",
             "// UInt16(p[0]) | UInt16(p[1]) << 8 in a comment",
             "let v = value << 8 | UInt64(hi << 4 | lo)",    // a shift of a value, not of an indexed byte
         ]

@@ -71,6 +71,54 @@ struct SMPTests {
         }
     }
 
+    /// Every command built by key from its table row (`SMPEncoding`), values read off Core v5.4 Vol 3
+    /// Part H 3.5–3.6 by hand: the same bytes as the decoding vectors above.
+    @Test(arguments: smpVectors.filter { if case .unknown = $0.1 { false } else { true } })
+    func everyCommandEncodesByKey(hex: String, expected: SMP.Command) throws {
+        typealias K = SMP.Key
+        let key = S.bytes(key16)
+        let values: [ParamKey: SMPEncoding.Value]
+        switch expected {
+        case let .pairingRequest(p), let .pairingResponse(p): values = p.values
+        case .pairingConfirm: values = [K.confirmValue: .bytes(key)]
+        case .pairingRandom: values = [K.randomValue: .bytes(key)]
+        case .pairingFailed: values = [K.reason: .int(0x05)]
+        case .encryptionInformation: values = [K.longTermKey: .bytes(key)]
+        case .centralIdentification: values = [K.ediv: .int(0x1234), K.rand: .int(0x0807_0605_0403_0201)]
+        case .identityInformation: values = [K.identityResolvingKey: .bytes(key)]
+        case .identityAddressInformation: values = [K.addressType: .int(1), K.address: .address(BDAddr(0xC1_02_03_04_05_06))]
+        case .signingInformation: values = [K.signatureKey: .bytes(key)]
+        case .securityRequest: values = [K.authReq: .int(0x0D)]
+        case .pairingPublicKey: values = [K.publicKeyX: .bytes(key + key), K.publicKeyY: .bytes(key + key)]
+        case .pairingDHKeyCheck: values = [K.dhKeyCheck: .bytes(key)]
+        case .pairingKeypressNotification: values = [K.notificationType: .int(1)]
+        case .unknown: return
+        }
+        #expect(try SMPEncoding.command(expected.code, values) == S.bytes(hex))
+        #expect(SMPDecoding.parameterKeys(expected.code).count == values.count)
+    }
+
+    @Test func encodingRefusesWhatTheRowDoesNotHave() {
+        #expect(throws: SMPEncoding.Failure.missingParameter("Reason")) { try SMPEncoding.command(.pairingFailed) }
+        #expect(throws: SMPEncoding.Failure.unknownCommand(0x0F)) { try SMPEncoding.command(SMPCode(0x0F)) }
+    }
+
+    /// What the twin and redaction read by key instead of by index.
+    @Test func keyedFacts() {
+        // 3.6.1: EncKey → Encryption Information + Central Identification, IdKey → Identity (Address)
+        // Information, SignKey → Signing Information; LinkKey sends nothing.
+        #expect(SMP.KeyDistribution([.encKey, .idKey, .signKey, .linkKey]).commands
+                == [.encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation])
+        #expect(SMP.KeyDistribution([.idKey]).commands == [.identityInformation, .identityAddressInformation])
+        #expect(SMP.KeyDistribution([.linkKey]).commands.isEmpty)
+        // Commands with key material and their parameter sizes (3.5.3, 3.5.4, 3.5.6, 3.5.7, 3.6.2, 3.6.4, 3.6.6).
+        let sizes = Dictionary(uniqueKeysWithValues: (0 ... 0x10).compactMap { c in SMP.keyParameterSize(SMPCode(c)).map { (c, $0) } })
+        #expect(sizes == [0x03: 16, 0x04: 16, 0x06: 16, 0x08: 16, 0x0A: 16, 0x0C: 64, 0x0D: 16])
+        // IOcap of f6 (2.2.8): the Pairing Response "02 04 01 19 …" gives IO 04, OOB 01, AuthReq 19.
+        guard case let .pairingResponse(p) = smpVectors[1].1 else { Issue.record("vector 1 is the Pairing Response"); return }
+        #expect(p.ioCap == [0x04, 0x01, 0x19])
+    }
+
     @Test func tableCoversEveryCode() {
         #expect(SMPDecoding.knownCodes.map(\.rawValue) == Array(1...0x0E))
         #expect(SMPDecoding.duplicateCodes.isEmpty)

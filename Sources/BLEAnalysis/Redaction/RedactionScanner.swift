@@ -537,9 +537,11 @@ final class RedactionScanner {
                       firstFrame: map?.first?.frame ?? frame.number)
         }
         // SMP key material in a PDU of the wrong size is shown raw, not through the table: zero it.
-        if cid == 0x0006 || cid == 0x0007, pduCount > 5, let code = pdu.peekU8(at: 4), let size = Self.smpKeySizes[code],
-           pduCount - 5 != size {
-            let range = ByteRange(offset: pduStart + 5, count: pduCount - 5)
+        // The parameters follow the basic header and the code (Core v5.4 Vol 3 Part H 3.3).
+        let smpParameters = L2CAP.basicHeaderLength + 1
+        if cid == L2CAP.ChannelID.smp.rawValue || cid == L2CAP.ChannelID.brEdrSMP.rawValue, pduCount > smpParameters,
+           let code = pdu.peekU8(at: L2CAP.basicHeaderLength), let size = SMP.keyParameterSize(SMPCode(code)), pduCount - smpParameters != size {
+            let range = ByteRange(offset: pduStart + smpParameters, count: pduCount - smpParameters)
             emit(range, [UInt8](repeating: 0, count: range.count), .key, base: base, map: map)
         }
     }
@@ -580,9 +582,4 @@ final class RedactionScanner {
 
     /// The kept strings in order of first appearance.
     var keptStrings: [KeptString] { keptOrder.compactMap { kept[$0] } }
-
-    /// SMP commands carrying key material and their parameter sizes (Core v5.4 Vol 3 Part H 3.5–3.6):
-    /// Pairing Confirm, Pairing Random, Encryption Information (LTK), Identity Information (IRK),
-    /// Signing Information (CSRK), Pairing Public Key, Pairing DHKey Check.
-    static let smpKeySizes: [UInt8: Int] = [0x03: 16, 0x04: 16, 0x06: 16, 0x08: 16, 0x0A: 16, 0x0C: 64, 0x0D: 16]
 }

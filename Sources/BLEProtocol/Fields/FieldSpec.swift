@@ -70,6 +70,9 @@ public struct Param: Sendable {
     @inlinable public init(_ id: FieldID, _ name: StaticString, _ spec: FieldSpec, key: StaticString) {
         (self.id, self.name, self.spec, self.key) = (id, name, spec, ParamKey(key))
     }
+    /// A row whose keys are named constants (`SMP.Key`): the key is spelled once, where it is defined.
+    init(_ name: StaticString, _ spec: FieldSpec, key: ParamKey) { self.init(id: spec.impliedID, name: name, spec: spec, key: key) }
+    init(_ id: FieldID, _ name: StaticString, _ spec: FieldSpec, key: ParamKey) { self.init(id: id, name: name, spec: spec, key: key) }
     /// Any combination (tests relabel a row with it).
     init(id: FieldID, name: StaticString, spec: FieldSpec, key: ParamKey?) { (self.id, self.name, self.spec, self.key) = (id, name, spec, key) }
 }

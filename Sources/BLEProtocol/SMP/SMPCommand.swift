@@ -21,6 +21,18 @@ public struct SMPCode: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public static let pairingDHKeyCheck = SMPCode(0x0D)
     public static let pairingKeypressNotification = SMPCode(0x0E)
 
+    /// The key a key-distribution command carries (3.6.1): EncKey for Encryption Information and
+    /// Central Identification, IdKey for Identity (Address) Information, SignKey for Signing
+    /// Information; nil for every other code.
+    public var distributedKey: SMP.KeyDistribution? {
+        switch self {
+        case .encryptionInformation, .centralIdentification: .encKey
+        case .identityInformation, .identityAddressInformation: .idKey
+        case .signingInformation: .signKey
+        default: nil
+        }
+    }
+
     /// `Pairing Request`, or `Unknown`.
     public var name: String { SMPDecoding.index[rawValue]?.name.description ?? "Unknown" }
     /// `Pairing Request (0x01)`.
@@ -92,14 +104,7 @@ public enum SMP {
         /// The key a key-distribution command carries (3.6.1): EncKey for Encryption Information and
         /// Central Identification, IdKey for Identity (Address) Information, SignKey for Signing
         /// Information; nil for every other command.
-        public var distributedKey: KeyDistribution? {
-            switch self {
-            case .encryptionInformation, .centralIdentification: .encKey
-            case .identityInformation, .identityAddressInformation: .idKey
-            case .signingInformation: .signKey
-            default: nil
-            }
-        }
+        public var distributedKey: KeyDistribution? { code.distributedKey }
     }
 
     /// Pairing Request / Pairing Response parameters, 3.5.1–3.5.2.
@@ -124,6 +129,9 @@ public enum SMP {
         }
 
         public var oobDataPresent: Bool { oobDataFlag == 0x01 }
+        /// IOcapA / IOcapB of the f6 check function (2.2.8): AuthReq || OOB data flag || IO
+        /// capability, most significant octet first, given little-endian as SMP carries values.
+        public var ioCap: [UInt8] { [ioCapability.rawValue, oobDataFlag, authReq.rawValue] }
         /// Outside 7…16: the peer must fail pairing with Invalid Parameters.
         public var isKeySizeValid: Bool { SMP.keySizeRange.contains(maxEncryptionKeySize) }
     }
@@ -169,6 +177,12 @@ public enum SMP {
         public static let signKey = KeyDistribution(rawValue: 0x04)
         public static let linkKey = KeyDistribution(rawValue: 0x08)
         public static let names = NameTable([(0x01, "EncKey"), (0x02, "IdKey"), (0x04, "SignKey"), (0x08, "LinkKey")])
+
+        /// The commands that distribute these keys, in the order they are sent (3.6.1, Figure 3.11:
+        /// EncKey, then IdKey, then SignKey). LinkKey is derived, not sent.
+        public var commands: [SMPCode] {
+            SMPDecoding.knownCodes.filter { $0.distributedKey.map(contains) ?? false }
+        }
     }
 
     /// Keypress Notification Type, 3.5.8.
@@ -190,7 +204,16 @@ public enum SMP {
             return .unknown(SMPCode(code), payload: r.takeRest())
         }
         try entry.size.check(r, entry.name)
-        return try entry.decode(&r)
+        let command = try entry.decode(r)
+        try r.skip(entry.size.minimum, entry.name)
+        return command
+    }
+
+    /// The parameter size of a command carrying key material (Pairing Confirm, Random, Public Key,
+    /// DHKey Check, Encryption / Identity / Signing Information: a `.secret` in its row); nil for
+    /// the others and unknown codes. Redaction zeroes a wrong-size PDU of these whole.
+    public static func keyParameterSize(_ code: SMPCode) -> Int? {
+        SMPDecoding.index[code.rawValue].flatMap { $0.carriesKey ? $0.size.minimum : nil }
     }
 }
 
@@ -233,8 +256,17 @@ extension SMP.PairingParameters {
     /// The Pairing Request (`.pairingRequest`) or Pairing Response (`.pairingResponse`) PDU carrying
     /// these parameters (Core v5.4 Vol 3 Part H 3.5.1, 3.5.2): code, IO Capability, OOB Data Flag,
     /// AuthReq, Maximum Encryption Key Size, Initiator and Responder Key Distribution.
+    /// Laid out by the table's pairing row (`SMPEncoding`).
     public func bytes(_ code: SMPCode) -> [UInt8] {
-        [code.rawValue, ioCapability.rawValue, oobDataFlag, authReq.rawValue, maxEncryptionKeySize,
-         initiatorKeyDistribution.rawValue, responderKeyDistribution.rawValue]
+        precondition(code == .pairingRequest || code == .pairingResponse, "\(code) carries no pairing parameters")
+        do { return try SMPEncoding.command(code, values) } catch { preconditionFailure("the pairing row lost a key: \(error)") }
+    }
+
+    /// The parameters by key (`SMP.Key`), as `SMPEncoding` takes them.
+    public var values: [ParamKey: SMPEncoding.Value] {
+        [SMP.Key.ioCapability: .int(UInt64(ioCapability.rawValue)), SMP.Key.oobDataFlag: .int(UInt64(oobDataFlag)),
+         SMP.Key.authReq: .int(UInt64(authReq.rawValue)), SMP.Key.maxEncryptionKeySize: .int(UInt64(maxEncryptionKeySize)),
+         SMP.Key.initiatorKeyDistribution: .int(UInt64(initiatorKeyDistribution.rawValue)),
+         SMP.Key.responderKeyDistribution: .int(UInt64(responderKeyDistribution.rawValue))]
     }
 }

@@ -274,7 +274,7 @@ public final class PeerEngine {
     private func central(_ pdu: [UInt8]) throws(TransportError) {
         guard let channelID = TwinPDU.channel(pdu) else { return }
         let channel = channelID.rawValue
-        let payload = Array(pdu[4...])   // safe: the basic header (4 bytes) was read
+        let payload = Array(pdu.dropFirst(L2CAP.basicHeaderLength))   // the basic header was read
         if channelID == .att, case let .exchangeMTURequest(client)? = TwinPDU.att(payload) {
             liveMTU = max(ATT.defaultLEMTU, min(Int(client), Int(twin.story.serverMTU ?? UInt16(ATT.defaultLEMTU))))
         }
@@ -349,11 +349,14 @@ public final class PeerEngine {
         for var p in pdus {
             // SMP Identity Address Information (Core v5.4 Vol 3 Part H 3.6.5): the twin's own
             // identity when it could not take the recorded one (a random static address).
-            if p.pdu.count == 4 + 8, TwinPDU.code(p.pdu, on: .smp) == SMPCode.identityAddressInformation.rawValue, let address, let addressType, address != twin.device {
-                p.pdu[5] = addressType.rawValue & 1
-                for b in 0 ..< 6 { p.pdu[6 + b] = UInt8(truncatingIfNeeded: address.value >> (8 * UInt64(b))) }
+            let smp = TwinPDU.payload(p.pdu, on: .smp)
+            if let smp, case .identityAddressInformation? = TwinPDU.smp(smp, exact: true), let address, let addressType, address != twin.device,
+               let own = try? SMPEncoding.command(.identityAddressInformation, [SMP.Key.addressType: .int(UInt64(addressType.rawValue & 1)),
+                                                                                SMP.Key.address: .address(address)]) {
+                p.pdu = L2CAPEncoding.basicFrame(channel: L2CAP.ChannelID.smp.rawValue, own)
             }
-            if !encrypted, let code = TwinPDU.code(p.pdu, on: .smp), (SMPCode.encryptionInformation.rawValue ... SMPCode.signingInformation.rawValue).contains(code) {
+            // Distributed keys wait for encryption (3.6.1).
+            if !encrypted, let smp, TwinPDU.smpCode(smp)?.distributedKey != nil {
                 held.append(p); continue
             }
             let due = options.timing == .original ? now + Double(max(0, p.timestamp - reference)) / 1e6 / max(options.speed, 0.001) : now

@@ -11,8 +11,11 @@ struct LegacyPairingState {
     /// The Temporary Key (2.3.5): 0 for Just Works, the passkey for Passkey Entry (2.3.5.3),
     /// 16 bytes little-endian.
     var tk = [UInt8](repeating: 0, count: 16)
+    /// The central's Pairing Request and the twin's Pairing Response, whole (c1 takes them so).
     var preq: [UInt8]
     var pres: [UInt8]
+    /// The twin's Pairing Response parameters (what it promised to distribute).
+    var response: SMP.PairingParameters
     var srand: [UInt8]
     var mconfirm: [UInt8]?
     var stk: [UInt8]?
@@ -26,7 +29,7 @@ extension PeerEngine {
         // Pairing Request: Secure Connections when the device's recorded Pairing Response and the
         // central both set the SC bit (AuthReq bit 3), else legacy pairing (2.3.5.6).
         (pairing, secure, pairingRefusal) = (nil, nil, nil)
-        guard p.count == 7, let recorded = twin.story.pairingResponse else { return false }
+        guard TwinPDU.smp(p, exact: true) != nil, let recorded = twin.story.pairingResponse else { return false }
         if TwinPDU.pairingResponse(recorded, answering: p)?.secureConnections == true {
             pairingRefusal = secureConnectionsRequest(p, recorded: recorded)
             return pairingRefusal == nil
@@ -57,33 +60,32 @@ extension PeerEngine {
 
     /// Legacy pairing's PDUs; false when it does not apply.
     func legacyPairing(_ p: [UInt8], pdu: [UInt8], tk: [UInt8]? = nil) -> Bool {
-        let smp = L2CAP.ChannelID.smp.rawValue
         guard let code = TwinPDU.smpCode(p) else { return false }
         switch code {
         case .pairingRequest:
-            guard let recorded = twin.story.pairingResponse, let pres = TwinPDU.pairingResponse(recorded, answering: p)?.pdu else { return false }
+            guard let recorded = twin.story.pairingResponse, let answer = TwinPDU.pairingResponse(recorded, answering: p) else { return false }
             let srand = twin.story.pairingRandom ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
-            pairing = LegacyPairingState(preq: p, pres: pres, srand: srand)
+            pairing = LegacyPairingState(preq: p, pres: answer.pdu, response: answer.response, srand: srand)
             if let tk { pairing?.tk = tk }
             notes.append("pairing: legacy \(tk == nil ? "Just Works" : "Passkey Entry (the passkey of --passkey)") with the device's recorded Pairing Response and random")
-            send(smp, pres)
+            send(L2CAP.ChannelID.smp.rawValue, answer.pdu)
         case .pairingConfirm:   // answer with ours
             guard var state = pairing, let mconfirm = TwinPDU.smpValue(p), let confirm = confirmValue(state.srand, state) else { return false }
             state.mconfirm = mconfirm
             pairing = state
-            send(smp, [0x03] + confirm)
+            sendSMP(.pairingConfirm, [SMP.Key.confirmValue: .bytes(confirm)])
         case .pairingRandom:   // check the central's confirm, answer with our random
             guard var state = pairing, let mconfirm = state.mconfirm, let mrand = TwinPDU.smpValue(p) else { return false }
             guard confirmValue(mrand, state) == mconfirm else {
                 diverge(pdu, state.tk.allSatisfy { $0 == 0 } ? "the central's confirm value does not fit Just Works (TK 0): answered Pairing Failed (Confirm Value Failed)"
                         : "the central's confirm value does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
-                send(smp, [0x05, 0x04])
+                sendPairingFailed(.confirmValueFailed)
                 pairing = nil
                 return true
             }
             state.stk = LegacyPairing.s1(k: state.tk, r1: state.srand, r2: mrand)
             pairing = state
-            send(smp, [0x04] + state.srand)
+            sendSMP(.pairingRandom, [SMP.Key.randomValue: .bytes(state.srand)])
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             return pairing != nil   // the central's own keys: taken, not kept
         default:
@@ -99,6 +101,20 @@ extension PeerEngine {
                                 iat: central.type, ia: Self.bytes(central.address), rat: ownType.rawValue & 1, ra: Self.bytes(own))
     }
 
+    /// Sends the SMP command `code` with its parameters by key, laid out by BLEProtocol's SMP table.
+    func sendSMP(_ code: SMPCode, _ values: [ParamKey: SMPEncoding.Value]) {
+        do {
+            send(L2CAP.ChannelID.smp.rawValue, try SMPEncoding.command(code, values))
+        } catch {
+            notes.append("pairing: cannot build \(code): \(error)")
+        }
+    }
+
+    /// Sends Pairing Failed (3.5.5) with `reason`.
+    func sendPairingFailed(_ reason: SMPFailureReason) {
+        sendSMP(.pairingFailed, [SMP.Key.reason: .int(UInt64(reason.rawValue))])
+    }
+
     static func bytes(_ a: BDAddr) -> [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: a.value >> UInt64(8 * $0)) } }
 
     /// After a live pairing encrypted the link: the device's recorded keys the Pairing Response
@@ -106,16 +122,18 @@ extension PeerEngine {
     /// Secure Connections the LTK comes from f5 and EncKey is ignored, 3.6.1; IdKey: Identity
     /// Information + Identity Address Information; SignKey: Signing Information).
     func pairingKeyDistribution() -> [(pdu: [UInt8], timestamp: Int64)] {
-        let keys: UInt8
-        if let state = pairing, state.stk != nil { keys = state.pres[6] } else if let state = secure, state.ltk != nil { keys = state.pres[6] & ~1 } else { return [] }
-        var codes: [UInt8] = []
-        if keys & 1 != 0 { codes += [0x06, 0x07] }
-        if keys & 2 != 0 { codes += [0x08, 0x09] }
-        if keys & 4 != 0 { codes += [0x0A] }
+        let keys: SMP.KeyDistribution
+        if let state = pairing, state.stk != nil {
+            keys = state.response.responderKeyDistribution
+        } else if let state = secure, state.ltk != nil {
+            keys = state.response.responderKeyDistribution.subtracting(.encKey)
+        } else {
+            return []
+        }
         var out: [(pdu: [UInt8], timestamp: Int64)] = []
-        for code in codes {
+        for code in keys.commands {
             guard let payload = twin.story.keyDistribution[code] else {
-                notes.append("pairing: the recording has no SMP 0x\(String(code, radix: 16)) of the device to distribute")
+                notes.append("pairing: the recording has no SMP 0x\(String(code.rawValue, radix: 16)) of the device to distribute")
                 continue
             }
             out.append((L2CAPEncoding.basicFrame(channel: L2CAP.ChannelID.smp.rawValue, payload), 0))

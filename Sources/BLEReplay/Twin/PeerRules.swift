@@ -113,10 +113,10 @@ extension PeerEngine {
     }
 
     private func smp(_ p: [UInt8], pdu: [UInt8]) {
-        guard let code = p.first, code != 0x05 else { (pairing, secure) = (nil, nil); return }   // the central's own Pairing Failed ends it
+        guard let code = TwinPDU.smpCode(p), code != .pairingFailed else { (pairing, secure) = (nil, nil); return }   // the central's own Pairing Failed ends it
         if livePairing(p, pdu: pdu) { return }
         if let failed = twin.story.pairingFailed {
-            notes.append("pairing: answered with the device's recorded Pairing Failed (reason 0x\(Hex.pad(failed.count > 1 ? failed[1] : UInt8(0), 2)))"
+            notes.append("pairing: answered with the device's recorded Pairing Failed (reason 0x\(Hex.pad(TwinPDU.failureReason(failed)?.rawValue ?? 0, 2)))"
                          + (pairingRefusal.map { ": \($0)" } ?? ""))
             send(L2CAP.ChannelID.smp.rawValue, failed)
             return
@@ -125,7 +125,7 @@ extension PeerEngine {
         diverge(pdu, twin.story.pairingRecorded
                 ? "pairing is not reproduced (\(pairingRefusal ?? "no pairing of the twin's under way")): answered Pairing Failed (Pairing Not Supported)"
                 : "the recording has no pairing: answered Pairing Failed (Pairing Not Supported)")
-        send(L2CAP.ChannelID.smp.rawValue, [0x05, 0x05])
+        sendPairingFailed(.pairingNotSupported)
     }
 
     private func reply(_ att: [UInt8]) { send(L2CAP.ChannelID.att.rawValue, att) }

@@ -9,8 +9,9 @@ import BLEProtocol
 /// is right, its own Eb (3.5.7); the LTK from f5 is the key of the central's encryption. P-256 and
 /// AES-CMAC come from libcrypto (`SecureConnectionsCrypto.swift`).
 struct SecureConnectionsState {
-    var preq: [UInt8]
-    var pres: [UInt8]
+    /// The central's Pairing Request and the twin's Pairing Response.
+    var request: SMP.PairingParameters
+    var response: SMP.PairingParameters
     var method: SMP.PairingMethod
     /// Little-endian, as SMP carries them.
     var own: P256KeyPair?
@@ -40,65 +41,67 @@ extension PeerEngine {
             return "the central's Pairing Request and the device's recorded Pairing Response make this LE Secure Connections pairing \(method.rawValue), which a twin cannot do"
                 + (method == .passkeyEntry ? " without a passkey (the recording shows none: give it with --passkey)" : "")
         }
-        guard let pres = TwinPDU.pairingResponse(recorded, answering: p)?.pdu else { return "the central's Pairing Request or the recorded Pairing Response is malformed" }
-        secure = SecureConnectionsState(preq: p, pres: pres, method: method)
+        guard let pairing = TwinPDU.pairingResponse(recorded, answering: p) else { return "the central's Pairing Request or the recorded Pairing Response is malformed" }
+        secure = SecureConnectionsState(request: pairing.request, response: pairing.response, method: method)
         secure?.passkey = passkey
         let source = options.passkey != nil ? "--passkey" : "the recorded pairing"
         notes.append("pairing: LE Secure Connections \(method.rawValue) with the device's recorded Pairing Response"
                      + (passkey.map { " (passkey \(Self.sixDigits($0)) from \(source))" } ?? ""))
-        send(L2CAP.ChannelID.smp.rawValue, pres)
+        send(L2CAP.ChannelID.smp.rawValue, pairing.pdu)
         return nil
     }
 
     /// The PDUs after the Pairing Request; false when no Secure Connections pairing is under way.
     func secureConnectionsPairing(_ p: [UInt8], pdu: [UInt8]) -> Bool {
         guard var state = secure, !state.replayed else { return false }
-        let smp = L2CAP.ChannelID.smp.rawValue
         guard let code = TwinPDU.smpCode(p) else { return false }
+        // The PDU is exactly its table row's size (no trailing bytes).
+        let exact = TwinPDU.smp(p, exact: true) != nil
         // The 16-byte value of a Pairing Confirm, Random or DHKey Check (empty for other PDUs).
         let value = TwinPDU.smpValue(p) ?? []
         switch code {
-        case .pairingPublicKey where p.count == 65:   // X, Y little-endian (3.5.6)
+        case .pairingPublicKey where exact:   // X, Y little-endian (3.5.6)
             guard case let .pairingPublicKey(xRange, yRange)? = TwinPDU.smp(p) else { return false }
             state.peerX = TwinPDU.bytes(xRange, of: p)
             guard let own = P256KeyPair(), let dhKey = own.dhKey(peerX: state.peerX.reversed(), peerY: TwinPDU.bytes(yRange, of: p).reversed()),
                   own.x != state.peerX.reversed() else {
-                return fail(pdu, 0x0B, "the central's public key is not a P-256 point (or is the twin's own): answered Pairing Failed (DHKey Check Failed)")
+                return fail(pdu, .dhKeyCheckFailed, "the central's public key is not a P-256 point (or is the twin's own): answered Pairing Failed (DHKey Check Failed)")
             }
             state.own = own
             state.dhKey = Array(dhKey.reversed())
             let pkbx = Array(own.x.reversed())
+            let publicKey: [ParamKey: SMPEncoding.Value] = [SMP.Key.publicKeyX: .bytes(pkbx), SMP.Key.publicKeyY: .bytes(own.y.reversed())]
             if state.passkey != nil {   // Passkey Entry: the central commits first, each round (2.3.5.6.3)
                 secure = state
-                send(smp, [0x0C] + pkbx + own.y.reversed())
+                sendSMP(.pairingPublicKey, publicKey)
                 return true
             }
             // Just Works / Numeric Comparison: the responder's commitment Cb = f4(PKbx, PKax, Nb, 0) (2.3.5.6.2).
             guard let cb = SecureConnections.f4(u: pkbx, v: state.peerX, x: state.nb, z: 0) else { return false }
             secure = state
-            send(smp, [0x0C] + pkbx + own.y.reversed())
-            send(smp, [0x03] + cb)
-        case .pairingConfirm where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Cai; answer Cbi = f4(PKbx, PKax, Nbi, 0x80|rbi)
+            sendSMP(.pairingPublicKey, publicKey)
+            sendSMP(.pairingConfirm, [SMP.Key.confirmValue: .bytes(cb)])
+        case .pairingConfirm where exact && state.passkey != nil:   // Passkey Entry round: Cai; answer Cbi = f4(PKbx, PKax, Nbi, 0x80|rbi)
             guard let own = state.own, let passkey = state.passkey else { return false }
             state.cai = value
             state.nb = (0 ..< 16).map { _ in UInt8.random(in: 0 ... 255) }
             let bit = UInt8(truncatingIfNeeded: passkey >> UInt32(state.round)) & 1
             guard let cb = SecureConnections.f4(u: own.x.reversed(), v: state.peerX, x: state.nb, z: 0x80 | bit) else { return false }
             secure = state
-            send(smp, [0x03] + cb)
-        case .pairingRandom where p.count == 17 && state.passkey != nil:   // Passkey Entry round: Nai; check Cai, answer Nbi
+            sendSMP(.pairingConfirm, [SMP.Key.confirmValue: .bytes(cb)])
+        case .pairingRandom where exact && state.passkey != nil:   // Passkey Entry round: Nai; check Cai, answer Nbi
             guard let own = state.own, let passkey = state.passkey, let cai = state.cai else { return false }
             let na = value
             let bit = UInt8(truncatingIfNeeded: passkey >> UInt32(state.round)) & 1
             guard SecureConnections.f4(u: state.peerX, v: own.x.reversed(), x: na, z: 0x80 | bit) == cai else {
-                return fail(pdu, 0x04, "the central's confirm value of passkey round \(state.round + 1) does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
+                return fail(pdu, .confirmValueFailed, "the central's confirm value of passkey round \(state.round + 1) does not fit the passkey: answered Pairing Failed (Confirm Value Failed)")
             }
             state.na = na
             state.round += 1
             state.cai = nil
             secure = state
-            send(smp, [0x04] + state.nb)
-        case .pairingRandom where p.count == 17:   // Na; answer with Nb
+            sendSMP(.pairingRandom, [SMP.Key.randomValue: .bytes(state.nb)])
+        case .pairingRandom where exact:   // Na; answer with Nb
             guard let own = state.own else { return false }
             let na = value
             state.na = na
@@ -106,25 +109,25 @@ extension PeerEngine {
             if state.method == .numericComparison, let v = SecureConnections.g2(u: state.peerX, v: own.x.reversed(), x: na, y: state.nb) {
                 notes.append("pairing: numeric comparison value \(Self.sixDigits(v)), confirmed as the device did")
             }
-            send(smp, [0x04] + state.nb)
-        case .pairingDHKeyCheck where p.count == 17:   // Ea; answer Eb (3.5.7)
+            sendSMP(.pairingRandom, [SMP.Key.randomValue: .bytes(state.nb)])
+        case .pairingDHKeyCheck where exact:   // Ea; answer Eb (3.5.7)
             // A, B: the central's and the twin's addresses, 56 bits with the address type on top.
             guard let na = state.na, let w = state.dhKey, let ia = centralAddress, let ra = advertisedAddress, let rt = advertisedAddressType else { return false }
             let a = Self.bytes(ia.address) + [ia.type], b = Self.bytes(ra) + [rt.rawValue & 1]
             guard let keys = SecureConnections.f5(w: w, n1: na, n2: state.nb, a1: a, a2: b) else { return false }
             // r: 0 for Just Works / Numeric Comparison, the passkey (ra = rb) for Passkey Entry (2.3.5.6.5).
             let r = state.passkey.map(Self.passkeyValue) ?? [UInt8](repeating: 0, count: 16)
-            // IOcap = AuthReq || OOB flag || IO capability: bytes 3, 2, 1 of the Pairing Request / Response.
-            let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: r, ioCap: Array(state.preq[1 ... 3]), a1: a, a2: b)
+            // IOcapA / IOcapB: AuthReq || OOB flag || IO capability of the Pairing Request / Response.
+            let ea = SecureConnections.f6(w: keys.macKey, n1: na, n2: state.nb, r: r, ioCap: state.request.ioCap, a1: a, a2: b)
             guard ea == value else {
-                return fail(pdu, 0x0B, "the central's DHKey check does not fit the keys and nonces exchanged: answered Pairing Failed (DHKey Check Failed)")
+                return fail(pdu, .dhKeyCheckFailed, "the central's DHKey check does not fit the keys and nonces exchanged: answered Pairing Failed (DHKey Check Failed)")
             }
-            guard let eb = SecureConnections.f6(w: keys.macKey, n1: state.nb, n2: na, r: r, ioCap: Array(state.pres[1 ... 3]), a1: b, a2: a) else { return false }
+            guard let eb = SecureConnections.f6(w: keys.macKey, n1: state.nb, n2: na, r: r, ioCap: state.response.ioCap, a1: b, a2: a) else { return false }
             // A negotiated key size under 16 zeroes the LTK's most significant bytes (2.3.4).
-            let size = Int(max(7, min(16, min(state.preq[4], state.pres[4]))))
+            let size = Int(max(7, min(16, min(state.request.maxEncryptionKeySize, state.response.maxEncryptionKeySize))))
             state.ltk = keys.ltk.enumerated().map { $0.offset < size ? $0.element : 0 }
             secure = state
-            send(smp, [0x0D] + eb)
+            sendSMP(.pairingDHKeyCheck, [SMP.Key.dhKeyCheck: .bytes(eb)])
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             return true   // the central's own keys: taken, not kept
         default:
@@ -139,9 +142,9 @@ extension PeerEngine {
     }
 
     /// Ends the pairing with Pairing Failed (`reason`, 3.5.5), reported as a divergence.
-    private func fail(_ pdu: [UInt8], _ reason: UInt8, _ rule: String) -> Bool {
+    private func fail(_ pdu: [UInt8], _ reason: SMPFailureReason, _ rule: String) -> Bool {
         diverge(pdu, rule)
-        send(L2CAP.ChannelID.smp.rawValue, [0x05, reason])
+        sendPairingFailed(reason)
         secure = nil
         return true
     }

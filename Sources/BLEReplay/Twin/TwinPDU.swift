@@ -21,6 +21,11 @@ enum TwinPDU {
         }
     }
 
+    /// The payload after the basic header when the PDU is on `channel`.
+    static func payload(_ pdu: [UInt8], on channel: L2CAP.ChannelID) -> [UInt8]? {
+        self.channel(pdu) == channel ? Array(pdu.dropFirst(L2CAP.basicHeaderLength)) : nil
+    }
+
     /// An ATT payload, decoded; its values are ranges of `payload` (`bytes(_:of:)`).
     static func att(_ payload: [UInt8]) -> ATT.PDU? {
         payload.withUnsafeBytes { raw in
@@ -29,11 +34,12 @@ enum TwinPDU {
         }
     }
 
-    /// An SMP payload, decoded.
-    static func smp(_ payload: [UInt8]) -> SMP.Command? {
+    /// An SMP payload, decoded; with `exact`, nil when bytes trail the command's fixed size.
+    static func smp(_ payload: [UInt8], exact: Bool = false) -> SMP.Command? {
         payload.withUnsafeBytes { raw in
             var r = ByteReader(raw)
-            return try? SMP.decode(&r)
+            guard let command = try? SMP.decode(&r), !exact || r.isAtEnd else { return nil }
+            return command
         }
     }
 
@@ -47,13 +53,20 @@ enum TwinPDU {
 
     /// The device's recorded Pairing Response with its Initiator and Responder Key Distribution cut to
     /// what the central's Pairing Request asked (Part H 3.5.2: at most what was asked), and whether
-    /// both ask for LE Secure Connections (AuthReq SC, 2.3.5.6); nil unless both decode.
-    static func pairingResponse(_ recorded: [UInt8], answering request: [UInt8]) -> (pdu: [UInt8], secureConnections: Bool)? {
+    /// both ask for LE Secure Connections (AuthReq SC, 2.3.5.6), with both sides' parameters; nil
+    /// unless both decode.
+    static func pairingResponse(_ recorded: [UInt8], answering request: [UInt8])
+        -> (pdu: [UInt8], secureConnections: Bool, request: SMP.PairingParameters, response: SMP.PairingParameters)? {
         guard case let .pairingRequest(q)? = smp(request), case var .pairingResponse(r)? = smp(recorded) else { return nil }
         let sc = q.authReq.contains(.secureConnections) && r.authReq.contains(.secureConnections)
         r.initiatorKeyDistribution = r.initiatorKeyDistribution.intersection(q.initiatorKeyDistribution)
         r.responderKeyDistribution = r.responderKeyDistribution.intersection(q.responderKeyDistribution)
-        return (r.bytes(.pairingResponse), sc)
+        return (r.bytes(.pairingResponse), sc, q, r)
+    }
+
+    /// The reason of a Pairing Failed payload (3.5.5); nil for any other payload.
+    static func failureReason(_ payload: [UInt8]) -> SMPFailureReason? {
+        if case let .pairingFailed(reason)? = smp(payload) { reason } else { nil }
     }
 
     /// The SMP code of a payload (its first field), read by the SMP decoder's own table of codes.

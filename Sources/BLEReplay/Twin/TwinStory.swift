@@ -37,7 +37,7 @@ public struct TwinStory: Sendable {
     /// (0x06–0x0A, the first of each), for a live central's legacy pairing.
     public private(set) var pairingResponse: [UInt8]?
     public private(set) var pairingRandom: [UInt8]?
-    public private(set) var keyDistribution: [UInt8: [UInt8]] = [:]
+    public private(set) var keyDistribution: [SMPCode: [UInt8]] = [:]
     /// Every SMP PDU of the central and of the device, in order (payloads).
     public private(set) var centralSMP: [[UInt8]] = []
     public private(set) var deviceSMP: [[UInt8]] = []
@@ -65,7 +65,7 @@ public struct TwinStory: Sendable {
         var lastRequest: [UInt8]?
         for u in units {
             guard case let .l2cap(_, pdu) = u.content, let channel = TwinPDU.channel(pdu) else { continue }
-            let payload = Array(pdu[4...])   // safe: the basic header (4 bytes) was read
+            let payload = Array(pdu.dropFirst(L2CAP.basicHeaderLength))   // the basic header was read
             let att = channel == .att ? TwinPDU.att(payload) : nil
             if u.fromHost == centralIsHost {
                 steps.append(Step(unit: u, answer: [], mtu: mtu))
@@ -81,13 +81,15 @@ public struct TwinStory: Sendable {
             if steps.count == first { openings[openings.count - 1].append((pdu, u.timestamp)) } else { steps[steps.count - 1].answer.append((pdu, u.timestamp)) }
             if channel == .smp {
                 deviceSMP.append(payload)
-                switch TwinPDU.smp(payload) {
+                let command = TwinPDU.smp(payload)
+                switch command {
                 case .pairingFailed? where pairingFailed == nil: pairingFailed = payload
                 case .pairingResponse? where pairingResponse == nil: pairingResponse = payload
                 case let .pairingRandom(value)? where pairingRandom == nil: pairingRandom = TwinPDU.bytes(value, of: payload)
                 default:
-                    if let code = payload.first, (SMPCode.encryptionInformation.rawValue ... SMPCode.signingInformation.rawValue).contains(code),
-                       keyDistribution[code] == nil, TwinPDU.smp(payload) != nil { keyDistribution[code] = payload }
+                    if let command, command.distributedKey != nil, keyDistribution[command.code] == nil {
+                        keyDistribution[command.code] = payload
+                    }
                 }
             }
             switch att {
@@ -158,7 +160,7 @@ public struct TwinStory: Sendable {
     /// is Cai = f4(PKax, PKbx, Nai, 0x80 | rai), rai bit i of the passkey, so trying both bits
     /// against the recorded Cai and Nai gives each. Nil when no such pairing is recorded.
     public var recordedPasskey: UInt32? {
-        let central = centralSMP.map(TwinPDU.smp), device = deviceSMP.map(TwinPDU.smp)
+        let central = centralSMP.map { TwinPDU.smp($0) }, device = deviceSMP.map { TwinPDU.smp($0) }
         func bytes(_ range: ByteRange, of payload: [UInt8]) -> [UInt8] { TwinPDU.bytes(range, of: payload) }
         guard let a = central.indices.first(where: { if case .pairingPublicKey = central[$0] { true } else { false } }),
               case let .pairingPublicKey(ax, _)? = central[a],

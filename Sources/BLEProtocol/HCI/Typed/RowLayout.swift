@@ -20,6 +20,15 @@ struct RowField: Sendable {
         (self.key, self.offset, self.width) = (key, field.offset, field.size)
     }
 
+    /// `key` in `params`, for rows keyed by `ParamKey` constants (`SMP.Key`); an error names the
+    /// parameter by its label. A missing key traps as above (`SMPTests` uses every SMP layout).
+    init(_ params: [Param], key wanted: ParamKey) {
+        guard let field = SizeRule.fixedLayout(params).first(where: { $0.param.key == wanted }) else {
+            preconditionFailure("no parameter \(wanted) at a fixed offset in the row")
+        }
+        (self.key, self.offset, self.width) = (field.param.name, field.offset, field.size)
+    }
+
     @inline(never)
     func truncated(_ r: ByteReader) -> DecodeError {
         // As a sequential read would report it: at the field, with what is left there.
@@ -46,6 +55,12 @@ struct RowField: Sendable {
     func u64(_ r: ByteReader) throws(DecodeError) -> UInt64 {
         guard let v = r.peekU64le(at: offset) else { throw truncated(r) }
         return v
+    }
+
+    /// Where the field lies in the capture (key material stays a range; copy it only if you must keep it).
+    func range(_ r: ByteReader) throws(DecodeError) -> ByteRange {
+        guard r.remaining - offset >= width else { throw truncated(r) }
+        return ByteRange(offset: r.absoluteOffset + offset, count: width)
     }
 
     func address(_ r: ByteReader) throws(DecodeError) -> BDAddr {
