@@ -310,3 +310,30 @@ final class KeySizeDowngrade: Detector {
         }
     }
 }
+
+/// `security.authentication-failed`: BR/EDR Authentication Complete with Authentication Failure (0x05,
+/// Core v5.4 Vol 4 Part E 7.7.6; Vol 2 Part C 4.2.1): the two sides' link keys (or the PIN) disagree — the
+/// peer lost or replaced the bond, or the PIN was wrong. Warning: the link is not authenticated, profiles
+/// that need it fail; a person must remove the bond and pair again. Other failures are information.
+final class AuthenticationFailed: Detector {
+    static let rule = RuleInfo(
+        id: "security.authentication-failed", severity: .warning, title: "Classic authentication failed",
+        explanation: """
+        A BR/EDR link's authentication failed (Authentication Complete with Authentication Failure 0x05): the link \
+        key the phone stored does not match the peer's — the accessory was reset or paired with another phone — or the \
+        PIN entered was wrong. Profiles that need an authenticated link (audio, HID, SPP with security) will not \
+        start. Remove the device from the phone's Bluetooth settings and pair again; an app can start pairing \
+        (createBond on Android) after removing the bond.
+        """, actor: .user)
+    let kinds: [SessionEvent.Kind] = [.security]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .authenticationFailed(c, frame, time, status) = event else { return }
+        let failure = status.rawValue == 0x05
+        let then = failure ? ": the stored link key or the PIN does not match the peer's; remove the bond and pair again" : ""
+        var f = Finding(rule: Self.rule.id, severity: failure ? .warning : .info, connection: c, time: time, frames: [frame],
+                        message: "Authentication of the link to \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))\(then)")
+        f.status = status.rawValue
+        findings.append(f)
+    }
+}

@@ -38,6 +38,8 @@ public enum HCIEvent: Sendable {
     case linkKeyNotification(address: BDAddr, keyType: LinkKeyType)
     /// Authentication Complete (7.7.6).
     case authenticationComplete(status: HCIStatus, handle: UInt16)
+    /// Role Change (7.7.18): a role switch of the BR/EDR link to `address` ended; `role` 0 central, 1 peripheral.
+    case roleChange(status: HCIStatus, address: BDAddr, role: UInt8)
     case other(code: UInt8, subevent: UInt8?)
 }
 
@@ -228,6 +230,9 @@ extension HCIEvent {
             return .linkKeyNotification(address: address, keyType: LinkKeyType(rawValue: try p.u8("Key_Type")))
         case HCIEventCode.authenticationComplete:
             return .authenticationComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Connection_Handle") & 0x0FFF)
+        case HCIEventCode.roleChange:
+            let status = HCIStatus(rawValue: try p.u8("Status"))
+            return .roleChange(status: status, address: try p.address("BD_ADDR"), role: try p.u8("New_Role"))
         case HCIEventCode.leMeta:
             return try leMeta(&p)
         case HCIEventCode.vendor:
