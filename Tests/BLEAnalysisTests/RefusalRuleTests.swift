@@ -168,6 +168,7 @@ import Testing
         #expect(Self.of("pool.attempt-refused", f).map(\.frames) == [[3, 1]], "\(f.map(\.message))")
         let role = Self.of("link.role-switch-failed", f)
         #expect(role.map(\.frames) == [[5]] && role.first?.connection == 0x0C, "\(role.map(\.message))")
+        #expect(role.first?.message.description.contains("stays central") == true, "\(role.map(\.message))")
         #expect(Self.of("link.procedure-collision", f).map(\.frames) == [[6]])
         let auth = Self.of("security.authentication-failed", f)
         #expect(auth.map(\.frames) == [[7]] && auth.first?.severity == .warning, "\(auth.map(\.message))")
@@ -180,5 +181,27 @@ import Testing
         k.event(1000, 0x06, [0x00] + Self.le16(0x0C))
         let g = try Self.run(k)
         #expect(g.filter { ["pool.attempt-refused", "link.role-switch-failed", "security.authentication-failed"].contains($0.rule) }.isEmpty)
+    }
+
+    // MARK: security.just-works-mitm
+
+    /// An LE pairing: the host's Pairing Request (KeyboardDisplay, Bonding|MITM|SC), the peer's Pairing
+    /// Response (NoInputNoOutput, `peerAuth`), then encryption on with the new key.
+    static func justWorks(peerAuth: UInt8) throws -> [Finding] {
+        var b = Builder()
+        b.leConnected(1000, handle: 0x40)                                                           // 1
+        b.acl(100_000, .sent, handle: 0x40, cid: 6, [0x01, 0x04, 0x00, 0x0D, 0x10, 0x07, 0x07])   // 2
+        b.acl(30_000, .received, handle: 0x40, cid: 6, [0x02, 0x03, 0x00, peerAuth, 0x10, 0x07, 0x07])  // 3
+        b.encryptionChange(500_000, handle: 0x40)                                                   // 4
+        return Self.of("security.just-works-mitm", try Self.run(b))
+    }
+
+    @Test func justWorksWhereThePeerAskedMITM() throws {
+        let f = try Self.justWorks(peerAuth: 0x0D)
+        #expect(f.map(\.frames) == [[3, 2, 4]], "\(f.map(\.message))")
+        #expect(f.first?.severity == .info)
+        // The phone's own MITM flag (a default) does not count: the peer asked for none (as
+        // android_miband2_legacy_pairing_gatt.btsnoop frames 14138/14150).
+        #expect(try Self.justWorks(peerAuth: 0x09).isEmpty)
     }
 }

@@ -246,11 +246,12 @@ final class RoleSwitchFailed: Detector {
     let kinds: [SessionEvent.Kind] = [.controller]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .procedureFailed(c, _, frame, time, status, .roleSwitch) = event,
+        guard case let .procedureFailed(c, _, frame, time, status, .roleSwitch(address, role)) = event,
               !LLProcedure.collisionStatuses.contains(status.rawValue) else { return }
-        let on: FindingMessage = c.map { " of the link to \(peer: $0)" } ?? ""
+        // Before its Connection Complete (a switch asked when accepting the link) the link has no connection yet.
+        let with: FindingMessage = c.map { " of the link to \(peer: $0)" } ?? " with \(address.description)"
         var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
-                        message: "The role switch\(on) failed: \(status.name) (0x\(Format.hex(status.rawValue))); the link keeps its roles")
+                        message: "The role switch\(with) failed: \(status.name) (0x\(Format.hex(status.rawValue))); this side stays \(role == 0 ? "central" : "peripheral")")
         f.status = status.rawValue
         findings.append(f)
     }

@@ -43,6 +43,7 @@ public enum Rules {
         entry(PairingFailed.self) { PairingFailed() },
         entry(PairingTimeout.self) { PairingTimeout() },
         entry(LegacyPairing.self) { LegacyPairing() },
+        entry(JustWorksMITM.self) { JustWorksMITM() },
         entry(KeySizeDowngrade.self) { KeySizeDowngrade() },
         entry(EncryptionFailed.self) { EncryptionFailed() },
         entry(AuthenticationFailed.self) { AuthenticationFailed() },

@@ -144,8 +144,8 @@ extension LinkStall {
 /// The procedure a collision or Instant Passed status ended (Core v5.4 Vol 1 Part F 2.35, 2.40, 2.42).
 public enum LLProcedure: Sendable, Equatable {
     case connectionUpdate, phyUpdate, encryption, disconnection
-    /// A BR/EDR role switch (Role Change with an error).
-    case roleSwitch
+    /// A BR/EDR role switch with `peer` (Role Change with an error); `role` is the local role it left (0 central).
+    case roleSwitch(peer: BDAddr, role: UInt8)
     /// A command refused in its Command Status.
     case command(HCIOpcode)
 
