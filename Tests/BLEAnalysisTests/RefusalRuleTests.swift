@@ -204,4 +204,19 @@ import Testing
         // android_miband2_legacy_pairing_gatt.btsnoop frames 14138/14150).
         #expect(try Self.justWorks(peerAuth: 0x09).isEmpty)
     }
+
+    // MARK: adv.periodic-sync-lost
+
+    @Test func periodicSyncLost() throws {
+        var b = Builder()
+        b.event(1000, 0x3E, [0x10, 0x01, 0x00])    // 1: LE Periodic Advertising Sync Lost, sync handle 0x0001
+        b.event(1000, 0x3E, [0x10, 0x02, 0x00])    // 2: another
+        let f = Self.of("adv.periodic-sync-lost", try Self.run(b))
+        #expect(f.map(\.frames) == [[1, 2]], "\(f.map(\.message))")
+        #expect(f.first?.message.description.contains("lost 2 periodic") == true, "\(f.map(\.message))")
+        // A sync that is never lost says nothing: LE Periodic Advertising Report only (subevent 0x0F).
+        var k = Builder()
+        k.event(1000, 0x3E, [0x0F, 0x01, 0x00, 0x7F, 0xC4, 0xFF, 0x00, 0x00])
+        #expect(Self.of("adv.periodic-sync-lost", try Self.run(k)).isEmpty)
+    }
 }

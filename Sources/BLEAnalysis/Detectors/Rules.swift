@@ -51,6 +51,7 @@ public enum Rules {
         entry(InsufficientSecurity.self) { InsufficientSecurity() },
         entry(AdvertisingOversize.self) { AdvertisingOversize() },
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
+        entry(PeriodicSyncLost.self) { PeriodicSyncLost() },
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
         entry(CommandRefused.self) { CommandRefused() },

@@ -85,6 +85,8 @@ public enum SessionEvent {
     case advertisingData(frame: Int, time: Int64, declaredLength: Int, problem: String?)
     case advertisingReportProblem(frame: Int, time: Int64, problem: String, address: BDAddr)
     case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
+    /// LE Periodic Advertising Sync Lost: the controller lost the train of `syncHandle`.
+    case periodicSyncLost(adapter: UInt16, frame: Int, time: Int64, syncHandle: UInt16)
 
     /// The kinds, for routing events only to the detectors that want them: fine-grained, because
     /// notifications and ACL packets are most of a capture and only a few rules look at them.
@@ -111,7 +113,7 @@ public enum SessionEvent {
         case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
-        case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
+        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .linkStall,
              .qualityReport, .procedureFailed: .controller

@@ -328,6 +328,8 @@ extension SessionModel {
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.note(frame.timestamp, frame.number, .security, .authenticationFailed(status), .init(security: .authenticationFailed))
             emit(.security, .authenticationFailed(c, frame: frame.number, time: frame.timestamp, status: status))
+        case let .periodicSyncLost(syncHandle):
+            emit(.advertising, .periodicSyncLost(adapter: frame.adapter, frame: frame.number, time: frame.timestamp, syncHandle: syncHandle))
         case let .roleChange(status, address, role):
             // A role switch that failed (Core v5.4 Vol 4 Part E 7.7.18): the link keeps its roles.
             guard status != .success else { return }

@@ -100,6 +100,7 @@ public enum LESubevent {
     public static let directedAdvertisingReport: UInt8 = 0x0B
     public static let phyUpdateComplete: UInt8 = 0x0C
     public static let extendedAdvertisingReport: UInt8 = 0x0D
+    public static let periodicAdvertisingSyncLost: UInt8 = 0x10
     public static let advertisingSetTerminated: UInt8 = 0x12
     public static let channelSelectionAlgorithm: UInt8 = 0x14
     public static let enhancedConnectionCompleteV2: UInt8 = 0x29
