@@ -109,6 +109,13 @@ struct TypedEventAgreementTests {
         #expect(status == .success && handle == 0x0045 && tx == 2 && rx == 3)
     }
 
+    @Test("LE Periodic Advertising Sync Lost (7.7.65.16)")
+    func periodicSyncLost() throws {
+        let e = try HCIEventEncoding.leMeta(0x10, [ParamKey("Sync_Handle"): .int(0x0E42)])
+        guard case let .periodicSyncLost(handle) = try HCITest.typedEvent(e) else { Issue.record("not typed"); return }
+        #expect(handle == 0x0E42)
+    }
+
     @Test("LE Long Term Key Request (7.7.65.5)")
     func longTermKeyRequest() throws {
         let e = try HCIEventEncoding.leMeta(0x05, [ParamKey("Connection_Handle"): .int(0x0046), ParamKey("Random_Number"): .int(0x0102_0304_0506_0708),

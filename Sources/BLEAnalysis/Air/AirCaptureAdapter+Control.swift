@@ -40,8 +40,20 @@ extension AirCaptureAdapter {
             note(i, session, frame, .signaling, .air("\(name) from the \(from): features 0x\(Hex.pad(f, 16))"))
         case let .version(v, company, sub):
             note(i, session, frame, .signaling, .air("\(from) LL version 0x\(Hex.pad(v, 2)), company \(CompanyNames.table.name(UInt64(company)) ?? Hex.code(company, 4)), subversion 0x\(Hex.pad(sub, 4))"))
-        case let .reject(reason), let .rejectExtended(_, reason):
+        case let .reject(reason):
             note(i, session, frame, .signaling, .air("\(from) rejected an LL procedure: \(HCIStatus(rawValue: reason).name)"))
+        case let .rejectExtended(opcode, reason):
+            note(i, session, frame, .signaling, .air("\(from) rejected an LL procedure: \(HCIStatus(rawValue: reason).name)"))
+            // A PHY or data length update refused (Core v5.4 Vol 6 Part B 5.1.9, 5.1.10); collisions are retried.
+            let procedure = FeatureRefusal.Procedure(opcode: opcode)
+            if procedure == .phy || procedure == .dataLength, !LLProcedure.collisionStatuses.contains(reason) {
+                session.featureRefused(handle: handle, .init(procedure: procedure, source: .rejected(byPeripheral: direction == .peripheralToCentral),
+                                                             status: HCIStatus(rawValue: reason), frame: frame.number, time: frame.timestamp), frame: frame)
+            }
+        case let .unknownResponse(type):
+            // The peer does not know the PDU: the feature it starts is not supported (Vol 6 Part B 2.4.2.8).
+            session.featureRefused(handle: handle, .init(procedure: .init(opcode: type), source: .unknownResponse(byPeripheral: direction == .peripheralToCentral),
+                                                         status: nil, frame: frame.number, time: frame.timestamp), frame: frame)
         case let .connectionParameterRequest(a, b, latency, timeout):
             note(i, session, frame, .parameters, .air("\(from) asks for interval \(Double(a) * 1.25)–\(Double(b) * 1.25) ms, latency \(latency), timeout \(Int(timeout) * 10) ms"))
         case let .lengthRequest(rx, _, tx, _), let .lengthResponse(rx, _, tx, _):

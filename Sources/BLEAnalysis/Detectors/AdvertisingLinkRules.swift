@@ -200,3 +200,34 @@ final class CommandRefused: Detector {
         }
     }
 }
+
+/// `adv.periodic-sync-lost`: LE Periodic Advertising Sync Lost (Core v5.4 Vol 4 Part E 7.7.65.16): the
+/// controller received no AUX_SYNC_IND of a periodic advertising train for its sync timeout and stopped
+/// following it (Vol 6 Part B 4.3.5). Information: the capture shows the loss, not that the data was
+/// needed (a broadcast the user walked away from). One finding per adapter with the count.
+final class PeriodicSyncLost: Detector {
+    static let rule = RuleInfo(
+        id: "adv.periodic-sync-lost", severity: .info, title: "Periodic advertising sync lost",
+        explanation: """
+        The controller stopped following a periodic advertising train (LE Periodic Advertising Sync Lost): nothing \
+        was received from it for its sync timeout — the advertiser stopped, moved away, or interference. Data or \
+        broadcast audio carried on it stops until the host synchronises again (a new LE Periodic Advertising Create \
+        Sync); a sync timeout set too short for the train's interval loses it often.
+        """, actor: .none)
+    let kinds: [SessionEvent.Kind] = [.advertising]
+    private var seen: [UInt16: (finding: Int, count: Int)] = [:]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .periodicSyncLost(adapter, frame, time, syncHandle) = event else { return }
+        if var s = seen[adapter] {
+            s.count += 1
+            seen[adapter] = s
+            if s.count == 2 { findings[s.finding].frames.append(frame) }
+            findings[s.finding].message = "The controller lost \(s.count) periodic advertising syncs (LE Periodic Advertising Sync Lost), the last of sync handle 0x\(Format.hex(syncHandle, 4)); what they carried stopped until the host synchronised again"
+            return
+        }
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: time, frames: [frame],
+                                message: "The controller lost the periodic advertising sync of sync handle 0x\(Format.hex(syncHandle, 4)) (LE Periodic Advertising Sync Lost); what it carried stopped until the host synchronises again"))
+        seen[adapter] = (findings.count - 1, 1)
+    }
+}

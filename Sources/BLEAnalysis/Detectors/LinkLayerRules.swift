@@ -137,7 +137,7 @@ final class ProcedureFailures: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .procedureFailed(c, _, frame, time, status, procedure) = event, procedure != .disconnection,
-              (status.rawValue == 0x28) == instant else { return }
+              LLProcedure.collisionStatuses.contains(status.rawValue), (status.rawValue == 0x28) == instant else { return }
         let id = instant ? Self.instantRule.id : Self.rule.id
         let on = c.map { " on the link to \($0.peerLabel)" } ?? ""
         var f = Finding(rule: id, severity: .info, connection: c, time: time, frames: [frame],
@@ -162,5 +162,97 @@ extension Format {
         let (ms, frac) = (hundredths / 100, hundredths % 100)
         if frac == 0 { return "\(ms) ms" }
         return frac % 10 == 0 ? "\(ms).\(frac / 10) ms" : "\(ms).\(frac < 10 ? "0" : "")\(frac) ms"
+    }
+}
+
+/// `link.feature-refused`: a PHY update or data length update refused, or an LL procedure the peer
+/// does not know. Over HCI: LE PHY Update Complete with an error (collisions and Instant Passed are
+/// `link.procedure-collision`'s), LE Set PHY or LE Set Data Length refused; on air: LL_REJECT_EXT_IND to
+/// LL_PHY_REQ or LL_LENGTH_REQ, LL_UNKNOWN_RSP (Core v5.4 Vol 6 Part B 2.4.2.8, 5.1.9, 5.1.10).
+/// Information: a link keeps working on 1M PHY and 27-byte PDUs (`perf.data-length` tells the cost
+/// when the link moved enough data). One finding per link (or adapter) and procedure, with the count.
+final class FeatureRefused: Detector {
+    static let rule = RuleInfo(
+        id: "link.feature-refused", severity: .info, title: "Link-layer feature refused",
+        explanation: """
+        A PHY update (2M or Coded) or a data length update was refused, or the peer answered an LL procedure with \
+        LL_UNKNOWN_RSP (it does not support it). The link goes on without the feature: 1M PHY, 27-byte link-layer \
+        PDUs, so large transfers take longer. Nothing is broken; a peripheral that must move data fast needs a \
+        chip and firmware with LE 2M PHY and Data Length Extension, and the app can stop asking a peer that refused.
+        """, actor: .none)
+    let kinds: [SessionEvent.Kind] = [.link]
+    private struct Key: Hashable {
+        var connection: Int?
+        var adapter: UInt16
+        var procedure: FeatureRefusal.Procedure
+    }
+    /// Per key: the finding made at the first refusal (its index) and how many came.
+    private var seen: [Key: (finding: Int, count: Int, last: Int)] = [:]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .featureRefused(c, r) = event else { return }
+        let key = Key(connection: c?.index, adapter: c?.adapter ?? 0, procedure: r.procedure)
+        if var s = seen[key] {
+            s.count += 1
+            s.last = r.frame
+            seen[key] = s
+            if s.count == 2 { findings[s.finding].frames.append(r.frame) }
+            findings[s.finding].message = Self.message(c, r, count: s.count)
+            return
+        }
+        var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: r.time, frames: [r.frame], message: Self.message(c, r, count: 1))
+        f.status = r.status?.rawValue
+        findings.append(f)
+        seen[key] = (findings.count - 1, 1, r.frame)
+    }
+
+    static func message(_ c: Connection?, _ r: FeatureRefusal, count: Int) -> FindingMessage {
+        let what: String
+        let after: String
+        switch r.procedure {
+        case .phy: (what, after) = ("PHY update", "the link stays on its PHY")
+        case .dataLength: (what, after) = ("data length update", "link-layer PDUs stay at their length (27 bytes unless changed)")
+        case let .control(op):
+            (what, after) = ("\(LinkLayerDisplay.controlNames.name(UInt64(op)) ?? "LL opcode 0x\(Format.hex(op))") procedure", "the link goes on without it")
+        }
+        let status = r.status.map { "\($0.name) (0x\(Format.hex($0.rawValue)))" }
+        let how: String
+        switch r.source {
+        case let .unknownResponse(p): how = "the \(p ? "peripheral" : "central") does not support it (LL_UNKNOWN_RSP)"
+        case let .rejected(p): how = "the \(p ? "peripheral" : "central") rejected it (LL_REJECT_EXT_IND: \(status ?? "no reason"))"
+        case .updateComplete: how = "LE PHY Update Complete carries \(status ?? "an error")"
+        case let .command(op): how = "the controller refused \(HCIDecoder.commandName(op)): \(status ?? "an error")"
+        }
+        let on: FindingMessage = c.map { " on the link to \(peer: $0)" } ?? ""
+        let times = count > 1 ? " (\(count) times)" : ""
+        let verb = if case .unknownResponse = r.source { "was not carried out" } else { "was refused" }
+        return "The \(what)\(on) \(verb)\(times): \(how); \(after)"
+    }
+}
+
+/// `link.role-switch-failed`: a BR/EDR Role Change with an error (Core v5.4 Vol 4 Part E 7.7.18; Vol 2
+/// Part C 4.4.2): the link keeps its roles. Information: the host asked (or accepted) a switch the peer or
+/// the controller refused — Role Change Not Allowed (0x21), Role Switch Failed (0x35), Encryption Mode Not
+/// Acceptable (0x25) — and a scatternet that needed it may then refuse the next link. Collisions (0x23) are
+/// `link.procedure-collision`'s.
+final class RoleSwitchFailed: Detector {
+    static let rule = RuleInfo(
+        id: "link.role-switch-failed", severity: .info, title: "Role switch failed",
+        explanation: """
+        A BR/EDR role switch (central and peripheral swapping) failed: the peer or the controller refused it, or it \
+        timed out. The link keeps its roles and goes on; a phone that must be central of several links (scatternet) \
+        may then fail to connect the next device. The controller and the peer's firmware decide; nothing for the app.
+        """, actor: .none)
+    let kinds: [SessionEvent.Kind] = [.controller]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .procedureFailed(c, _, frame, time, status, .roleSwitch(address, role)) = event,
+              !LLProcedure.collisionStatuses.contains(status.rawValue) else { return }
+        // Before its Connection Complete (a switch asked when accepting the link) the link has no connection yet.
+        let with: FindingMessage = c.map { " of the link to \(peer: $0)" } ?? " with \(address.description)"
+        var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
+                        message: "The role switch\(with) failed: \(status.name) (0x\(Format.hex(status.rawValue))); this side stays \(role == 0 ? "central" : "peripheral")")
+        f.status = status.rawValue
+        findings.append(f)
     }
 }

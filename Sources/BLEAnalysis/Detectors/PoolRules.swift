@@ -312,3 +312,31 @@ enum Format {
         return String(repeating: "0", count: max(0, width - s.count)) + s
     }
 }
+
+/// `pool.attempt-refused`: a connection attempt failed with ACL Connection Already Exists (0x0B: the host
+/// asked for a link it has — its bookkeeping lost it), Connection Rejected due to Security Reasons (0x0E) or
+/// Unacceptable BD_ADDR (0x0F: the peer refused, Core v5.4 Vol 1 Part F 2.11, 2.14, 2.15). Information: the
+/// capture shows the refusal, not that anyone needed the link. Limited Resources (0x0D) is `pool.full`'s.
+final class AttemptRefused: Detector {
+    static let rule = RuleInfo(
+        id: "pool.attempt-refused", severity: .info, title: "Connection attempt refused",
+        explanation: """
+        A connection attempt failed because a link to that device already exists (0x0B: the host stack or the app \
+        lost track of it and connects again), or the peer refused it for security reasons (0x0E) or would not accept \
+        this device's address (0x0F). An app that reconnects should first look for the link it has (on Android, \
+        getConnectedDevices); a refusal by the peer is the peer's policy.
+        """, actor: .none)
+    let kinds: [SessionEvent.Kind] = [.attempt]
+    static let statuses: Set<UInt8> = [0x0B, 0x0E, 0x0F]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .attemptEnded(i) = event else { return }
+        let a = context.model.attempts[i]
+        guard case let .failed(status) = a.outcome, Self.statuses.contains(status.rawValue) else { return }
+        let why = status.rawValue == 0x0B ? "a link to it already exists" : "the peer refused it"
+        var f = Finding(rule: Self.rule.id, severity: .info, connection: nil, time: a.endTime ?? a.time, frames: [a.endFrame ?? a.frame, a.frame],
+                        message: "Connection attempt to \(a.peerAddress?.description ?? "the filter accept list") failed: \(status.name) (0x\(Format.hex(status.rawValue))): \(why)")
+        f.status = status.rawValue
+        findings.append(f)
+    }
+}

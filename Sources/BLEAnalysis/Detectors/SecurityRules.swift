@@ -310,3 +310,66 @@ final class KeySizeDowngrade: Detector {
         }
     }
 }
+
+/// `security.authentication-failed`: BR/EDR Authentication Complete with Authentication Failure (0x05,
+/// Core v5.4 Vol 4 Part E 7.7.6; Vol 2 Part C 4.2.1): the two sides' link keys (or the PIN) disagree — the
+/// peer lost or replaced the bond, or the PIN was wrong. Warning: the link is not authenticated, profiles
+/// that need it fail; a person must remove the bond and pair again. Other failures are information.
+final class AuthenticationFailed: Detector {
+    static let rule = RuleInfo(
+        id: "security.authentication-failed", severity: .warning, title: "Classic authentication failed",
+        explanation: """
+        A BR/EDR link's authentication failed (Authentication Complete with Authentication Failure 0x05): the link \
+        key the phone stored does not match the peer's — the accessory was reset or paired with another phone — or the \
+        PIN entered was wrong. Profiles that need an authenticated link (audio, HID, SPP with security) will not \
+        start. Remove the device from the phone's Bluetooth settings and pair again; an app can start pairing \
+        (createBond on Android) after removing the bond.
+        """, actor: .user)
+    let kinds: [SessionEvent.Kind] = [.security]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .authenticationFailed(c, frame, time, status) = event else { return }
+        let failure = status.rawValue == 0x05
+        let then = failure ? ": the stored link key or the PIN does not match the peer's; remove the bond and pair again" : ""
+        var f = Finding(rule: Self.rule.id, severity: failure ? .warning : .info, connection: c, time: time, frames: [frame],
+                        message: "Authentication of the link to \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))\(then)")
+        f.status = status.rawValue
+        findings.append(f)
+    }
+}
+
+/// `security.just-works-mitm`: an LE pairing that succeeded with Just Works although the peer's Pairing
+/// Request or Response set the MITM flag (Core v5.4 Vol 3 Part H 2.3.1, 2.3.5.1): the IO capabilities
+/// (Table 2.8) give no authenticated method, so the key is unauthenticated. Only the peer's flag counts:
+/// phones set MITM by default and fall back to Just Works with any accessory that has no display or keys
+/// (on the real corpus, every Android Pairing Request sets it). Information: the peer asked for protection
+/// its own IO capabilities cannot give (it should have refused with Authentication Requirements, 0x03, if
+/// it needed it); characteristics that require authenticated encryption will then fail.
+final class JustWorksMITM: Detector {
+    static let rule = RuleInfo(
+        id: "security.just-works-mitm", severity: .info, title: "Just Works although MITM was asked",
+        explanation: """
+        The accessory's pairing parameters asked for man-in-the-middle protection (MITM flag), but the two sides' \
+        IO capabilities allow no authenticated method, so they paired with Just Works: the key is unauthenticated \
+        and an attacker in range during pairing could have intercepted it. If the accessory needs protection, its \
+        firmware must offer IO (a display for Passkey Entry or Numeric Comparison) or out-of-band data, or refuse \
+        the pairing; if not, it should not set the flag.
+        """, actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for c in context.model.connections where c.isLE {
+            guard let p = c.pairings.first(where: { $0.outcome == .succeeded && $0.method == .justWorks }),
+                  let response = p.response else { continue }
+            let peer = p.initiatorIsHost ? response : p.request
+            guard peer.authReq.contains(.mitm) else { continue }
+            let host = p.initiatorIsHost ? p.request : response
+            let frames = [p.initiatorIsHost ? p.responseFrame : p.requestFrame, p.initiatorIsHost ? p.requestFrame : p.responseFrame,
+                          p.outcomeFrame].compactMap { $0 }
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.requestTime, frames: frames,
+                                    message: "\(peer: c) asked for MITM protection, but its IO capability (\(peer.ioCapability)) and the host's (\(host.ioCapability)) allow only Just Works: the pairing succeeded with an unauthenticated key"))
+        }
+    }
+}

@@ -45,6 +45,8 @@ public enum SessionEvent {
     /// BR/EDR Secure Simple Pairing ended with an error (Simple Pairing Complete): the last step the
     /// controller asked the host for, and the host's negative reply if it gave one.
     indirect case simplePairingFailed(Connection, frame: Int, time: Int64, status: HCIStatus, step: SSPStep?, rejected: Int?)
+    /// BR/EDR Authentication Complete with an error (Core v5.4 Vol 4 Part E 7.7.6).
+    case authenticationFailed(Connection, frame: Int, time: Int64, status: HCIStatus)
 
     // Link
     /// LE Connection Update refused by the controller (Command Status with an error): the
@@ -55,6 +57,12 @@ public enum SessionEvent {
     case parameterRequest(Connection, frame: Int, time: Int64, sent: Bool)
     /// The answer to it (`accepted`: result 0).
     case parameterResponse(Connection, frame: Int, time: Int64, sent: Bool, accepted: Bool)
+    /// A link-layer feature procedure refused or not supported (`FeatureRefusal`).
+    indirect case featureRefused(Connection?, FeatureRefusal)
+    /// A credit-based channel refused, or a signalling command rejected (`SignalingRefusal`).
+    indirect case signalingRefused(Connection, SignalingRefusal)
+    /// A credit-based channel's sender used its last credit and sent again as soon as credits came.
+    indirect case creditWait(Connection, CreditChannels.Wait)
 
     // Controller (`SessionModel+Controller`)
     /// A command's Command Complete or Command Status (`status` nil: a Command Complete without one).
@@ -77,6 +85,8 @@ public enum SessionEvent {
     case advertisingData(frame: Int, time: Int64, declaredLength: Int, problem: String?)
     case advertisingReportProblem(frame: Int, time: Int64, problem: String, address: BDAddr)
     case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
+    /// LE Periodic Advertising Sync Lost: the controller lost the train of `syncHandle`.
+    case periodicSyncLost(adapter: UInt16, frame: Int, time: Int64, syncHandle: UInt16)
 
     /// The kinds, for routing events only to the detectors that want them: fine-grained, because
     /// notifications and ACL packets are most of a capture and only a few rules look at them.
@@ -102,9 +112,9 @@ public enum SessionEvent {
         case .attWrite: .attWrite
         case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
-        case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed: .security
-        case .advertisingData, .advertisingReportProblem, .advertisingEnable: .advertising
-        case .parameterUpdateRefused, .parameterRequest, .parameterResponse: .link
+        case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
+        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
+        case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .linkStall,
              .qualityReport, .procedureFailed: .controller
         }

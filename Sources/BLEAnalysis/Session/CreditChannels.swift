@@ -27,7 +27,30 @@ public struct CreditChannels: Sendable {
         /// SDU in progress per direction (host → peer, peer → host): bytes expected and received.
         var sduSending: (expected: Int, have: Int)?
         var sduReceiving: (expected: Int, have: Int)?
+        /// Per sender (host, peer): the K-frame that spent its last credit, then the credits that came.
+        var drained: [Wait.Mark?] = [nil, nil]
+        var refilled: [(drained: Wait.Mark, credit: Wait.Mark)?] = [nil, nil]
     }
+
+    /// A sender that spent its last credit (Core v5.4 Vol 3 Part A 10.1: it may send no K-frame
+    /// without one) and sent its next K-frame right after the LE Flow Control Credit Indication.
+    public struct Wait: Sendable {
+        public struct Mark: Sendable {
+            public var frame: Int
+            public var time: Int64
+        }
+        public var spsm: UInt16
+        /// The CID the sender sends to.
+        public var cid: UInt16
+        public var senderIsHost: Bool
+        /// Its last credit spent, the credits given back, its next K-frame.
+        public var drained: Mark
+        public var credit: Mark
+        public var resumed: Mark
+        public var duration: Int64 { credit.time - drained.time }
+    }
+    /// A K-frame sent within this of the credits was waiting for them (µs).
+    static let prompt: Int64 = 100_000
 
     struct PendingRequest {
         var spsm: UInt16
@@ -77,9 +100,15 @@ public struct CreditChannels: Sendable {
     }
 
     /// A Flow Control Credit Indication: its CID is the sender's receiving CID; the other side gains credits.
-    mutating func credits(cid: UInt16, credits: UInt16, sentByHost: Bool) {
+    mutating func credits(cid: UInt16, credits: UInt16, sentByHost: Bool, frame: Int, time: Int64) {
         guard let i = channels.lastIndex(where: { $0.closeFrame == nil && (sentByHost ? $0.hostCID == cid : $0.peerCID == cid) }) else { return }
         if sentByHost { channels[i].peerCredits += Int(credits) } else { channels[i].hostCredits += Int(credits) }
+        // The side that receives the credits is the sender that may have been waiting.
+        let sender = sentByHost ? 1 : 0
+        if credits > 0, let d = channels[i].drained[sender] {
+            channels[i].drained[sender] = nil
+            channels[i].refilled[sender] = (d, Wait.Mark(frame: frame, time: time))
+        }
     }
 
     mutating func close(cid: UInt16, frame: Int) {
@@ -88,23 +117,31 @@ public struct CreditChannels: Sendable {
         }
     }
 
-    /// A K-frame: spends a credit of the sender and advances SDU reassembly. Returns a completed SDU's length.
-    mutating func kFrame(cid: UInt16, sent: Bool, payload: ByteReader) -> Int? {
+    /// A K-frame: spends a credit of the sender and advances SDU reassembly. Returns a wait for credits
+    /// it ended (the sender's next K-frame right after them).
+    mutating func kFrame(cid: UInt16, sent: Bool, payload: ByteReader, frame: Int, time: Int64) -> Wait? {
         guard let i = index(cid: cid, sent: sent) else { return nil }
         var ch = channels[i]
+        let sender = sent ? 0 : 1
+        var wait: Wait? = nil
+        if let r = ch.refilled[sender] {
+            ch.refilled[sender] = nil
+            if time - r.credit.time <= Self.prompt {
+                wait = Wait(spsm: ch.spsm, cid: cid, senderIsHost: sent, drained: r.drained, credit: r.credit, resumed: .init(frame: frame, time: time))
+            }
+        }
         if sent {
             if ch.hostCredits <= 0 { ch.sentWithoutCredit += 1 } else { ch.hostCredits -= 1 }
         } else {
             ch.peerCredits = max(0, ch.peerCredits - 1)
         }
+        if (sent ? ch.hostCredits : ch.peerCredits) == 0, ch.drained[sender] == nil { ch.drained[sender] = .init(frame: frame, time: time) }
         var r = payload
         var sdu = sent ? ch.sduSending : ch.sduReceiving
         if sdu == nil, let length = try? r.u16le("L2CAP SDU Length") { sdu = (Int(length), 0) }
-        var completed: Int? = nil
         if var s = sdu {
             s.have += r.remaining
             if s.have >= s.expected {
-                completed = s.expected
                 sdu = nil
                 if sent { ch.sdusSent += 1; ch.bytesSent += s.expected } else { ch.sdusReceived += 1; ch.bytesReceived += s.expected }
             } else {
@@ -113,6 +150,6 @@ public struct CreditChannels: Sendable {
         }
         if sent { ch.sduSending = sdu } else { ch.sduReceiving = sdu }
         channels[i] = ch
-        return completed
+        return wait
     }
 }

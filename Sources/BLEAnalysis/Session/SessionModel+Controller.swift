@@ -144,6 +144,8 @@ extension LinkStall {
 /// The procedure a collision or Instant Passed status ended (Core v5.4 Vol 1 Part F 2.35, 2.40, 2.42).
 public enum LLProcedure: Sendable, Equatable {
     case connectionUpdate, phyUpdate, encryption, disconnection
+    /// A BR/EDR role switch with `peer` (Role Change with an error); `role` is the local role it left (0 central).
+    case roleSwitch(peer: BDAddr, role: UInt8)
     /// A command refused in its Command Status.
     case command(HCIOpcode)
 
@@ -157,7 +159,70 @@ public enum LLProcedure: Sendable, Equatable {
         case .phyUpdate: "PHY update"
         case .encryption: "encryption start"
         case .disconnection: "link"
+        case .roleSwitch: "role switch"
         case let .command(opcode): HCIDecoder.commandName(opcode)
         }
+    }
+}
+
+/// A link-layer feature procedure refused or not supported (`link.feature-refused`): the link keeps
+/// what it had (1M PHY, 27-byte PDUs) or goes without the feature.
+public struct FeatureRefusal: Sendable {
+    public enum Procedure: Sendable, Hashable {
+        case phy, dataLength
+        /// Another LL control opcode (the UnknownType of LL_UNKNOWN_RSP).
+        case control(UInt8)
+
+        /// The procedure an LL control opcode starts.
+        init(opcode: UInt8) {
+            switch opcode {
+            case LLControlPDU.phyRequestOpcode: self = .phy
+            case LLControlPDU.lengthRequestOpcode: self = .dataLength
+            default: self = .control(opcode)
+            }
+        }
+    }
+    public enum Source: Sendable, Equatable {
+        /// On air: LL_UNKNOWN_RSP (the peer does not know the PDU) or LL_REJECT_EXT_IND, from the
+        /// peripheral or the central.
+        case unknownResponse(byPeripheral: Bool)
+        case rejected(byPeripheral: Bool)
+        /// Over HCI: LE PHY Update Complete with an error, or the host's command refused.
+        case updateComplete
+        case command(HCIOpcode)
+    }
+    public var procedure: Procedure
+    public var source: Source
+    /// The error code (nil for LL_UNKNOWN_RSP, which carries none).
+    public var status: HCIStatus?
+    public var frame: Int
+    public var time: Int64
+}
+
+extension SessionModel {
+    /// A feature procedure refused (`FeatureRefusal`); on air the link is known by its handle.
+    func featureRefused(_ c: Connection?, _ refusal: FeatureRefusal) {
+        emit(.link, .featureRefused(c, refusal))
+    }
+
+    func featureRefused(handle: UInt16, _ refusal: FeatureRefusal, frame: Frame) {
+        featureRefused(live[LinkKey(adapter: frame.adapter, handle: handle)], refusal)
+    }
+}
+
+extension SessionModel {
+    /// LE Set PHY (answered by Command Status) or LE Set Data Length (Command Complete) refused:
+    /// the procedure never starts (Core v5.4 Vol 4 Part E 7.8.49, 7.8.33). The connection is not
+    /// named by the answer of LE Set PHY; with one LE link open it is that one.
+    func commandFeatureRefused(_ opcode: HCIOpcode, _ status: HCIStatus, frame: Frame) {
+        let procedure: FeatureRefusal.Procedure
+        switch opcode {
+        case .leSetPHY: procedure = .phy
+        case .leSetDataLength: procedure = .dataLength
+        default: return
+        }
+        let le = live.values.filter { $0.isLE && $0.adapter == frame.adapter }
+        featureRefused(le.count == 1 ? le.first : nil,
+                       .init(procedure: procedure, source: .command(opcode), status: status, frame: frame.number, time: frame.timestamp))
     }
 }

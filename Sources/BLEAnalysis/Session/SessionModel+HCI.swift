@@ -124,6 +124,7 @@ extension SessionModel {
             if status != .success {
                 refused(opcode, status, frame: frame)
                 procedureStatus(nil, status, .command(opcode), frame: frame)
+                commandFeatureRefused(opcode, status, frame: frame)
             }
             if opcode == .leEnableEncryption, status != .success {
                 // The encryption attempt was refused; the connection is the one the command named.
@@ -172,7 +173,10 @@ extension SessionModel {
         case let .commandComplete(cc):
             commandAnswered(cc.opcode, status: cc.status, numPackets: cc.numPackets, frame: frame)
             guard cc.status == .success || cc.status == nil else {
-                if let status = cc.status { refused(cc.opcode, status, frame: frame) }
+                if let status = cc.status {
+                    refused(cc.opcode, status, frame: frame)
+                    commandFeatureRefused(cc.opcode, status, frame: frame)
+                }
                 return
             }
             var r = ByteReader(frame.payload, base: frame.payloadOffset)
@@ -269,7 +273,13 @@ extension SessionModel {
         case let .phyUpdateComplete(status, handle, tx, rx):
             guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             procedureStatus(c, status, .phyUpdate, frame: frame)
-            guard status == .success else { return }
+            guard status == .success else {
+                // Collisions and Instant Passed are `link.procedure-collision`'s; other errors refuse the PHY.
+                if !LLProcedure.collisionStatuses.contains(status.rawValue) {
+                    featureRefused(c, .init(procedure: .phy, source: .updateComplete, status: status, frame: frame.number, time: frame.timestamp))
+                }
+                return
+            }
             c.link.phy = (tx, rx)
             c.note(frame.timestamp, frame.number, .phy, .phy(tx: tx, rx: rx))
         case let .advertisingReports(reports):
@@ -317,6 +327,14 @@ extension SessionModel {
         case let .authenticationComplete(status, handle):
             guard status != .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
             c.note(frame.timestamp, frame.number, .security, .authenticationFailed(status), .init(security: .authenticationFailed))
+            emit(.security, .authenticationFailed(c, frame: frame.number, time: frame.timestamp, status: status))
+        case let .periodicSyncLost(syncHandle):
+            emit(.advertising, .periodicSyncLost(adapter: frame.adapter, frame: frame.number, time: frame.timestamp, syncHandle: syncHandle))
+        case let .roleChange(status, address, role):
+            // A role switch that failed (Core v5.4 Vol 4 Part E 7.7.18): the link keeps its roles.
+            guard status != .success else { return }
+            emit(.controller, .procedureFailed(classicLink(address, frame), adapter: frame.adapter, frame: frame.number, time: frame.timestamp,
+                                               status: status, procedure: .roleSwitch(peer: address, role: role)))
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:

@@ -28,15 +28,20 @@ extension SessionModel {
         case let .creditBasedConnectionRequest(r):
             c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: r.sourceCIDs, mtu: r.mtu, credits: r.initialCredits, sent: sent)
         case let .leCreditBasedConnectionResponse(r):
+            let spsm = c.creditChannels.pending[packet.identifier]?.spsm
             opened(c, c.creditChannels.response(packet.identifier, destinationCIDs: [r.destinationCID], mtu: r.mtu,
-                                                credits: r.initialCredits, result: r.result, frame: frame.number), frame: frame, result: r.result)
+                                                credits: r.initialCredits, result: r.result, frame: frame.number),
+                   frame: frame, result: r.result, spsm: spsm, enhanced: false, sent: sent)
         case let .creditBasedConnectionResponse(r):
+            let spsm = c.creditChannels.pending[packet.identifier]?.spsm
             let channels = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
                                                      credits: r.initialCredits, result: r.result, frame: frame.number)
             enhancedBearers(c, channels)
-            opened(c, channels, frame: frame, result: r.result)
+            opened(c, channels, frame: frame, result: r.result, spsm: spsm, enhanced: true, sent: sent)
         case let .flowControlCreditIndication(cid, credits):
-            c.creditChannels.credits(cid: cid, credits: credits, sentByHost: sent)
+            c.creditChannels.credits(cid: cid, credits: credits, sentByHost: sent, frame: frame.number, time: frame.timestamp)
+        case let .commandReject(reason, _):
+            rejected(c, reason, frame: frame, sent: sent)
         case let .disconnectionRequest(destination, source):
             c.channelBearers[sent ? source : destination] = nil
             c.creditChannels.close(cid: destination, frame: frame.number)
@@ -46,9 +51,13 @@ extension SessionModel {
         }
     }
 
-    private func opened(_ c: Connection, _ channels: [CreditChannels.Channel], frame: Frame, result: UInt16) {
-        if channels.isEmpty, result != 0 {
+    private func opened(_ c: Connection, _ channels: [CreditChannels.Channel], frame: Frame, result: UInt16, spsm: UInt16?,
+                        enhanced: Bool, sent: Bool) {
+        // Results 0x000D–0x000F of a Credit Based Connection Response are "pending" (Core v5.4 Vol 3 Part A 4.26).
+        if channels.isEmpty, result != 0, !(enhanced && (0x000D ... 0x000F).contains(result)) {
             c.note(frame.timestamp, frame.number, .signaling, .creditChannelRefused(result: result))
+            emit(.link, .signalingRefused(c, .init(kind: .channel(spsm: spsm, result: result, enhanced: enhanced), frame: frame.number,
+                                                   time: frame.timestamp, byHost: sent)))
         }
         for ch in channels {
             c.note(frame.timestamp, frame.number, .signaling,
@@ -85,9 +94,13 @@ extension SessionModel {
             case let .creditBasedConnectionRequest(r):
                 c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: r.sourceCIDs, mtu: r.mtu, credits: r.initialCredits, sent: sent)
             case let .creditBasedConnectionResponse(r):
-                let opened = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
-                                                       credits: r.initialCredits, result: r.result, frame: frame.number)
-                enhancedBearers(c, opened)
+                let spsm = c.creditChannels.pending[packet.identifier]?.spsm
+                let channels = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
+                                                         credits: r.initialCredits, result: r.result, frame: frame.number)
+                enhancedBearers(c, channels)
+                opened(c, channels, frame: frame, result: r.result, spsm: spsm, enhanced: true, sent: sent)
+            case let .commandReject(reason, _):
+                rejected(c, reason, frame: frame, sent: sent)
             case let .disconnectionRequest(destination, source):
                 c.channelBearers[sent ? source : destination] = nil
                 c.creditChannels.close(cid: destination, frame: frame.number)
@@ -115,7 +128,9 @@ extension SessionModel {
                 // K-frame: an SDU of one frame is one ATT PDU after its 2-byte SDU length; a segmented SDU's
                 // first frame is counted by its opcode (as tshark shows it once) but not decoded.
                 let starts = c.creditChannels.startsSDU(cid: cid, sent: sent) ?? true
-                _ = c.creditChannels.kFrame(cid: cid, sent: sent, payload: payload)
+                if let wait = c.creditChannels.kFrame(cid: cid, sent: sent, payload: payload, frame: frame.number, time: frame.timestamp) {
+                    emit(.link, .creditWait(c, wait))
+                }
                 guard starts, let sduLength = try? r.u16le("L2CAP SDU Length") else { return }
                 if let op = r.peekU8() { attOpcodes[Int(op)] &+= 1 }
                 guard Int(sduLength) == r.remaining else { return }
@@ -125,7 +140,14 @@ extension SessionModel {
             channelATT(&r, c, key: key, frame: frame, sent: sent, status: &status)
             return
         }
-        _ = c.creditChannels.kFrame(cid: cid, sent: sent, payload: payload)
+        if let wait = c.creditChannels.kFrame(cid: cid, sent: sent, payload: payload, frame: frame.number, time: frame.timestamp) {
+            emit(.link, .creditWait(c, wait))
+        }
+    }
+
+    /// A Command Reject (Core v5.4 Vol 3 Part A 4.1): the other side did not understand or accept a command.
+    private func rejected(_ c: Connection, _ reason: UInt16, frame: Frame, sent: Bool) {
+        emit(.link, .signalingRefused(c, .init(kind: .commandReject(reason: reason), frame: frame.number, time: frame.timestamp, byHost: sent)))
     }
 
     /// The bearer a frame belongs to: data sent by the host goes to the peer's CID.
@@ -156,4 +178,20 @@ extension SessionModel {
             if status == .ok { status = .decode(pduError(error)) }
         }
     }
+}
+
+/// An L2CAP signalling refusal (`l2cap.channel-refused`, `l2cap.command-reject`).
+public struct SignalingRefusal: Sendable {
+    public enum Kind: Sendable {
+        /// LE Credit Based (4.23) or Credit Based (`enhanced`, 4.26) Connection Response refusing every channel;
+        /// `spsm` from the request when the capture holds it.
+        case channel(spsm: UInt16?, result: UInt16, enhanced: Bool)
+        /// Command Reject (4.1) with its reason.
+        case commandReject(reason: UInt16)
+    }
+    public var kind: Kind
+    public var frame: Int
+    public var time: Int64
+    /// The host sent the refusal (the peer had asked).
+    public var byHost: Bool
 }

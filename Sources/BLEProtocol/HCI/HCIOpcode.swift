@@ -57,6 +57,9 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public static let writeLEHostSupported = HCIOpcode(rawValue: 0x0C6D)
     public static let writeSecureConnectionsHostSupport = HCIOpcode(rawValue: 0x0C7A)
     public static let leSetHostFeature = HCIOpcode(rawValue: 0x2074)
+    // Link-layer feature procedures the host starts (`link.feature-refused`, Vol 4 Part E 7.8.33, 7.8.49).
+    public static let leSetDataLength = HCIOpcode(rawValue: 0x2022)
+    public static let leSetPHY = HCIOpcode(rawValue: 0x2032)
 }
 
 /// HCI event codes used by the analysis, Core v5.4 Vol 4 Part E 7.7.
@@ -68,6 +71,7 @@ public enum HCIEventCode {
     public static let commandComplete: UInt8 = 0x0E
     public static let commandStatus: UInt8 = 0x0F
     public static let hardwareError: UInt8 = 0x10
+    public static let roleChange: UInt8 = 0x12
     public static let numberOfCompletedPackets: UInt8 = 0x13
     public static let linkKeyRequest: UInt8 = 0x17
     public static let linkKeyNotification: UInt8 = 0x18
@@ -96,6 +100,7 @@ public enum LESubevent {
     public static let directedAdvertisingReport: UInt8 = 0x0B
     public static let phyUpdateComplete: UInt8 = 0x0C
     public static let extendedAdvertisingReport: UInt8 = 0x0D
+    public static let periodicAdvertisingSyncLost: UInt8 = 0x10
     public static let advertisingSetTerminated: UInt8 = 0x12
     public static let channelSelectionAlgorithm: UInt8 = 0x14
     public static let enhancedConnectionCompleteV2: UInt8 = 0x29

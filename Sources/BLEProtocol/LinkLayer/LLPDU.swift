@@ -192,6 +192,10 @@ public struct LLExtendedAdvertisingLayout: Sendable, Equatable {
 
 /// LL Control PDUs the analysis acts on, Core v5.4 Vol 6 Part B 2.4.2; the rest are `.other`.
 public enum LLControlPDU: Sendable, Equatable {
+    /// Opcodes a refusal names (LL_UNKNOWN_RSP's UnknownType, LL_REJECT_EXT_IND's RejectOpcode).
+    public static let lengthRequestOpcode: UInt8 = 0x14
+    public static let phyRequestOpcode: UInt8 = 0x16
+
     case connectionUpdate(windowSize: UInt8, windowOffset: UInt16, intervalUnits: UInt16, latency: UInt16, timeoutUnits: UInt16, instant: UInt16)
     case channelMap(map: UInt64, instant: UInt16)
     case terminate(reason: UInt8)

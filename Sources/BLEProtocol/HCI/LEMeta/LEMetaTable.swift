@@ -84,7 +84,7 @@ enum LEMetaTable {
             Param("Sync Handle", .syncHandle), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
             Param("CTE Type", .named(1, HCINames.cteType)), Param("Data Status", .named(1, HCINames.dataStatus)),
             Param("Data", .custom(ADFieldSpec.lengthPrefixed))]),
-        .init(0x10, "LE Periodic Advertising Sync Lost", [Param("Sync Handle", .syncHandle)]),
+        .init(UInt16(LESubevent.periodicAdvertisingSyncLost), "LE Periodic Advertising Sync Lost", [Param("Sync Handle", .syncHandle, key: "Sync_Handle")]),
         .init(0x11, "LE Scan Timeout", []),
         .init(UInt16(LESubevent.advertisingSetTerminated), "LE Advertising Set Terminated", [
             Param("Status", .status, key: "Status"), Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"), Param("Handle", .handle, key: "Connection_Handle"),

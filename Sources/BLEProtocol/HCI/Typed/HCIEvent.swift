@@ -38,6 +38,10 @@ public enum HCIEvent: Sendable {
     case linkKeyNotification(address: BDAddr, keyType: LinkKeyType)
     /// Authentication Complete (7.7.6).
     case authenticationComplete(status: HCIStatus, handle: UInt16)
+    /// LE Periodic Advertising Sync Lost (7.7.65.16): the controller stopped following a periodic advertising train.
+    case periodicSyncLost(syncHandle: UInt16)
+    /// Role Change (7.7.18): a role switch of the BR/EDR link to `address` ended; `role` 0 central, 1 peripheral.
+    case roleChange(status: HCIStatus, address: BDAddr, role: UInt8)
     case other(code: UInt8, subevent: UInt8?)
 }
 
@@ -228,6 +232,9 @@ extension HCIEvent {
             return .linkKeyNotification(address: address, keyType: LinkKeyType(rawValue: try p.u8("Key_Type")))
         case HCIEventCode.authenticationComplete:
             return .authenticationComplete(status: HCIStatus(rawValue: try p.u8("Status")), handle: try p.u16le("Connection_Handle") & 0x0FFF)
+        case HCIEventCode.roleChange:
+            let status = HCIStatus(rawValue: try p.u8("Status"))
+            return .roleChange(status: status, address: try p.address("BD_ADDR"), role: try p.u8("New_Role"))
         case HCIEventCode.leMeta:
             return try leMeta(&p)
         case HCIEventCode.vendor:
@@ -276,6 +283,8 @@ extension HCIEvent {
             let f = LEMetaLayout.phyUpdate
             return .phyUpdateComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
                                       txPHY: try f.txPHY.u8(p), rxPHY: try f.rxPHY.u8(p))
+        case LESubevent.periodicAdvertisingSyncLost:
+            return .periodicSyncLost(syncHandle: try LEMetaLayout.periodicSyncLost.u16(p) & 0x0FFF)
         case LESubevent.advertisingSetTerminated:
             let f = LEMetaLayout.advertisingSetTerminated
             return .advertisingSetTerminated(status: HCIStatus(rawValue: try f.status.u8(p)), advertisingHandle: try f.advertisingHandle.u8(p),

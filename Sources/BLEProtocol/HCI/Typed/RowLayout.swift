@@ -130,6 +130,9 @@ enum LEMetaLayout {
                                         connectionHandle: RowField(p, "Connection_Handle"))
     }()
 
+    /// LE Periodic Advertising Sync Lost (7.7.65.16).
+    static let periodicSyncLost = RowField(row(LESubevent.periodicAdvertisingSyncLost), "Sync_Handle")
+
     /// LE Long Term Key Request (7.7.65.5).
     struct LongTermKeyRequest: Sendable {
         let handle, random, ediv: RowField
