@@ -89,11 +89,11 @@ import Glibc
         let events = try lines.dropLast().map { try CLI.json($0) }
         let sources = events.filter { $0["type"] as? String == "source" }
         let dropped = try #require(sources.first { $0["event"] as? String == "dropped" }, "\(r.stdout) \(r.stderr)")
-        #expect(dropped["event"] as? String == "dropped" && dropped["acl"] as? Int == 3 && dropped["total"] as? Int == 5, "\(dropped)")
+        #expect(dropped["event"] as? String == "dropped" && dropped["aclDrops"] as? Int == 3 && dropped["eventDrops"] as? Int == 2 && dropped["totalDrops"] as? Int == 5, "\(dropped)")
         let garbage = try #require(sources.first { $0["event"] as? String == "garbage" })
         #expect(garbage["bytes"] as? Int == 3)
         let total = try #require(sources.first { $0["event"] as? String == "dropped-total" })
-        #expect(total["total"] as? Int == 5)
+        #expect(total["totalDrops"] as? Int == 5)
         // The report: every frame, the capture's warning at the same frame, and report's on the saved file.
         let document = try CLI.json(try #require(lines.last))
         #expect((document["capture"] as? [String: Any]).flatMap { $0["frames"] as? Int } == frames, "\(document["capture"] ?? "")")
@@ -105,6 +105,17 @@ import Glibc
         #expect(warnings(document) == warnings(original) && !warnings(original).isEmpty, "\(warnings(document)) vs \(warnings(original))")
         let onSaved = try CLI.run([saved, "--json"])
         #expect(lines.last == onSaved.stdout.trimmingCharacters(in: .newlines))
+        // Every line as docs/live-schema.json says (where the venv has jsonschema; LiveTests needs it too).
+        if FileManager.default.isExecutableFile(atPath: SchemaTests.python.path) {
+            var documents: [String] = []
+            for (i, line) in lines.enumerated() {
+                let file = dir.appendingPathComponent("\(i).json")
+                try Data(line.utf8).write(to: file)
+                documents.append("live=" + file.path)
+            }
+            let (status, text) = try Tool.outcome(SchemaTests.python, ["-c", SchemaTests.validator, CLI.repoRoot.appendingPathComponent("docs").path] + documents)
+            #expect(status == 0 && text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
+        }
     }
 
     @Test func aLineThatIsNoMonitorStreamIsSaid() throws {

@@ -21,12 +21,15 @@ public final class DecidedFindings {
     /// findings belongs here (LiveDecisionTests checks the corpus).
     public static let sessionEndRules: Set<String> = Set([
         SlowResponse.rule, AdvertisingOversize.rule, DisconnectSummary.rule, CommandRefused.rule, CommandTimeout.rule,
-        ConfigRefused.rule, LinkStallRule.rule, TruncatedRead.rule, TruncatedNotification.rule, WriteWithResponse.rule,
-        SmallMTU.rule, SmallDataLength.rule, StuckAttempt.rule, UnresponsivePeer.rule, RepeatedPageTimeouts.rule,
+        ConfigRefused.rule, LinkStallRule.rule, TruncatedNotification.rule, WriteWithResponse.rule,
+        SmallMTU.rule, SmallDataLength.rule, StuckAttempt.rule, RepeatedPageTimeouts.rule,
         ConcurrentConnections.rule, ScanContention.rule, QualityReports.rule, PairingFailed.rule, RepeatedPairing.rule,
         InsufficientSecurity.rule, PairingTimeout.rule, LegacyPairing.rule, KeySizeDowngrade.rule, SubscriptionFailed.rule,
-        SubscriptionUnanswered.rule, SubscriptionSilent.rule, UnsubscribedNotification.rule,
     ].map(\.id))
+    // Rules with a `finish` that reads only what is still open (decided at the disconnect for a closed
+    // link) are not listed: att.timeout, att.indication-unconfirmed, att.server-stalled,
+    // mtu.truncated-read, gatt.subscription-unanswered, gatt.subscription-silent,
+    // gatt.unsubscribed-notification, pool.unresponsive-peer.
 
     public static func decidedAtLinkEnd(_ rule: String) -> Bool { !sessionEndRules.contains(rule) }
 

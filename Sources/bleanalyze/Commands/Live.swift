@@ -296,7 +296,7 @@ enum LiveSources {
                     dropped += p.drops
                     let kinds = p.drops.counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
                     session.events.sourceProblem("dropped", "\(path): the device dropped \(p.drops.total) packet\(p.drops.total == 1 ? "" : "s") (\(kinds)) before its packet \(deframer.packets); \(dropped.total) so far",
-                                                 counts: p.drops.counts + [("total", dropped.total)])
+                                                 counts: Self.dropCounts(p.drops) + [("totalDrops", dropped.total)])
                 }
                 BTSnoopWriter.record(flags: UInt32(p.opcode), timestamp: line.time(p.timestamp), drops: UInt32(clamping: dropped.total),
                                      p.payload, into: &w)
@@ -314,9 +314,12 @@ enum LiveSources {
         }
         if !dropped.isEmpty {
             session.events.sourceProblem("dropped-total", "\(path): the device dropped \(dropped.total) packets in all (\(dropped.counts.map { "\($0.1) \($0.0)" }.joined(separator: ", "))): the session lacks them",
-                                         counts: dropped.counts + [("total", dropped.total)])
+                                         counts: Self.dropCounts(dropped) + [("totalDrops", dropped.total)])
         }
     }
+
+    /// The drop counts as `source` event keys (`commandDrops`, `eventDrops`, …).
+    private static func dropCounts(_ d: MonitorUARTDeframer.Drops) -> [(String, Int)] { d.counts.map { ($0.0 + "Drops", $0.1) } }
 
     static func past(_ deadline: Double?) -> Bool { deadline.map { LiveClock.now() >= $0 } ?? false }
 
