@@ -20,7 +20,8 @@ struct Live: ParsableCommand {
             One source: - (a capture on standard input: btsnoop, pcap, pcapng or PacketLogger), --follow FILE (a \
             capture still being written: btmon -w, a phone's snoop log), --proxy LISTEN --to CONTROLLER (H4 between a \
             host stack and its controller: tcp:HOST:PORT, pty[:LINK], tty:PATH[,BAUD] or serial:PATH@BAUD; every \
-            packet passed on unchanged), or --monitor (Linux: every adapter, as btmon). The session ends when the source \
+            packet passed on unchanged), --monitor (Linux: every adapter, as btmon), or --uart LINE (a firmware's BlueZ \
+            monitor protocol on a serial line: Zephyr, NimBLE; as btmon -d; its drop counters told). The session ends when the source \
             does (end of input, the proxy's host or controller gone), at --duration, or on SIGINT/SIGTERM; then the \
             findings are printed (each with its why and frames) and the report, which equals `bleanalyze report` on the \
             --write file. Each finding is printed the moment it is decided — most at their link's end, once nothing \
