@@ -71,12 +71,20 @@ final class LiveSession {
         try drain()
     }
 
+    /// Analyses every whole record received; connections and decided findings are told every
+    /// `tellEvery` frames too, so a large read (a file piped in at once) tells them where they happen.
     private func drain() throws(CaptureError) {
         let analyzer = analyzer
-        try stream.drain { analyzer.consume($0) }
+        var n = 0
+        try stream.drain { frame in
+            analyzer.consume(frame)
+            n &+= 1
+            if n & (Self.tellEvery - 1) == 0 { tellConnections(); tellDecided() }
+        }
         tellConnections()
         tellDecided()
     }
+    private static let tellEvery = 256
 
     /// Findings decided since the last call, as events.
     private func tellDecided() {
