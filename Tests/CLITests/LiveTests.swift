@@ -28,6 +28,12 @@ import TestSupport
         return document as NSDictionary
     }
 
+    /// A finding's why, its kind and frames (its text names the peer as known when it is told).
+    static func why(_ f: NSDictionary) -> String {
+        guard let c = f["cause"] as? [String: Any] else { return "-" }
+        return "\(c["kind"] ?? "") \(c["frames"] as? [Int] ?? [])"
+    }
+
     /// Checks one live session's output against `report` on its saved file and on the original.
     static func agree(_ original: String, saved: String, stdout: String, status: Int32, stderr: String) throws {
         let lines = stdout.split(separator: "\n").map(String.init)
@@ -37,12 +43,28 @@ import TestSupport
         #expect(FileManager.default.contentsEqual(atPath: original, andPath: saved), "\(original): the saved file is not the bytes that came")
         let onOriginal = try CLI.run([original, "--json"])
         #expect(try unnamed(last) == unnamed(onOriginal.stdout), "\(original): live's report differs from report on the capture")
-        // Every finding line is one of the report's, in its order; none told and left out.
+        // Every finding is told once: those decided at their link's end as the report holds them (same
+        // rule, connection, severity, why, key frame; frames among the report's), the rest at the end
+        // as the report holds them, in its order; none told and left out, none left untold.
         let document = try CLI.json(last)
         let reported = (document["findings"] as? [[String: Any]] ?? []).map { $0 as NSDictionary }
-        let told = try lines.dropLast().map { try CLI.json($0) }.filter { $0["type"] as? String == "finding" }
-            .map { ($0["finding"] as? [String: Any] ?? [:]) as NSDictionary }
-        #expect(told == reported, "\(original): the finding events are not the report's findings")
+        let events = try lines.dropLast().map { try CLI.json($0) }.filter { $0["type"] as? String == "finding" }
+        func key(_ f: NSDictionary) -> String {
+            "\(f["rule"] ?? "") \(f["connectionIndex"] ?? "-") \((f["frames"] as? [Int])?.first ?? 0)"
+        }
+        let byKey = Dictionary(reported.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
+        var toldKeys: [String] = []
+        var atEnd: [NSDictionary] = []
+        for event in events {
+            let f = (event["finding"] as? [String: Any] ?? [:]) as NSDictionary
+            toldKeys.append(key(f))
+            guard event["decided"] as? String == "link-end" else { atEnd.append(f); continue }
+            let r = try #require(byKey[key(f)], "\(original): \(key(f)) told at its link's end, not in the report")
+            #expect(f["severity"] as? String == r["severity"] as? String && Self.why(f) == Self.why(r)
+                && Set(f["frames"] as? [Int] ?? []).isSubset(of: Set(r["frames"] as? [Int] ?? [])), "\(original): \(f) became \(r)")
+        }
+        #expect(atEnd == reported.filter { !toldKeys.dropLast(atEnd.count).contains(key($0)) }, "\(original): the findings told at the end are not the report's")
+        #expect(Set(toldKeys) == Set(reported.map(key)) && toldKeys.count == reported.count, "\(original): told \(toldKeys.count), reported \(reported.count)")
         // check's exit status at the default level (error).
         let errors = reported.filter { $0["severity"] as? String == "error" }.count
         #expect(status == (errors > 0 ? 1 : 0), "\(original): exit \(status) with \(errors) errors; stderr: \(stderr)")

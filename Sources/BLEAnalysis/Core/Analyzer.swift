@@ -26,6 +26,8 @@ public final class Analyzer {
     /// Detectors, when this pass looks for problems (the report, `check`).
     public let engine: DetectorEngine?
     @exclusivity(unchecked) private var lastTimestamp: Int64 = 0
+    /// The time of the last frame consumed (µs since the Unix epoch): where the capture is now.
+    public var now: Int64 { lastTimestamp }
     @exclusivity(unchecked) private var lastFrameNumber = 0
     @exclusivity(unchecked) private var lastAdapter: UInt16 = 0
     @exclusivity(unchecked) public private(set) var adapters: [UInt16: AdapterInfo] = [:]

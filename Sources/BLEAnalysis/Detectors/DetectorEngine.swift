@@ -66,17 +66,22 @@ public final class DetectorEngine {
         var findings = self.findings
         Causes.link(&findings, context.model)
         context.model.resolvePeerNames()
-        let connections = context.model.connections
+        Self.namePeers(&findings, context.model)
+        return findings.sorted { a, b in
+            if a.severity != b.severity { return a.severity > b.severity }
+            if a.time != b.time { return a.time < b.time }
+            return (a.frames.first ?? 0) < (b.frames.first ?? 0)
+        }
+    }
+
+    /// Names each finding's peer as its connection is named now.
+    static func namePeers(_ findings: inout [Finding], _ model: SessionModel) {
+        let connections = model.connections
         for i in findings.indices {
             guard let n = findings[i].connectionIndex, n >= 1, n <= connections.count else { continue }
             let c = connections[n - 1]
             findings[i].peer = c.peerLabel
             findings[i].peerName = c.peerName
-        }
-        return findings.sorted { a, b in
-            if a.severity != b.severity { return a.severity > b.severity }
-            if a.time != b.time { return a.time < b.time }
-            return (a.frames.first ?? 0) < (b.frames.first ?? 0)
         }
     }
 }

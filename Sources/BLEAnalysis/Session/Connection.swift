@@ -100,6 +100,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     }
 
     public var isOpen: Bool { lifecycle.disconnectFrame == nil }
+    /// The link was lost (supervision timeout, failed to establish, LMP/LL response timeout, MIC failure).
+    var endedByLoss: Bool { lifecycle.disconnectReason.map { LinkLoss.reasons.contains($0.rawValue) } ?? false }
     /// Time of the capture's last frame, set when the pass ends (an open connection lasted until then).
     public internal(set) var captureEnd: Int64 = 0
     public var intervalMillis: Double { Double(link.intervalUnits) * 1.25 }

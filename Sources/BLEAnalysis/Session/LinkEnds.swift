@@ -30,27 +30,34 @@ extension SessionModel {
         for c in connections { closeStalledPairings(c, end: c.lifecycle.disconnectTime ?? captureEnd) }
         // Links lost, in time order: the others lost within a second of one are found by bisection (a
         // capture may hold thousands of connections; comparing each with each was quadratic).
-        let lost = connections.filter { c in c.lifecycle.disconnectReason.map { LinkLoss.reasons.contains($0.rawValue) } ?? false }
-            .sorted { ($0.lifecycle.disconnectTime ?? 0) < ($1.lifecycle.disconnectTime ?? 0) }
+        let lost = connections.filter(\.endedByLoss).sorted { ($0.lifecycle.disconnectTime ?? 0) < ($1.lifecycle.disconnectTime ?? 0) }
         let lostTimes = lost.map { $0.lifecycle.disconnectTime ?? 0 }
         var failedToEstablish: [BDAddr: Int] = [:]
         for c in connections {
-            guard let reason = c.lifecycle.disconnectReason, let frame = c.lifecycle.disconnectFrame, let time = c.lifecycle.disconnectTime else { continue }
+            guard let reason = c.lifecycle.disconnectReason, c.lifecycle.disconnectFrame != nil, let time = c.lifecycle.disconnectTime else { continue }
             var n = 0
             if reason.rawValue == 0x3E, let a = c.peerAddress { failedToEstablish[a, default: 0] += 1; n = failedToEstablish[a]! }   // safe: just set
-            var others: [Connection] = []
-            if LinkLoss.reasons.contains(reason.rawValue) {
-                var lo = 0, hi = lostTimes.count
-                while lo < hi { let mid = (lo + hi) / 2; if lostTimes[mid] < time - 1_000_000 { lo = mid + 1 } else { hi = mid } }
-                var i = lo
-                while i < lost.count, lostTimes[i] <= time + 1_000_000 {
-                    let o = lost[i]
-                    if o !== c, o.adapter == c.adapter, o.peerAddress != c.peerAddress { others.append(o) }
-                    i += 1
-                }
-            }
-            c.endCause = explain(c, reason: reason, frame: frame, time: time, lostTogether: others, establishFailures: n)
+            var lo = 0, hi = lostTimes.count
+            while lo < hi { let mid = (lo + hi) / 2; if lostTimes[mid] < time - Self.lostTogetherWindow { lo = mid + 1 } else { hi = mid } }
+            explainEnd(c, lostNear: lost[lo...].prefix { ($0.lifecycle.disconnectTime ?? 0) <= time + Self.lostTogetherWindow }, establishFailures: n)
         }
+    }
+
+    /// Links lost within this of one another (µs) were lost together (one radio problem, not one peer's).
+    public static let lostTogetherWindow: Int64 = 1_000_000
+
+    /// Explains one closed connection's end (`endCause`), given the links lost near its end in time
+    /// order (those of other peers on its adapter within `lostTogetherWindow` are its companions) and,
+    /// for a connection that failed to be established, how many times that happened with its peer so
+    /// far. `explainEnds` calls it for every connection when the pass ends; a live session
+    /// (`DecidedFindings`) calls it earlier for a connection whose end is known, with the same inputs.
+    func explainEnd(_ c: Connection, lostNear: some Sequence<Connection>, establishFailures n: Int) {
+        guard let reason = c.lifecycle.disconnectReason, let frame = c.lifecycle.disconnectFrame, let time = c.lifecycle.disconnectTime else { return }
+        var others: [Connection] = []
+        if LinkLoss.reasons.contains(reason.rawValue) {
+            for o in lostNear where o !== c && o.adapter == c.adapter && o.peerAddress != c.peerAddress { others.append(o) }
+        }
+        c.endCause = explain(c, reason: reason, frame: frame, time: time, lostTogether: others, establishFailures: n)
     }
 
     /// A pairing with no SMP PDU for 30 s after its last one, and no end, timed out (Core v5.4 Vol 3

@@ -61,3 +61,27 @@ enum SerialPort {
 /// The C `open`, callable where a type has its own `open`. The corresponding C function is `open`.
 @inline(__always)
 func cOpen(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+
+/// A serial line read as a byte stream (`live --uart`: the BlueZ monitor protocol a firmware writes).
+public enum SerialLine {
+    /// Opens `path` for reading; a terminal (a serial port, a pty) is set raw, at `baud` when given.
+    /// - Returns: the descriptor, non-blocking.
+    public static func open(path: String, baud: Int?) throws(TransportError) -> Int32 {
+        let name = "tty:\(path)"
+        let fd = cOpen(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { throw TransportError(.open, "\(name): cannot open: \(PosixIO.errnoText())") }
+        guard isatty(fd) != 0 else { return fd }
+        do throws(TransportError) {
+            if let baud {
+                try SerialPort.makeRaw(fd, name: name, baud: baud, rtscts: false)
+            } else {
+                var tio = termios()
+                if tcgetattr(fd, &tio) == 0 { cfmakeraw(&tio); tio.c_cflag |= tcflag_t(CLOCAL | CREAD); _ = tcsetattr(fd, TCSANOW, &tio) }
+            }
+        } catch {
+            PosixIO.closeDescriptor(fd)
+            throw error
+        }
+        return fd
+    }
+}

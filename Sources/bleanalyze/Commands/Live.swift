@@ -20,11 +20,13 @@ struct Live: ParsableCommand {
             One source: - (a capture on standard input: btsnoop, pcap, pcapng or PacketLogger), --follow FILE (a \
             capture still being written: btmon -w, a phone's snoop log), --proxy LISTEN --to CONTROLLER (H4 between a \
             host stack and its controller: tcp:HOST:PORT, pty[:LINK], tty:PATH[,BAUD] or serial:PATH@BAUD; every \
-            packet passed on unchanged), or --monitor (Linux: every adapter, as btmon). The session ends when the source \
+            packet passed on unchanged), --monitor (Linux: every adapter, as btmon), or --uart LINE (a firmware's BlueZ \
+            monitor protocol on a serial line: Zephyr, NimBLE; as btmon -d; its drop counters told). The session ends when the source \
             does (end of input, the proxy's host or controller gone), at --duration, or on SIGINT/SIGTERM; then the \
             findings are printed (each with its why and frames) and the report, which equals `bleanalyze report` on the \
-            --write file. Findings are final only when the pass ends (causes are linked and findings folded then), so \
-            none is printed before: never one printed and withdrawn. --jsonl prints one JSON object per event \
+            --write file. Each finding is printed the moment it is decided — most at their link's end, once nothing \
+            later can change it; those about the whole capture, or that the end decides, when the session ends — never \
+            one printed and withdrawn (with --peer or --baseline, all at the end). --jsonl prints one JSON object per event \
             (docs/live-schema.json) and, last, the report document (as report --json). \
             Exit 0: nothing at or above --fail-on; 1: findings; 2: the source could not be read.
             """)
@@ -36,6 +38,8 @@ struct Live: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The controller the proxy connects to (tcp:HOST:PORT, tty:PATH[,BAUD], serial:PATH@BAUD).", valueName: "CONTROLLER"))
     var to: String?
     @Flag(name: .long, help: "Read the Linux HCI monitor channel (every adapter, as btmon; needs CAP_NET_RAW).") var monitor = false
+    @Option(name: .long, help: ArgumentHelp("Read the BlueZ monitor protocol a firmware writes on a UART (Zephyr, NimBLE; as btmon -d): serial:PATH@BAUD, tty:PATH[,BAUD], a pty's PATH, or - (standard input).", valueName: "LINE"))
+    var uart: String?
     @Option(name: [.short, .long], help: ArgumentHelp("Save everything seen to FILE (the source's own bytes; btsnoop for the proxy and the monitor).", valueName: "FILE"))
     var write: String?
     @Flag(name: .long, help: "One JSON object per event, one per line (docs/live-schema.json); last, the report document.") var jsonl = false
@@ -47,11 +51,12 @@ struct Live: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("End the session after this many seconds.", valueName: "SECONDS")) var duration: Double?
     @OptionGroup var ruleOptions: RuleOptions
 
-    enum Source { case standardInput, follow(String), proxy(TransportURI, TransportURI), monitor }
+    enum Source { case standardInput, follow(String), proxy(TransportURI, TransportURI), monitor, uart(path: String, baud: Int?) }
 
     func validate() throws {
-        let count = [input != nil, follow != nil, proxy != nil, monitor].filter { $0 }.count
-        guard count == 1 else { throw ValidationError("live takes one source: -, --follow FILE, --proxy LISTEN --to CONTROLLER or --monitor") }
+        let count = [input != nil, follow != nil, proxy != nil, monitor, uart != nil].filter { $0 }.count
+        guard count == 1 else { throw ValidationError("live takes one source: -, --follow FILE, --proxy LISTEN --to CONTROLLER, --monitor or --uart LINE") }
+        if let uart { _ = try Self.line(uart) }
         if let input, input != "-" { throw ValidationError("live reads - (standard input); for a file use --follow \(input)") }
         guard (proxy == nil) == (to == nil) else { throw ValidationError("--proxy LISTEN and --to CONTROLLER go together") }
         guard Severity(rawValue: failOn) != nil else { throw ValidationError("--fail-on takes error, warning or info, not \(failOn)") }
@@ -69,6 +74,18 @@ struct Live: ParsableCommand {
         do { return try TransportURI(text) } catch { throw ValidationError(error.description) }
     }
 
+    /// `--uart`: `serial:PATH@BAUD`, `tty:PATH[,BAUD]`, a path, or `-`.
+    static func line(_ text: String) throws(ValidationError) -> (path: String, baud: Int?) {
+        if text == "-" { return ("-", nil) }
+        if text.hasPrefix("serial:") || text.hasPrefix("tty:") {
+            guard case let .tty(path, baud, _) = try transport(text) else { throw ValidationError("--uart takes serial:PATH@BAUD, tty:PATH[,BAUD], a path or -") }
+            let given = text.contains("@") || text.dropFirst(4).contains(",")
+            return (path, given ? baud : nil)
+        }
+        guard !text.isEmpty, !text.contains(":") else { throw ValidationError("--uart takes serial:PATH@BAUD, tty:PATH[,BAUD], a path or -, not \(text)") }
+        return (text, nil)
+    }
+
     func run() throws {
         let level = Severity(rawValue: failOn) ?? .error
         let configuration = try ruleOptions.configuration()
@@ -77,19 +94,30 @@ struct Live: ParsableCommand {
         let source: Source
         if let follow { source = .follow(follow) } else if let proxy, let to {
             source = .proxy(try Self.transport(proxy), try Self.transport(to))
-        } else if monitor { source = .monitor } else { source = .standardInput }
+        } else if monitor { source = .monitor } else if let uart {
+            let line = try Self.line(uart)
+            source = .uart(path: line.path, baud: line.baud)
+        } else { source = .standardInput }
         let name: String
         switch source {
         case .standardInput: name = write ?? StandardInput.name
         case let .follow(path): name = write ?? path
         case let .proxy(_, to): name = write ?? "proxy to \(to)"
         case .monitor: name = write ?? "HCI monitor"
+        case let .uart(path, _): name = write ?? "monitor on \(path == "-" ? StandardInput.name : path)"
         }
         let events = LiveEvents(jsonl: jsonl)
         let session: LiveSession
-        do { session = try LiveSession(name: name, configuration: configuration, write: write, events: events) } catch {
+        do {
+            session = try LiveSession(name: name, configuration: configuration, write: write, events: events,
+                                      early: scope == nil && baseline == nil)
+        } catch {
             Diagnostics.warn(error.description)
             throw ExitCode(ExitCodes.badInput)
+        }
+        switch source {
+        case .proxy, .monitor: session.wallClockTimes = true
+        default: break
         }
         LiveStop.install()
         let deadline = duration.map { session.started + $0 }
@@ -100,6 +128,7 @@ struct Live: ParsableCommand {
             case let .follow(path): try LiveSources.follow(path, session, until: deadline)
             case let .proxy(listen, to): sourceError = try LiveProxy.run(listen: listen, to: to, session, until: deadline)
             case .monitor: sourceError = try LiveSources.monitor(session, until: deadline)
+            case let .uart(path, baud): try LiveSources.uart(path, baud: baud, session, until: deadline)
             }
         } catch {
             var error = error
@@ -124,7 +153,7 @@ struct Live: ParsableCommand {
         let model = session.analyzer.session
         let judged = Check.judge(findings, analyzer: session.analyzer, info: info, frames: summary.frames,
                                  scope: scope, baseline: baseline, level: level)
-        for f in judged.findings { events.finding(f) }
+        for f in judged.findings where !session.toldEarly.contains(FindingKey(f)) { events.finding(f, early: false) }
         let facts = CaptureFacts(path: name, info: info, summary: summary, analyzer: session.analyzer)
         var out = Output()
         if jsonl {
@@ -233,13 +262,91 @@ enum LiveSources {
         return nil
     }
 
+    /// The BlueZ monitor protocol a firmware writes on a UART (`MonitorUARTDeframer`), until the line
+    /// ends (a pty's writer gone, end of standard input), the deadline or a signal. Each packet becomes
+    /// a btsnoop monitor record (index 0; the device's clock, 1/10 ms since it started, set on the
+    /// wall clock at the first packet); packets the device dropped, and bytes that were no packet,
+    /// are told with counts as they show.
+    static func uart(_ path: String, baud: Int?, _ session: LiveSession, until deadline: Double?) throws(CaptureError) {
+        let fd: Int32
+        if path == "-" { fd = STDIN_FILENO } else {
+            do { fd = try SerialLine.open(path: path, baud: baud) } catch { throw CaptureError(path: path, reason: error.description) }
+        }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        session.events.started(source: "uart:" + path)
+        try session.take(BTSnoopWriter(datalink: Datalink.btsnoopMonitor).bytes)
+        var line = MonitorUARTClock()
+        var deframer = MonitorUARTDeframer()
+        var dropped = MonitorUARTDeframer.Drops()
+        var skippedTold = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
+        reading: while !LiveStop.stop, !past(deadline) {
+            guard wait(fd) else { session.status(); continue }
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == EIO { break reading }   // a pty whose writer closed it
+                throw CaptureError(path: path, offset: session.stream.received, reason: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            deframer.receive(UnsafeRawBufferPointer(rebasing: buffer[0 ..< n]))
+            var w = ByteWriter()
+            while let p = deframer.next() {
+                if !p.drops.isEmpty {
+                    dropped += p.drops
+                    let kinds = p.drops.counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+                    session.events.sourceProblem("dropped", "\(path): the device dropped \(p.drops.total) packet\(p.drops.total == 1 ? "" : "s") (\(kinds)) before its packet \(deframer.packets); \(dropped.total) so far",
+                                                 counts: Self.dropCounts(p.drops) + [("totalDrops", dropped.total)])
+                }
+                BTSnoopWriter.record(flags: UInt32(p.opcode), timestamp: line.time(p.timestamp), drops: UInt32(clamping: dropped.total),
+                                     p.payload, into: &w)
+            }
+            if deframer.skipped > skippedTold {
+                session.events.sourceProblem("garbage", "\(path): \(deframer.skipped - skippedTold) bytes were no monitor packet (a wrong baud rate, or a line shared with a console?) and were skipped",
+                                             counts: [("bytes", deframer.skipped - skippedTold)])
+                skippedTold = deframer.skipped
+            }
+            if !w.bytes.isEmpty { try session.take(w.bytes) }
+            session.status()
+        }
+        if deframer.pending > 0 {
+            session.events.sourceProblem("truncated", "\(path): the line ended inside a packet (\(deframer.pending) bytes of it read)", counts: [("bytes", deframer.pending)])
+        }
+        if !dropped.isEmpty {
+            session.events.sourceProblem("dropped-total", "\(path): the device dropped \(dropped.total) packets in all (\(dropped.counts.map { "\($0.1) \($0.0)" }.joined(separator: ", "))): the session lacks them",
+                                         counts: Self.dropCounts(dropped) + [("totalDrops", dropped.total)])
+        }
+    }
+
+    /// The drop counts as `source` event keys (`commandDrops`, `eventDrops`, …).
+    private static func dropCounts(_ d: MonitorUARTDeframer.Drops) -> [(String, Int)] { d.counts.map { ($0.0 + "Drops", $0.1) } }
+
     static func past(_ deadline: Double?) -> Bool { deadline.map { LiveClock.now() >= $0 } ?? false }
 
     /// Waits up to a tick for `fd` to be readable.
-    private static func wait(_ fd: Int32) -> Bool {
+    static func wait(_ fd: Int32) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&p, 1, Int32(LiveStop.tick * 1000)) > 0
     }
 
     private static func pause() { _ = poll(nil, 0, Int32(LiveStop.tick * 1000)) }
+}
+
+/// The time of a firmware's monitor packets: its 32-bit clock in 1/10 ms since it started (wraps
+/// after 119 hours), set on the wall clock at the first packet; the wall clock for packets without one.
+struct MonitorUARTClock {
+    private var origin: Int64?
+    private var last: UInt32 = 0
+    private var wraps: Int64 = 0
+
+    mutating func time(_ ticks: UInt32?) -> Int64 {
+        guard let ticks else { return Clock.wallMicros() }
+        if ticks < last { wraps += 1 }
+        last = ticks
+        let micros = (wraps << 32 + Int64(ticks)) * 100
+        let origin = origin ?? Clock.wallMicros() - micros
+        self.origin = origin
+        return origin + micros
+    }
 }

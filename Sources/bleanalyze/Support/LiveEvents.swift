@@ -83,12 +83,13 @@ final class LiveEvents {
         }
     }
 
-    /// A final finding (see `LiveSession.end`).
-    func finding(_ f: Finding) {
+    /// A decided finding: `early` when told before the session's end (at its link's end, see
+    /// `DecidedFindings`), else at the end.
+    func finding(_ f: Finding, early: Bool) {
         if jsonl {
             var w = JSONWriter()
             ReportJSON.finding(f, &w)
-            emit("{\"type\":\"finding\",\"finding\":\(w.output)}")
+            emit("{\"type\":\"finding\",\"decided\":\"\(early ? "link-end" : "session-end")\",\"finding\":\(w.output)}")
         } else {
             var text = "\(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)"
             if let why = f.causeText { text += "\n      why: \(why)" }

@@ -1,6 +1,7 @@
 import BLEAnalysis
 import BLEBytes
 import BLECapture
+import BLEReplay
 import BLEReport
 #if canImport(Glibc)
 import Glibc
@@ -11,12 +12,21 @@ import Darwin
 /// The analysis of a live session (`bleanalyze live`): the bytes of a capture as a file would hold
 /// them (a stream as it comes, or btsnoop records made of what a proxy or the monitor channel
 /// passes) go through `CaptureStream` into the one pass (`Analyzer.consume`), are saved as they are
-/// (`--write`), and what happens is told as events (`LiveEvents`). When the session ends, `end()`
-/// finishes the pass: the findings and report are those of `report` on the saved bytes.
+/// (`--write`), and what happens is told as events (`LiveEvents`): each finding the moment it is
+/// decided (`DecidedFindings`: at its link's end for most). When the session ends, `end()` finishes
+/// the pass: the findings and report are those of `report` on the saved bytes.
 final class LiveSession {
     let stream: CaptureStream
     let analyzer: Analyzer
     let events: LiveEvents
+    /// Findings as they are decided; nil when they are told only at the end (--peer and --baseline
+    /// judge a finding by its peer's name, known only when the pass ends).
+    private let decisions: DecidedFindings?
+    /// The frames' times are the wall clock's when they came (the proxy, the monitor channel): a
+    /// link's findings are decided a second after its end even when nothing comes after it.
+    var wallClockTimes = false
+    /// The findings told before the end (rule, connection, key frame), not told again then.
+    private(set) var toldEarly = Set<FindingKey>()
     /// `--write`: every byte the stream received, in order.
     private var saved: Int32 = -1
     let savedPath: String?
@@ -27,9 +37,10 @@ final class LiveSession {
     private var lastStatus = (frames: 0, time: 0.0)
     let started = LiveClock.now()
 
-    init(name: String, configuration: RuleConfiguration, write: String?, events: LiveEvents) throws(CaptureError) {
+    init(name: String, configuration: RuleConfiguration, write: String?, events: LiveEvents, early: Bool = true) throws(CaptureError) {
         stream = CaptureStream(name: name)
         analyzer = Analyzer(detect: true, configuration: configuration)
+        decisions = early ? DecidedFindings(analyzer) : nil
         self.events = events
         savedPath = write
         if let write {
@@ -60,10 +71,28 @@ final class LiveSession {
         try drain()
     }
 
+    /// Analyses every whole record received; connections and decided findings are told every
+    /// `tellEvery` frames too, so a large read (a file piped in at once) tells them where they happen.
     private func drain() throws(CaptureError) {
         let analyzer = analyzer
-        try stream.drain { analyzer.consume($0) }
+        var n = 0
+        try stream.drain { frame in
+            analyzer.consume(frame)
+            n &+= 1
+            if n & (Self.tellEvery - 1) == 0 { tellConnections(); tellDecided() }
+        }
         tellConnections()
+        tellDecided()
+    }
+    private static let tellEvery = 256
+
+    /// Findings decided since the last call, as events.
+    private func tellDecided() {
+        guard let decisions else { return }
+        for f in decisions.poll(clock: wallClockTimes ? Clock.wallMicros() : nil) {
+            toldEarly.insert(FindingKey(f))
+            events.finding(f, early: true)
+        }
     }
 
     /// Connections that opened or closed since the last call, as events.
@@ -85,6 +114,7 @@ final class LiveSession {
 
     /// A status event when a second has passed since the last.
     func status(force: Bool = false) {
+        if wallClockTimes { tellDecided() }
         let now = LiveClock.now()
         guard force || now - lastStatus.time >= 1 else { return }
         let frames = stream.summary.frames
@@ -95,11 +125,12 @@ final class LiveSession {
     }
 
     /// Ends the pass: the summary of what was read and the final findings (after `Analyzer.finish`:
-    /// causes linked, findings folded). Every finding is told once, now, as final.
+    /// causes linked, findings folded). Those not told as decided before are told by the caller.
     func end() throws(CaptureError) -> (ReadSummary, [Finding]) {
         let analyzer = analyzer
         let summary = try stream.finish { analyzer.consume($0) }
         tellConnections()
+        tellDecided()
         if saved >= 0 { close(saved); saved = -1 }
         let findings = analyzer.finish()
         return (summary, findings)
@@ -108,6 +139,14 @@ final class LiveSession {
     var info: CaptureInfo {
         stream.info ?? CaptureInfo(format: .btsnoop, datalink: Datalink.btsnoopH4, fileSize: stream.received)
     }
+}
+
+/// A finding as told: its rule, connection and key frame (folding keeps them).
+struct FindingKey: Hashable {
+    var rule: String
+    var connection: Int?
+    var frame: Int?
+    init(_ f: Finding) { (rule, connection, frame) = (f.rule, f.connectionIndex, f.frames.first) }
 }
 
 /// Wall-clock seconds (monotonic), for rates and `--duration`.

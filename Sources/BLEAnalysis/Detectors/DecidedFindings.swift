@@ -1,0 +1,116 @@
+/// When a finding is decided: the moment nothing later in the capture can change its rule, severity,
+/// why (cause), connection or key evidence. `bleanalyze live` prints each finding then, not when the
+/// session ends, and never one it would withdraw (docs/live-schema.json, docs/ARCHITECTURE.md "Live").
+///
+/// A finding about a connection is decided at the link's end, once the capture has gone
+/// `SessionModel.lostTogetherWindow` past it (the links lost with it are known, so its
+/// `link.disconnect`'s why is), when its rule is `decidedAtLinkEnd`: then `Causes.link` runs on that
+/// connection's findings alone, as it will at the end (every link it makes but one is within a
+/// connection; `pairing.failed`, folded across reconnects of one peer, waits for the end). An ATT
+/// request that timed out (30 s) is decided with its link, whose end it explains. Everything else —
+/// findings about the capture as a whole, rules that decide or change findings when the pass ends
+/// (`sessionEndRules`), a connection still open — is decided when the session ends.
+///
+/// The finding told is one occurrence as the final report will hold it: same rule, connection,
+/// severity, why and key frame. Only folding at the end may add to it (a quality report that warned
+/// of the loss, told in its `folded` and message), never take it away.
+public final class DecidedFindings {
+    /// Rules whose detector decides or changes findings of closed connections when the pass ends
+    /// (their `finish` reads every connection), or folds findings across connections: their findings
+    /// are decided when the session ends. A new rule whose `finish` touches a closed connection's
+    /// findings belongs here (LiveDecisionTests checks the corpus).
+    public static let sessionEndRules: Set<String> = Set([
+        SlowResponse.rule, AdvertisingOversize.rule, DisconnectSummary.rule, CommandRefused.rule, CommandTimeout.rule,
+        ConfigRefused.rule, LinkStallRule.rule, TruncatedNotification.rule, WriteWithResponse.rule,
+        SmallMTU.rule, SmallDataLength.rule, StuckAttempt.rule, RepeatedPageTimeouts.rule,
+        ConcurrentConnections.rule, ScanContention.rule, QualityReports.rule, PairingFailed.rule, RepeatedPairing.rule,
+        InsufficientSecurity.rule, PairingTimeout.rule, LegacyPairing.rule, KeySizeDowngrade.rule, SubscriptionFailed.rule,
+    ].map(\.id))
+    // Rules with a `finish` that reads only what is still open (decided at the disconnect for a closed
+    // link) are not listed: att.timeout, att.indication-unconfirmed, att.server-stalled,
+    // mtu.truncated-read, gatt.subscription-unanswered, gatt.subscription-silent,
+    // gatt.unsubscribed-notification, pool.unresponsive-peer.
+
+    public static func decidedAtLinkEnd(_ rule: String) -> Bool { !sessionEndRules.contains(rule) }
+
+    private let analyzer: Analyzer
+    private var model: SessionModel { analyzer.session }
+    /// Connections seen (`model.connections[..<known]`), those not yet decided (open, or closed less
+    /// than the window ago), and links lost within the window (the companions of a loss).
+    private var known = 0
+    private var undecided: [Connection] = []
+    private var recentlyLost: [Connection] = []
+    /// The undecided connections' findings (indexes in the engine's `findings`), read up to `read`.
+    private var pending: [Int: [Int]] = [:]
+    private var read = 0
+    /// Connections decided (findings told): a finding of a link-end rule that comes for one later
+    /// would have been decided too early. Connections whose findings wait for the session's end.
+    private var decided = Set<Int>()
+    private var deferred = Set<Int>()
+    /// Findings of link-end rules added for a connection after it was decided (none unless a rule
+    /// belongs in `sessionEndRules`).
+    public private(set) var lateFindings: [Finding] = []
+
+    public init(_ analyzer: Analyzer) { self.analyzer = analyzer }
+
+    /// The findings decided since the last call, in the order of their links' ends. Call it as
+    /// often as suits (after each read); it costs the connections not yet decided and the new findings.
+    /// - Parameter clock: where the capture is at least, when its times are the wall clock's (a proxy,
+    ///   the monitor channel: a frame that comes later is stamped later), so a link's window closes
+    ///   while nothing comes; nil: the last frame's time.
+    public func poll(clock: Int64? = nil) -> [Finding] {
+        guard let engine = analyzer.engine else { return [] }
+        let connections = model.connections
+        while known < connections.count { undecided.append(connections[known]); known += 1 }
+        let all = engine.findings
+        while read < all.count {
+            if let n = all[read].connectionIndex {
+                if decided.contains(n) {
+                    if Self.decidedAtLinkEnd(all[read].rule) { lateFindings.append(all[read]) }
+                } else if !deferred.contains(n) {
+                    pending[n, default: []].append(read)
+                }
+            }
+            read += 1
+        }
+        let now = max(analyzer.now, clock ?? .min)
+        recentlyLost.removeAll { ($0.lifecycle.disconnectTime ?? 0) < now - 2 * SessionModel.lostTogetherWindow }
+        var told: [Finding] = []
+        var still: [Connection] = []
+        for c in undecided {
+            guard let end = c.lifecycle.disconnectTime, c.lifecycle.disconnectFrame != nil else { still.append(c); continue }
+            if c.endedByLoss, !recentlyLost.contains(where: { $0 === c }) { recentlyLost.append(c) }
+            guard now > end + SessionModel.lostTogetherWindow else { still.append(c); continue }
+            told += decide(c, all)
+        }
+        undecided = still
+        return told
+    }
+
+    /// The connection's findings as the end of the pass will link them; those of link-end rules are told.
+    private func decide(_ c: Connection, _ all: [Finding]) -> [Finding] {
+        let mine = pending.removeValue(forKey: c.index) ?? []
+        // A pairing still open when the link ended is closed (timed out or not) when the pass ends,
+        // and its pairing.security-timeout may take the disconnect in: wait for the end.
+        if c.pairings.contains(where: { $0.outcome == .open }) { deferred.insert(c.index); return [] }
+        decided.insert(c.index)
+        var n = 0
+        if c.lifecycle.disconnectReason?.rawValue == 0x3E, let a = c.peerAddress {
+            n = model.connections[..<c.index].count { $0.lifecycle.disconnectReason?.rawValue == 0x3E && $0.lifecycle.disconnectFrame != nil && $0.peerAddress == a }
+        }
+        let near = recentlyLost.sorted { ($0.lifecycle.disconnectTime ?? 0, $0.index) < ($1.lifecycle.disconnectTime ?? 0, $1.index) }
+        let time = c.lifecycle.disconnectTime ?? 0
+        model.explainEnd(c, lostNear: near.filter { abs(($0.lifecycle.disconnectTime ?? 0) - time) <= SessionModel.lostTogetherWindow },
+                         establishFailures: n)
+        guard !mine.isEmpty else { return [] }
+        var findings = mine.map { all[$0] }
+        Causes.link(&findings, model)
+        DetectorEngine.namePeers(&findings, model)
+        return findings.filter { f in
+            guard Self.decidedAtLinkEnd(f.rule) else { return false }
+            // The disconnect of a pairing that timed out is folded into its pairing.security-timeout at the end.
+            if f.rule == Disconnects.rule.id, c.endCause?.cause.kind == .smpTimeout { return false }
+            return true
+        }
+    }
+}
