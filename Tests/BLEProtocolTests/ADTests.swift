@@ -307,18 +307,25 @@ struct ADRobustnessTests {
     @Test func randomWellFramedAdvertisingData() {
         var rng = ATTTestSplitMix64(seed: 0xAD2)
         let leads = ADDecoding.knownTypes.map(\.rawValue)
+        var miscounted = 0
         for _ in 0..<10_000 {
             var data: [UInt8] = []
+            var structures = 0
             while data.count < 31 {
                 let n = Int(rng.next() % 12)
                 data.append(UInt8(n + 1))
                 data.append(leads[Int(rng.next() % UInt64(leads.count))])
                 for _ in 0..<n { data.append(UInt8(truncatingIfNeeded: rng.next())) }
+                structures += 1
             }
-            S.show(data) { r in
+            let items = S.show(data) { r -> Int in
                 _ = AdvertisingData.parse(r)
-                _ = ADFieldSpec.structures(&r)
+                guard case let .list(items) = ADFieldSpec.structures(&r) else { return -1 }
+                return items.count
             }
+            // Every structure is read, and no framing problem is added after them.
+            if items != structures { miscounted += 1 }
         }
+        #expect(miscounted == 0)
     }
 }
