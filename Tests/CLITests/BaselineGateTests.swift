@@ -17,6 +17,14 @@ import TestSupport
         return path
     }
 
+    /// `check --fail-on LEVEL --write-baseline NAME CAPTURE` (which must pass): the file and its entries.
+    static func written(_ capture: String, failOn: String, _ name: String) throws -> (file: String, entries: [String]) {
+        let file = try write("", name)
+        let r = try CLI.run(["check", "--fail-on", failOn, "--write-baseline", file, capture])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        return (file, try lines(file))
+    }
+
     static func lines(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
     }
@@ -29,9 +37,7 @@ import TestSupport
 
     @Test("--write-baseline names the peer by its name and GATT table, with count and severity; a redacted copy passes")
     func redactedCopyPasses() throws {
-        let file = try Self.write("", "healthy.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "info", "--write-baseline", file, Self.healthy]).status == 0)
-        let entries = try Self.lines(file)
+        let (file, entries) = try Self.written(Self.healthy, failOn: "info", "healthy.tsv")
         // healthy.btsnoop reads the GAP Device Name "bleanalyze-hr" (captures/README.md) and
         // discovers the whole GATT table.
         let peer = try Self.peer("link.disconnect", entries)
@@ -74,9 +80,7 @@ import TestSupport
 
     @Test("a resolvable private address that changes between connections: a baseline by identity address passes both links")
     func addressRotation() throws {
-        let file = try Self.write("", "rotation.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "info", "--write-baseline", file, Self.rotation]).status == 0)
-        let entries = try Self.lines(file)
+        let (file, entries) = try Self.written(Self.rotation, failOn: "info", "rotation.tsv")
         // Both disconnects (frames 126 and 192) under the identity address: one entry, count 2.
         let peer = try Self.peer("link.disconnect", entries)
         #expect(peer.first == "C0:11:22:33:44:02", "\(entries)")
@@ -100,9 +104,7 @@ import TestSupport
 
     @Test("a count or a severity beyond the baseline fails, saying which line; a three-field line accepts any number")
     func countAndSeverity() throws {
-        let file = try Self.write("", "counts.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "info", "--write-baseline", file, Self.healthy]).status == 0)
-        let entries = try Self.lines(file)
+        let (file, entries) = try Self.written(Self.healthy, failOn: "info", "counts.tsv")
         let zero = try Self.write(entries.map { $0.hasPrefix("link.disconnect\t") ? $0.replacingOccurrences(of: "\t1\tinfo", with: "\t0\tinfo") : $0 }
             .joined(separator: "\n") + "\n", "zero.tsv")
         let grew = try CLI.run(["check", "--fail-on", "info", "--baseline", zero, Self.healthy])
@@ -119,9 +121,7 @@ import TestSupport
           .enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"))
     func realCountsAndRedaction() throws {
         let capture = try #require(CLI.sharedReal).appendingPathComponent("android_ledble_supervision_timeout_reconnect_loop.btsnoop").path
-        let file = try Self.write("", "ledble.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "warning", "--write-baseline", file, capture]).status == 0)
-        let entries = try Self.lines(file)
+        let (file, entries) = try Self.written(capture, failOn: "warning", "ledble.tsv")
         // Three Disconnection Complete events with 0x08 Connection Timeout on the LEDBLE's links
         // (Tests/Labels/android_ledble_supervision_timeout_reconnect_loop.labels.json).
         let line = try #require(entries.first { $0.hasPrefix("link.disconnect\t") })
