@@ -26,10 +26,13 @@ enum CLI {
 
     static let sharedReal: URL? = Repo.sharedReal
 
-    /// The before/after pairs of `diff` (captures/diff/, DiffTests): a walk of captures/ finds them too.
-    static func diffPairs() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures/diff").path)
-            .filter { $0.hasSuffix(".btsnoop") }.map { capture("diff/" + $0) }.sorted()
+    /// The captures in captures/'s subdirectories (`diff/` pairs, `gate/` for the CI gate): a walk of
+    /// captures/ finds them beside the per-capture ones.
+    static func subdirectoryCaptures() throws -> [String] {
+        try ["diff", "gate"].flatMap { dir in
+            try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures/" + dir).path)
+                .filter { $0.hasSuffix(".btsnoop") }.map { capture(dir + "/" + $0) }
+        }.sorted()
     }
 
     static func allCaptures() throws -> [String] {
