@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A bonded peripheral whose resolvable private address changes between connections
-(captures/gate/rpa_rotation.btsnoop, for `check --baseline` across an address change; issue 33).
+(captures/gate/rpa_rotation.btsnoop, the central's HCI, and rpa_rotation_peripheral.btsnoop, the
+peripheral's; for `check --baseline` across an address change, issue 33).
 
 The Testbed of make_captures.py (central C0:11:22:33:44:01, peripheral "bleanalyze-hr" whose
 identity address is its random static C0:11:22:33:44:02) with the peripheral on resolvable
@@ -47,6 +48,9 @@ from captures.testbed import STEP_TIMEOUT, Testbed  # noqa: E402
 
 PERIPHERAL_IRK = bytes(range(0x10, 0x20))
 NAME = "rpa_rotation.btsnoop"
+# The same session from the peripheral's host: it answers LE Long Term Key Request with the bond's
+# key (LE Long Term Key Request Reply) on both links; its peer, the central, keeps its address.
+PERIPHERAL_NAME = "rpa_rotation_peripheral.btsnoop"
 
 
 async def connect_to_rpa(tb: Testbed, rng: random.Random):
@@ -67,7 +71,7 @@ async def connect_to_rpa(tb: Testbed, rng: random.Random):
 
 async def session(out_dir: Path) -> None:
     rng = random.Random(33)
-    async with Testbed(out_dir, NAME) as tb:
+    async with Testbed(out_dir, NAME, PERIPHERAL_NAME) as tb:
         tb.peripheral.irk = PERIPHERAL_IRK
         # Both distribute their random static address as identity (not their public one), so each
         # finds the other's keys when the link comes back.
@@ -105,7 +109,8 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with reproducible_smp_randomness(33):
         asyncio.run(session(args.out))
-    print(f"{NAME}: {(args.out / NAME).stat().st_size} bytes")
+    for name in (NAME, PERIPHERAL_NAME):
+        print(f"{name}: {(args.out / name).stat().st_size} bytes")
     return 0
 
 

@@ -21,6 +21,17 @@ import BLEProtocol
         #expect(links.map { $0.peerIdentityAddress?.description } == ["C0:11:22:33:44:02", "C0:11:22:33:44:02"])
     }
 
+    /// The peripheral's side (rpa_rotation_peripheral.btsnoop): its host gives the key in LE Long Term
+    /// Key Request Reply (frames 59 and 147, the same key); the central sent Identity Address
+    /// Information C0:11:22:33:44:01 on the first link (frame 67) and none on the second.
+    @Test("a host in the peripheral role: the key of LE Long Term Key Request Reply names the bond too")
+    func peripheralRoleKeyReply() throws {
+        let (analyzer, _) = try AnalysisFixtures.analyze(AnalysisFixtures.capture("gate/rpa_rotation_peripheral.btsnoop"))
+        let links = analyzer.session.connections
+        #expect(links.count == 2)
+        #expect(links.map { $0.peerIdentityAddress?.description } == ["C0:11:22:33:44:01", "C0:11:22:33:44:01"])
+    }
+
     @Test("a redacted copy (keys zeroed) links nothing by its all-zero keys")
     func zeroKeysProveNothing() throws {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("bond-identity-\(getpid()).btsnoop").path
