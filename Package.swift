@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// bleanalyze — Bluetooth HCI captures turned into answers. See README.md and DESIGN notes in Sources/*/README.
+// bleanalyze — Bluetooth HCI captures turned into answers. See README.md and docs/ARCHITECTURE.md (the targets and what each holds).
 import PackageDescription
 
 // No unsafe flags on any target: a package that depends on BLEProtocol by version must be able to

@@ -160,10 +160,4 @@ public struct FieldText {
             out.append("0x"); out.hex(n, width: bytes * 2)
         }
     }
-
-    static func formatScaled(_ v: Double) -> String {
-        let b = TextBuffer(capacity: 16)
-        b.fixed2(v)
-        return b.string
-    }
 }

@@ -258,44 +258,74 @@ struct AdvertisingDataTests {
 
 @Suite("AD robustness")
 struct ADRobustnessTests {
+    static func malformed(_ fields: [Field]) -> Bool { S.malformed(fields) }
+
+    /// Every prefix never traps; as advertising data, a structure whose Length claims more than the
+    /// prefix holds is malformed (each strict prefix of `Length + structure`) and the whole one is not
+    /// (valid vectors).
     @Test func everyPrefixOfEveryVector() {
         for (hex, _) in adVectors + adMalformed.map({ ($0.0, []) }) {
             let bytes = S.bytes(hex)
             S.prefixes(bytes) { r in _ = ADDecoding.decode(&r) }
             // As a whole AD structure with a correct Length, and as raw advertising data.
-            S.prefixes([UInt8(bytes.count)] + bytes) { r in _ = ADFieldSpec.structures(&r) }
-            S.prefixes([UInt8(bytes.count)] + bytes) { r in _ = AdvertisingData.parse(r) }
+            let framed = [UInt8(bytes.count)] + bytes
+            let fields = S.prefixOutcomes(framed) { r in !Self.malformed([Field("AD", ADFieldSpec.structures(&r))]) }
+            let parsed = S.prefixOutcomes(framed) { r in AdvertisingData.parse(r).malformed.isEmpty }
+            // Prefixes 2…count-1 cut the structure its Length announces.
+            for n in 2 ..< framed.count {
+                #expect(!fields[n] && !parsed[n], "\(hex): a prefix of \(n) bytes cuts the structure")
+            }
+        }
+        for (hex, _) in adVectors {
+            let framed = [UInt8(S.bytes(hex).count)] + S.bytes(hex)
+            #expect(S.show(framed) { AdvertisingData.parse($0).malformed.isEmpty }, "\(hex)")
         }
     }
 
     @Test func randomStructures() {
         let leads = ADDecoding.knownTypes.map(\.rawValue)
-        S.fuzz(seed: 0xAD0, maxLength: 40, leads: leads) { r in _ = ADDecoding.decode(&r) }
+        let o = S.fuzzOutcomes(seed: 0xAD0, maxLength: 40, leads: leads) { r in !Self.malformed(ADDecoding.decode(&r)) }
+        #expect(o.both, "\(o)")
     }
 
     @Test func randomAdvertisingData() {
-        S.fuzz(seed: 0xAD1, maxLength: 64) { r in
-            _ = AdvertisingData.parse(r)
-            _ = ADFieldSpec.structures(&r)
+        var parsed = S.Outcomes()
+        var disagree = 0
+        let fields = S.fuzzOutcomes(seed: 0xAD1, maxLength: 64) { r in
+            let framed = AdvertisingData.parse(r).malformed.isEmpty
+            parsed.note(framed)
+            let clean = !Self.malformed([Field("AD", ADFieldSpec.structures(&r))])
+            if clean && !framed { disagree += 1 }
+            return clean
         }
+        // What the display reader finds clean the parser finds well framed too (the display reader
+        // also marks values malformed inside well-framed structures: it may refuse more).
+        #expect(parsed.both && fields.both && disagree == 0, "parse \(parsed); fields \(fields); \(disagree) clean but not framed")
     }
 
     /// Random data built from well-formed structure headers with random types and bodies.
     @Test func randomWellFramedAdvertisingData() {
         var rng = ATTTestSplitMix64(seed: 0xAD2)
         let leads = ADDecoding.knownTypes.map(\.rawValue)
+        var miscounted = 0
         for _ in 0..<10_000 {
             var data: [UInt8] = []
+            var structures = 0
             while data.count < 31 {
                 let n = Int(rng.next() % 12)
                 data.append(UInt8(n + 1))
                 data.append(leads[Int(rng.next() % UInt64(leads.count))])
                 for _ in 0..<n { data.append(UInt8(truncatingIfNeeded: rng.next())) }
+                structures += 1
             }
-            S.show(data) { r in
+            let items = S.show(data) { r -> Int in
                 _ = AdvertisingData.parse(r)
-                _ = ADFieldSpec.structures(&r)
+                guard case let .list(items) = ADFieldSpec.structures(&r) else { return -1 }
+                return items.count
             }
+            // Every structure is read, and no framing problem is added after them.
+            if items != structures { miscounted += 1 }
         }
+        #expect(miscounted == 0)
     }
 }

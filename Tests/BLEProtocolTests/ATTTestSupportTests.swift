@@ -50,6 +50,42 @@ enum ATTTestSupport {
         }
     }
 
+    /// How a robustness run ended for its buffers: accepted by the decoder, or refused (thrown, or
+    /// marked malformed). A run that never refuses never reached the error paths it claims to test,
+    /// and one that never accepts never got past the first check: tests expect both.
+    struct Outcomes: CustomStringConvertible {
+        var accepted = 0
+        var refused = 0
+        mutating func note(_ ok: Bool) { if ok { accepted += 1 } else { refused += 1 } }
+        var both: Bool { accepted > 0 && refused > 0 }
+        var description: String { "\(accepted) accepted, \(refused) refused" }
+    }
+
+    /// Whether display fields carry a `Malformed` note, at any depth.
+    static func malformed(_ fields: [Field]) -> Bool {
+        fields.contains { f in
+            if f.nameString == "Malformed" { return true }
+            switch f.value {
+            case let .group(inner): return malformed(inner)
+            case let .list(items): return items.contains(where: malformed)
+            default: return false
+            }
+        }
+    }
+
+    /// Whether `body` accepted each prefix of `bytes` (index n: the first n bytes).
+    static func prefixOutcomes(_ bytes: [UInt8], _ body: (inout ByteReader) -> Bool) -> [Bool] {
+        (0...bytes.count).map { n in show(Array(bytes[..<n]), body) }
+    }
+
+    /// `fuzz`, tallying what `body` accepted and refused.
+    static func fuzzOutcomes(seed: UInt64, count: Int = 10_000, maxLength: Int = 48, leads: [UInt8] = [],
+                             _ body: (inout ByteReader) -> Bool) -> Outcomes {
+        var o = Outcomes()
+        fuzz(seed: seed, count: count, maxLength: maxLength, leads: leads) { r in o.note(body(&r)) }
+        return o
+    }
+
     /// `count` seeded random buffers of 0…`maxLength` bytes through `body`; half of them start with one
     /// of `leads` so the decoders behind known codes see random parameters.
     static func fuzz(seed: UInt64, count: Int = 10_000, maxLength: Int = 48, leads: [UInt8] = [],

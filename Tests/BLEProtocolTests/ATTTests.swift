@@ -382,11 +382,16 @@ struct ATTDisplayTests {
 
 @Suite("ATT robustness")
 struct ATTRobustnessTests {
+    /// Every prefix decodes or throws (never traps): the empty one is refused, a valid vector whole is
+    /// accepted, a malformed one whole is refused, by the typed and the display decoder alike.
     @Test func everyPrefixOfEveryVectorDecodesOrThrows() {
-        for (hex, _) in attVectors + attMalformed.map({ ($0.0, ATT.PDU.writeResponse) }) {
+        let cases = attVectors.map { ($0.0, true) } + attMalformed.map { ($0.0, false) }
+        for (hex, valid) in cases {
             let bytes = S.bytes(hex)
-            S.prefixes(bytes) { r in _ = try? ATT.decode(&r) }
-            S.prefixes(bytes) { r in _ = ATTDisplay.decode(&r, context: ATTDisplayTests.heartRate) }
+            let typed = S.prefixOutcomes(bytes) { r in (try? ATT.decode(&r)) != nil }
+            #expect(typed.first == false && typed.last == valid, "\(hex): \(typed)")
+            let shown = S.prefixOutcomes(bytes) { r in ATTDisplay.decode(&r, context: ATTDisplayTests.heartRate).error == nil }
+            #expect(shown.first == false && shown.last == valid, "\(hex): \(shown)")
         }
     }
 
@@ -408,11 +413,13 @@ struct ATTRobustnessTests {
     static let leads = ATTDecoding.knownOpcodes.map(\.rawValue)
 
     @Test func randomBuffersThroughTheTypedDecoder() {
-        S.fuzz(seed: 0xA77, leads: Self.leads) { r in _ = try? ATT.decode(&r) }
+        let o = S.fuzzOutcomes(seed: 0xA77, leads: Self.leads) { r in (try? ATT.decode(&r)) != nil }
+        #expect(o.both, "\(o)")
     }
 
     @Test func randomBuffersThroughTheDisplayDecoder() {
-        S.fuzz(seed: 0xA78, leads: Self.leads) { r in _ = ATTDisplay.decode(&r, context: ATTDisplayTests.heartRate) }
+        let o = S.fuzzOutcomes(seed: 0xA78, leads: Self.leads) { r in ATTDisplay.decode(&r, context: ATTDisplayTests.heartRate).error == nil }
+        #expect(o.both, "\(o)")
     }
 
     @Test func randomBuffersAgree() {

@@ -118,14 +118,19 @@ struct GATTValueTests {
 
     @Test func everyPrefixAndRandomValuesNeverTrap() {
         for (uuid, hex, _) in gattValueVectors {
-            S.prefixes(S.bytes(hex)) { r in _ = GATTValues.decode(uuid: BluetoothUUID(uuid16: uuid), &r) }
+            let outcomes = S.prefixOutcomes(S.bytes(hex)) { r in
+                GATTValues.decode(uuid: BluetoothUUID(uuid16: uuid), &r).map { !S.malformed($0) } ?? false
+            }
+            #expect(outcomes.last == true, "0x\(String(uuid, radix: 16)) \(hex): the whole vector decodes, \(outcomes)")
         }
         let uuids = GATTValues.knownUUIDs.map(BluetoothUUID.init(uuid16:))
+        var o = S.Outcomes()
         S.fuzz(seed: 0x6A77, maxLength: 24) { r in
             for uuid in uuids {
                 var copy = r
-                _ = GATTValues.decode(uuid: uuid, &copy)
+                o.note(GATTValues.decode(uuid: uuid, &copy).map { !S.malformed($0) } ?? false)
             }
         }
+        #expect(o.both, "\(o)")
     }
 }

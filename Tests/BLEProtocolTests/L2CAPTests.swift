@@ -239,20 +239,29 @@ struct L2CAPPDUTests {
 
 @Suite("L2CAP robustness")
 struct L2CAPRobustnessTests {
+    /// Every prefix decodes or throws (never traps); the empty prefix is refused and the whole
+    /// vector accepted, by the typed and the display decoder alike.
     @Test func everyPrefixDecodesOrThrows() {
         for (hex, _) in l2capSignalingVectors {
-            S.prefixes(S.bytes(hex)) { r in _ = try? L2CAP.decodeSignaling(&r) }
-            S.prefixes(S.bytes(hex)) { r in _ = L2CAPDisplay.signaling(&r, protocolName: "LE L2CAP") }
+            let typed = S.prefixOutcomes(S.bytes(hex)) { r in (try? L2CAP.decodeSignaling(&r)) != nil }
+            #expect(typed.first == false && typed.last == true, "\(hex): \(typed)")
+            let shown = S.prefixOutcomes(S.bytes(hex)) { r in L2CAPDisplay.signaling(&r, protocolName: "LE L2CAP").error == nil }
+            #expect(shown.first == false && shown.last == true, "\(hex): \(shown)")
         }
         for (hex, _) in l2capPDUVectors {
-            S.prefixes(S.bytes(hex)) { r in _ = try? L2CAP.decode(&r) }
-            S.prefixes(S.bytes(hex)) { r in _ = L2CAPDisplay.decode(pdu: &r, context: .none, isFirstKFrame: true) }
+            let typed = S.prefixOutcomes(S.bytes(hex)) { r in (try? L2CAP.decode(&r)) != nil }
+            #expect(typed.first == false && typed.last == true, "\(hex): \(typed)")
+            let shown = S.prefixOutcomes(S.bytes(hex)) { r in
+                L2CAPDisplay.decode(pdu: &r, context: .none, isFirstKFrame: true).allSatisfy { $0.error == nil }
+            }
+            #expect(shown.first == false && shown.last == true, "\(hex): \(shown)")
         }
     }
 
     /// Random payloads behind a consistent basic header on the interesting channels, so the
     /// channel decoders (not the header check) get the random bytes.
-    static func pdus(seed: UInt64, count: Int = 10_000, _ body: (inout ByteReader) -> Void) {
+    static func pdus(seed: UInt64, count: Int = 10_000, _ body: (inout ByteReader) -> Bool) -> ATTTestSupport.Outcomes {
+        var outcomes = S.Outcomes()
         var rng = ATTTestSplitMix64(seed: seed)
         let cids: [UInt16] = [0x0001, 0x0004, 0x0005, 0x0006, 0x0007, 0x0002, 0x0040, 0x0003]
         for _ in 0..<count {
@@ -264,30 +273,40 @@ struct L2CAPRobustnessTests {
             var declared = UInt16(length)
             if rng.next() % 8 == 0 { declared = UInt16(truncatingIfNeeded: rng.next()) }   // sometimes a lying header
             let pdu = [UInt8(declared & 0xFF), UInt8(declared >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
-            S.show(pdu, body)
+            outcomes.note(S.show(pdu, body))
         }
+        return outcomes
     }
 
+    // The random runs never trap, and reach both the decoded and the refused path.
+
     @Test func randomPDUsThroughTheTypedDecoder() {
-        Self.pdus(seed: 0x12CA) { r in _ = try? L2CAP.decode(&r) }
+        let o = Self.pdus(seed: 0x12CA) { r in (try? L2CAP.decode(&r)) != nil }
+        #expect(o.both, "\(o)")
     }
 
     @Test func randomPDUsThroughTheDisplayDecoder() {
-        Self.pdus(seed: 0x12CB) { r in _ = L2CAPDisplay.decode(pdu: &r, context: ATTDisplayTests.heartRate, isFirstKFrame: true) }
+        let o = Self.pdus(seed: 0x12CB) { r in
+            L2CAPDisplay.decode(pdu: &r, context: ATTDisplayTests.heartRate, isFirstKFrame: true).allSatisfy { $0.error == nil }
+        }
+        #expect(o.both, "\(o)")
     }
 
     @Test func randomSignalingCommands() {
         let leads = Array(UInt8(0)...0x1B)
-        S.fuzz(seed: 0x516, leads: leads) { r in _ = try? L2CAP.decodeSignaling(&r) }
-        S.fuzz(seed: 0x517, leads: leads) { r in _ = L2CAPDisplay.signaling(&r, protocolName: "LE L2CAP") }
-        S.fuzz(seed: 0x518) { r in _ = try? L2CAP.decodeKFrame(&r, isFirstKFrame: true) }
+        let typed = S.fuzzOutcomes(seed: 0x516, leads: leads) { r in (try? L2CAP.decodeSignaling(&r)) != nil }
+        let shown = S.fuzzOutcomes(seed: 0x517, leads: leads) { r in L2CAPDisplay.signaling(&r, protocolName: "LE L2CAP").error == nil }
+        let kFrames = S.fuzzOutcomes(seed: 0x518) { r in (try? L2CAP.decodeKFrame(&r, isFirstKFrame: true)) != nil }
+        #expect(typed.both && shown.both && kFrames.both, "typed \(typed); display \(shown); K-frames \(kFrames)")
     }
 
     @Test func randomBuffersAsWholePDUs() {
-        S.fuzz(seed: 0x519) { r in
+        var typed = S.Outcomes()
+        let shown = S.fuzzOutcomes(seed: 0x519) { r in
             var copy = r
-            _ = try? L2CAP.decode(&copy)
-            _ = L2CAPDisplay.decode(pdu: &r, context: .none)
+            typed.note((try? L2CAP.decode(&copy)) != nil)
+            return L2CAPDisplay.decode(pdu: &r, context: .none).allSatisfy { $0.error == nil }
         }
+        #expect(typed.both && shown.both, "typed \(typed); display \(shown)")
     }
 }

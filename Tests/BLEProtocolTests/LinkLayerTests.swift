@@ -118,7 +118,11 @@ struct LinkLayerTests {
         for (lt, hex) in [(UInt32(256), Self.advInd), (251, Self.connectInd), (272, Self.nordic)] {
             let b = HCITest.bytes(hex)
             for n in 0 ... b.count { inputs.append((lt, Array(b.prefix(n)))) }
+            // The whole vector parses; the empty record does not.
+            #expect(b.withUnsafeBytes { (try? LLAirPacket.parse(linkType: lt, $0, base: 0)) != nil }, "\(lt) \(hex)")
+            #expect([UInt8]().withUnsafeBytes { (try? LLAirPacket.parse(linkType: lt, $0, base: 0)) == nil }, "\(lt)")
         }
+        var parsed = 0, refused = 0
         for _ in 0 ..< 10_000 {
             let n = Int.random(in: 0 ... 64, using: &rng)
             let lt: UInt32 = [251, 256, 272].randomElement(using: &rng) ?? 251
@@ -127,11 +131,15 @@ struct LinkLayerTests {
         for (lt, bytes) in inputs {
             bytes.withUnsafeBytes { b in
                 _ = LinkLayerDisplay.layers(linkType: lt, b, base: 0)
-                if let p = try? LLAirPacket.parse(linkType: lt, b, base: 0), p.isAdvertising {
-                    _ = try? LLAdvertisingPDU.decode(p, b, base: 0)
+                if let p = try? LLAirPacket.parse(linkType: lt, b, base: 0) {
+                    parsed += 1
+                    if p.isAdvertising { _ = try? LLAdvertisingPDU.decode(p, b, base: 0) }
+                } else {
+                    refused += 1
                 }
             }
         }
+        #expect(parsed > 0 && refused > 0, "\(parsed) parsed, \(refused) refused")
     }
 
     @Test("the LL Control table has no duplicate opcode")

@@ -240,16 +240,21 @@ struct SMPTests {
 
 @Suite("SMP robustness")
 struct SMPRobustnessTests {
+    /// Every prefix decodes or throws (never traps): the empty one is refused and the whole vector
+    /// accepted, by the typed and the display decoder alike.
     @Test func everyPrefixDecodesOrThrows() {
         for (hex, _) in smpVectors {
-            S.prefixes(S.bytes(hex)) { r in _ = try? SMP.decode(&r) }
-            S.prefixes(S.bytes(hex)) { r in _ = SMPDisplay.decode(&r) }
+            let typed = S.prefixOutcomes(S.bytes(hex)) { r in (try? SMP.decode(&r)) != nil }
+            #expect(typed.first == false && typed.last == true, "\(hex): \(typed)")
+            let shown = S.prefixOutcomes(S.bytes(hex)) { r in SMPDisplay.decode(&r).error == nil }
+            #expect(shown.first == false && shown.last == true, "\(hex): \(shown)")
         }
     }
 
     @Test func randomBuffers() {
         let leads = Array(UInt8(0)...0x0F)
-        S.fuzz(seed: 0x5E9, maxLength: 80, leads: leads) { r in _ = try? SMP.decode(&r) }
-        S.fuzz(seed: 0x5EA, maxLength: 80, leads: leads) { r in _ = SMPDisplay.decode(&r) }
+        let typed = S.fuzzOutcomes(seed: 0x5E9, maxLength: 80, leads: leads) { r in (try? SMP.decode(&r)) != nil }
+        let shown = S.fuzzOutcomes(seed: 0x5EA, maxLength: 80, leads: leads) { r in SMPDisplay.decode(&r).error == nil }
+        #expect(typed.both && shown.both, "typed \(typed); display \(shown)")
     }
 }

@@ -3,7 +3,9 @@ import Testing
 import TestSupport
 
 /// The CI gate on real devices (issue 33): baseline entries carry a count and a severity and name the
-/// peer by name, address or `*`; a redacted copy of the same log (new addresses) still passes; a
+/// peer by name, address, GATT table or `*`; a redacted copy of the same log (new addresses, new
+/// names: plain `redact`) still passes through the GATT table; a device whose resolvable private
+/// address changes between connections passes by its identity address; a
 /// count or severity that grows fails, saying why; old three-field files read as before; JUnit
 /// failures carry the why line and its frames; `--conn` takes a peer name.
 @Suite struct BaselineGateTests {
@@ -15,17 +17,32 @@ import TestSupport
         return path
     }
 
+    /// `check --fail-on LEVEL --write-baseline NAME CAPTURE` (which must pass): the file and its entries.
+    static func written(_ capture: String, failOn: String, _ name: String) throws -> (file: String, entries: [String]) {
+        let file = try write("", name)
+        let r = try CLI.run(["check", "--fail-on", failOn, "--write-baseline", file, capture])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        return (file, try lines(file))
+    }
+
     static func lines(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
     }
 
-    @Test("--write-baseline names the peer by its name, with count and severity; a redacted copy (--keep-names) passes")
+    /// The PEER column of the written entry for `rule`, split at `|`.
+    static func peer(_ rule: String, _ entries: [String]) throws -> [String] {
+        let line = try #require(entries.first { $0.hasPrefix(rule + "\t") }, "\(entries)")
+        return line.split(separator: "\t").dropFirst().first.map { $0.split(separator: "|").map(String.init) } ?? []
+    }
+
+    @Test("--write-baseline names the peer by its name and GATT table, with count and severity; a redacted copy passes")
     func redactedCopyPasses() throws {
-        let file = try Self.write("", "healthy.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "info", "--write-baseline", file, Self.healthy]).status == 0)
-        let entries = try Self.lines(file)
-        // healthy.btsnoop reads the GAP Device Name "bleanalyze-hr" (captures/README.md).
-        #expect(entries.contains("link.disconnect\tbleanalyze-hr\t-\t1\tinfo"), "\(entries)")
+        let (file, entries) = try Self.written(Self.healthy, failOn: "info", "healthy.tsv")
+        // healthy.btsnoop reads the GAP Device Name "bleanalyze-hr" (captures/README.md) and
+        // discovers the whole GATT table.
+        let peer = try Self.peer("link.disconnect", entries)
+        #expect(peer.count == 2 && peer[0] == "bleanalyze-hr" && peer[1].hasPrefix("gatt:") && peer[1].count == 13, "\(entries)")
+        #expect(entries.contains("link.disconnect\t\(peer.joined(separator: "|"))\t-\t1\tinfo"), "\(entries)")
         let redacted = Built.scratch("baseline-gate").appendingPathComponent("healthy-redacted.btsnoop").path
         #expect(try CLI.run(["redact", Self.healthy, "-o", redacted, "--keep-names"]).status == 0)
         // The copy has new addresses…
@@ -38,18 +55,56 @@ import TestSupport
         let byAddress = try Self.write("link.disconnect\tC0:11:22:33:44:02\t-\nlink.disconnect-summary\t-\t-\n", "address.tsv")
         #expect(try CLI.run(["check", "--fail-on", "info", "--baseline", byAddress, Self.healthy]).status == 0)
         #expect(try CLI.run(["check", "--fail-on", "info", "--baseline", byAddress, redacted]).status == 1)
-        // A fully redacted copy (names replaced too) passes with `*` for the peer.
+        // A fully redacted copy (names replaced too: plain `redact`) passes with the written baseline,
+        // by the GATT table redaction keeps, and with `*` for the peer.
         let anonymous = Built.scratch("baseline-gate").appendingPathComponent("healthy-anon.btsnoop").path
         #expect(try CLI.run(["redact", Self.healthy, "-o", anonymous]).status == 0)
+        let anonymousReport = try CLI.run(["timeline", anonymous]).stdout
+        #expect(!anonymousReport.contains("bleanalyze-hr"), "\(anonymousReport)")
+        let written = try CLI.run(["check", "--fail-on", "info", "--baseline", file, anonymous])
+        #expect(written.status == 0, "\(written.stdout)")
         let star = try Self.write("link.disconnect\t*\t-\t1\tinfo\nlink.disconnect-summary\t*\t-\t1\tinfo\n", "star.tsv")
         #expect(try CLI.run(["check", "--fail-on", "info", "--baseline", star, anonymous]).status == 0)
+        // The name alone does not match the copy; another table's fingerprint does not either.
+        let named = try Self.write("link.disconnect\tbleanalyze-hr\t-\t1\tinfo\nlink.disconnect-summary\t-\t-\t1\tinfo\n", "named.tsv")
+        #expect(try CLI.run(["check", "--fail-on", "info", "--baseline", named, anonymous]).status == 1)
+        let other = try Self.write("link.disconnect\tgatt:00000000\t-\t1\tinfo\nlink.disconnect-summary\t-\t-\t1\tinfo\n", "other.tsv")
+        #expect(try CLI.run(["check", "--fail-on", "info", "--baseline", other, anonymous]).status == 1)
+    }
+
+    /// captures/gate/rpa_rotation.btsnoop (scripts/make_rpa_rotation.py): the peripheral pairs on RPA
+    /// 55:92:01:3D:FF:BE (frame 31), sends Identity Address Information C0:11:22:33:44:02 (frame 53),
+    /// and comes back on RPA 5D:A1:DA:B6:7B:8D (frame 129); the central encrypts that link with the
+    /// bond's LTK (LE Enable Encryption frames 49 and 130 carry the same key 41 cf 83 …).
+    static let rotation = CLI.repoRoot.appendingPathComponent("captures/gate/rpa_rotation.btsnoop").path
+
+    @Test("a resolvable private address that changes between connections: a baseline by identity address passes both links")
+    func addressRotation() throws {
+        let (file, entries) = try Self.written(Self.rotation, failOn: "info", "rotation.tsv")
+        // Both disconnects (frames 126 and 192) under the identity address: one entry, count 2.
+        let peer = try Self.peer("link.disconnect", entries)
+        #expect(peer.first == "C0:11:22:33:44:02", "\(entries)")
+        #expect(entries.contains { $0.hasPrefix("link.disconnect\tC0:11:22:33:44:02") && $0.hasSuffix("\t-\t2\tinfo") }, "\(entries)")
+        let byIdentity = try Self.write("link.disconnect\tC0:11:22:33:44:02\t-\t2\tinfo\nlink.disconnect-summary\t-\t-\t1\tinfo\n", "identity.tsv")
+        let pass = try CLI.run(["check", "--fail-on", "info", "--baseline", byIdentity, Self.rotation])
+        #expect(pass.status == 0, "\(pass.stdout)")
+        // One accepted: the second link's disconnect (frame 192, from the new RPA) fails.
+        let one = try Self.write("link.disconnect\tC0:11:22:33:44:02\t-\t1\tinfo\nlink.disconnect-summary\t-\t-\t1\tinfo\n", "identity1.tsv")
+        let grew = try CLI.run(["check", "--fail-on", "info", "--baseline", one, Self.rotation])
+        #expect(grew.status == 1 && grew.stdout.contains("frames #192") && grew.stdout.contains("more than the 1"), "\(grew.stdout)")
+        // The first RPA names only the first link.
+        let byRPA = try Self.write("link.disconnect\t55:92:01:3D:FF:BE\t-\t2\tinfo\nlink.disconnect-summary\t-\t-\t1\tinfo\n", "rpa.tsv")
+        #expect(try CLI.run(["check", "--fail-on", "info", "--baseline", byRPA, Self.rotation]).status == 1)
+        // Redacted (addresses replaced, keys zeroed), the written baseline passes by the GATT table.
+        let redacted = Built.scratch("baseline-gate").appendingPathComponent("rotation-redacted.btsnoop").path
+        #expect(try CLI.run(["redact", Self.rotation, "-o", redacted]).status == 0)
+        let copy = try CLI.run(["check", "--fail-on", "info", "--baseline", file, redacted])
+        #expect(copy.status == 0, "\(copy.stdout)")
     }
 
     @Test("a count or a severity beyond the baseline fails, saying which line; a three-field line accepts any number")
     func countAndSeverity() throws {
-        let file = try Self.write("", "counts.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "info", "--write-baseline", file, Self.healthy]).status == 0)
-        let entries = try Self.lines(file)
+        let (file, entries) = try Self.written(Self.healthy, failOn: "info", "counts.tsv")
         let zero = try Self.write(entries.map { $0.hasPrefix("link.disconnect\t") ? $0.replacingOccurrences(of: "\t1\tinfo", with: "\t0\tinfo") : $0 }
             .joined(separator: "\n") + "\n", "zero.tsv")
         let grew = try CLI.run(["check", "--fail-on", "info", "--baseline", zero, Self.healthy])
@@ -62,29 +117,37 @@ import TestSupport
         #expect(refused.status == 2 && refused.stderr.contains("line 1"))
     }
 
-    @Test("real device: three link losses accepted as 3 warnings; 2 accepted fails, as does info; a redacted copy passes",
+    @Test("real device: three link losses accepted as 3 warnings; 2 accepted fails, as does info; a redacted copy passes and fails alike",
           .enabled(if: CLI.sharedReal != nil, "../shared/captures/real is absent"))
     func realCountsAndRedaction() throws {
         let capture = try #require(CLI.sharedReal).appendingPathComponent("android_ledble_supervision_timeout_reconnect_loop.btsnoop").path
-        let file = try Self.write("", "ledble.tsv")
-        #expect(try CLI.run(["check", "--fail-on", "warning", "--write-baseline", file, capture]).status == 0)
-        let entries = try Self.lines(file)
+        let (file, entries) = try Self.written(capture, failOn: "warning", "ledble.tsv")
         // Three Disconnection Complete events with 0x08 Connection Timeout on the LEDBLE's links
         // (Tests/Labels/android_ledble_supervision_timeout_reconnect_loop.labels.json).
         let line = try #require(entries.first { $0.hasPrefix("link.disconnect\t") })
-        #expect(line == "link.disconnect\tLEDBLE-78634D50\t-\t3\twarning", "\(entries)")
+        let peer = try Self.peer("link.disconnect", entries)
+        #expect(peer.first == "LEDBLE-78634D50" && peer.count == 2 && peer[1].hasPrefix("gatt:"), "\(entries)")
+        let peerText = peer.joined(separator: "|")
+        #expect(line == "link.disconnect\t\(peerText)\t-\t3\twarning", "\(entries)")
         #expect(try CLI.run(["check", "--fail-on", "warning", "--baseline", file, capture]).status == 0)
-        let two = try Self.write(entries.map { $0 == line ? "link.disconnect\tLEDBLE-78634D50\t-\t2\twarning" : $0 }.joined(separator: "\n") + "\n", "two.tsv")
+        let two = try Self.write(entries.map { $0 == line ? "link.disconnect\t\(peerText)\t-\t2\twarning" : $0 }.joined(separator: "\n") + "\n", "two.tsv")
         let more = try CLI.run(["check", "--fail-on", "warning", "--baseline", two, capture])
         #expect(more.status == 1 && more.stdout.contains("more than the 2"), "\(more.stdout)")
         #expect(more.stdout.components(separatedBy: "\n      WARNING").count - 1 == 1)   // only the third fails
-        let info = try Self.write(entries.map { $0 == line ? "link.disconnect\tLEDBLE-78634D50\t-\t3\tinfo" : $0 }.joined(separator: "\n") + "\n", "info.tsv")
+        let info = try Self.write(entries.map { $0 == line ? "link.disconnect\t\(peerText)\t-\t3\tinfo" : $0 }.joined(separator: "\n") + "\n", "info.tsv")
         let worse = try CLI.run(["check", "--fail-on", "warning", "--baseline", info, capture])
         #expect(worse.status == 1 && worse.stdout.contains("warning is above the info the baseline accepts"), "\(worse.stdout)")
+        // Plain `redact`: the name LEDBLE-78634D50 and the addresses are replaced, the GATT table kept.
         let redacted = Built.scratch("baseline-gate").appendingPathComponent("ledble-redacted.btsnoop").path
-        #expect(try CLI.run(["redact", capture, "-o", redacted, "--keep-names"]).status == 0)
+        #expect(try CLI.run(["redact", capture, "-o", redacted]).status == 0)
+        let copyReport = try CLI.run(["timeline", redacted]).stdout
+        #expect(!copyReport.contains("LEDBLE-78634D50"), "\(copyReport)")
         let pass = try CLI.run(["check", "--fail-on", "warning", "--baseline", file, redacted])
         #expect(pass.status == 0, "\(pass.stdout)")
+        let moreOnCopy = try CLI.run(["check", "--fail-on", "warning", "--baseline", two, redacted])
+        #expect(moreOnCopy.status == 1 && moreOnCopy.stdout.contains("more than the 2"), "\(moreOnCopy.stdout)")
+        let worseOnCopy = try CLI.run(["check", "--fail-on", "warning", "--baseline", info, redacted])
+        #expect(worseOnCopy.status == 1 && worseOnCopy.stdout.contains("warning is above the info"), "\(worseOnCopy.stdout)")
     }
 
     @Test("JUnit failures carry the why line with its cause kind and frames")

@@ -11,52 +11,12 @@ enum CLI {
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
-    /// What the binary reads on standard input: nothing (the test runner's), bytes written into a
-    /// real pipe by another thread, or a file opened for reading (as the shell's `< file`).
-    enum Input {
-        case inherited
-        case pipe(Data)
-        case file(String)
-    }
+    typealias Input = Built.Input
 
+    /// The binary with `arguments` (through `Built.run`, the tests' one subprocess runner).
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Input = .inherited) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = arguments
-        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let out = Pipe()
-        // stderr goes to a file, so a large stdout and stderr cannot block each other.
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("bleanalyze-stderr-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer { try? FileManager.default.removeItem(at: errURL) }
-        p.standardOutput = out
-        p.standardError = err
-        var feeder: Thread? = nil
-        var pipeReadEnd: FileHandle? = nil
-        switch stdin {
-        case .inherited: break
-        case let .file(path): p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        case let .pipe(data):
-            let pipe = Pipe()
-            p.standardInput = pipe
-            let writer = pipe.fileHandleForWriting
-            pipeReadEnd = pipe.fileHandleForReading
-            signal(SIGPIPE, SIG_IGN)   // a binary that exits without reading must not end the test runner
-            feeder = Thread {
-                try? writer.write(contentsOf: data)   // fails with EPIPE if the binary stops reading early
-                try? writer.close()
-            }
-        }
-        try p.run()
-        try pipeReadEnd?.close()   // the child holds its own copy; ours would keep a blocked writer waiting
-        feeder?.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try err.close()
-        let errData = (try? Data(contentsOf: errURL)) ?? Data()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        let r = try Built.run(binary, arguments, environment: environment, stdin: stdin, scratch: Built.scratch("cli"))
+        return Result(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     static func capture(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
@@ -66,10 +26,13 @@ enum CLI {
 
     static let sharedReal: URL? = Repo.sharedReal
 
-    /// The before/after pairs of `diff` (captures/diff/, DiffTests): a walk of captures/ finds them too.
-    static func diffPairs() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures/diff").path)
-            .filter { $0.hasSuffix(".btsnoop") }.map { capture("diff/" + $0) }.sorted()
+    /// The captures in captures/'s subdirectories (`diff/` pairs, `gate/` for the CI gate): a walk of
+    /// captures/ finds them beside the per-capture ones.
+    static func subdirectoryCaptures() throws -> [String] {
+        try ["diff", "gate"].flatMap { dir in
+            try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("captures/" + dir).path)
+                .filter { $0.hasSuffix(".btsnoop") }.map { capture(dir + "/" + $0) }
+        }.sorted()
     }
 
     static func allCaptures() throws -> [String] {

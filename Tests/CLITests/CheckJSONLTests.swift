@@ -27,7 +27,7 @@ import TestSupport
         let (status, rows, _) = try Self.lines(dirs)
         #expect(status == 1, "findings at error level exist in captures/")
         // One line per capture: every capture the other CLI tests use, nothing else (README.md, .json skipped).
-        let expected = Set(try CLI.allCaptures() + CLI.diffPairs())   // the walk finds captures/diff/ too
+        let expected = Set(try CLI.allCaptures() + CLI.subdirectoryCaptures())   // the walk finds captures/diff/ and gate/ too
         #expect(Set(rows.compactMap { $0["file"] as? String }) == expected)
         #expect(rows.count == expected.count)
 
@@ -187,7 +187,7 @@ import TestSupport
     @Test func directoriesWorkForTheGateToo() throws {
         let r = try CLI.run(["check", CLI.repoRoot.appendingPathComponent("captures").path, "--json"])
         let doc = try CLI.json(r.stdout)
-        let own = try CLI.allCaptures().filter { $0.hasPrefix(CLI.repoRoot.path) } + CLI.diffPairs()
+        let own = try CLI.allCaptures().filter { $0.hasPrefix(CLI.repoRoot.path) } + CLI.subdirectoryCaptures()
         #expect((doc["files"] as? [[String: Any]])?.count == own.count)
         #expect(try CLI.run(["check", "--json", "--jsonl", CLI.capture("healthy.btsnoop")]).status == 2)
         #expect(try CLI.run(["check", "--junit", "/dev/null", "--jsonl", CLI.capture("healthy.btsnoop")]).status == 2)

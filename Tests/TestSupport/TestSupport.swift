@@ -155,9 +155,20 @@ public enum Built {
         public var seconds: Double
     }
 
-    /// Runs `executable` (a path) with `arguments`; with `limitVirtualKB` through `/bin/sh -c 'ulimit -v …; exec …'`.
-    /// Standard error goes to a file in `scratch`, so a large stdout and stderr cannot block each other.
-    public static func run(_ executable: String, _ arguments: [String], limitVirtualKB: Int? = nil, scratch: URL) throws -> RunResult {
+    /// What a run reads on standard input: the test runner's, bytes written into a real pipe by
+    /// another thread, or a file opened for reading (as the shell's `< file`).
+    public enum Input: Sendable {
+        case inherited
+        case pipe(Data)
+        case file(String)
+    }
+
+    /// Runs `executable` (a path) with `arguments`: the one subprocess runner of the tests (`CLI.run`
+    /// calls it). With `limitVirtualKB` through `/bin/sh -c 'ulimit -v …; exec …'`; `environment` is
+    /// added to this process's. Standard error goes to a file in `scratch`, so a large stdout and
+    /// stderr cannot block each other.
+    public static func run(_ executable: String, _ arguments: [String], limitVirtualKB: Int? = nil,
+                           environment: [String: String] = [:], stdin: Input = .inherited, scratch: URL) throws -> RunResult {
         let p = Process()
         if let limit = limitVirtualKB {
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -167,6 +178,7 @@ public enum Built {
             p.executableURL = URL(fileURLWithPath: executable)
             p.arguments = arguments
         }
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let errURL = scratch.appendingPathComponent("stderr-\(UInt64.random(in: 0...UInt64.max))")
         FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let err = try FileHandle(forWritingTo: errURL)
@@ -174,8 +186,26 @@ public enum Built {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = err
+        var feeder: Thread? = nil
+        var pipeReadEnd: FileHandle? = nil
+        switch stdin {
+        case .inherited: break
+        case let .file(path): p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        case let .pipe(data):
+            let pipe = Pipe()
+            p.standardInput = pipe
+            let writer = pipe.fileHandleForWriting
+            pipeReadEnd = pipe.fileHandleForReading
+            signal(SIGPIPE, SIG_IGN)   // a binary that exits without reading must not end the test runner
+            feeder = Thread {
+                try? writer.write(contentsOf: data)   // fails with EPIPE if the binary stops reading early
+                try? writer.close()
+            }
+        }
         let start = Date()
         try p.run()
+        try pipeReadEnd?.close()   // the child holds its own copy; ours would keep a blocked writer waiting
+        feeder?.start()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         try err.close()

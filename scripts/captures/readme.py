@@ -452,6 +452,17 @@ DIFF_PAIRS = [
     "tests (expected findings, Reports/, golden files) read `captures/` only; `DiffTests` checks what",
     "`diff` says of them against tshark.",
     "",
+    "## A resolvable private address that changes (`captures/gate/`)",
+    "",
+    "`scripts/make_rpa_rotation.py --out captures/gate/` records `rpa_rotation.btsnoop` (the central's HCI):",
+    "the peripheral, on resolvable private addresses made from its IRK, is connected on RPA 1, pairs (LE",
+    "Secure Connections Just Works, bonding; it distributes its IRK and its identity address",
+    "C0:11:22:33:44:02), is discovered and disconnected; then it advertises on RPA 2 without its name, the",
+    "central connects, encrypts with the bond's LTK and reads the Battery Level. `rpa_rotation_peripheral.btsnoop`",
+    "is the same session from the peripheral's host (LE Long Term Key Request Reply with the same key on both",
+    "links). `BaselineGateTests` checks that `check --baseline` keyed by the identity address accepts both",
+    "links and that a redacted copy passes by the GATT table; `BondIdentityTests` checks both sides.",
+    "",
 ]
 
 

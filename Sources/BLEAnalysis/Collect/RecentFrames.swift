@@ -164,6 +164,4 @@ struct RecentFrames {
         }
         return slots.prefix(count).first { $0.number == number }
     }
-
-    var newestNumber: Int? { newest >= 0 ? slots[newest].number : nil }
 }

@@ -98,6 +98,23 @@ public struct CaptureProfile: Sendable {
         /// The table's shape: every service and characteristic UUID in order, for matching peers.
         public var signature: [BluetoothUUID] { services.flatMap { [$0.uuid] + $0.characteristics.map(\.uuid) } }
 
+        /// `signature` in 8 hex digits (64-bit FNV-1a of the 128-bit UUIDs, folded to 32 bits), the
+        /// name `check --baseline` gives the table: the same for every unit of a firmware, kept by
+        /// `redact` (discovery is kept, even with --drop-values); nil for an empty table.
+        public var fingerprint: String? {
+            let uuids = signature
+            guard !uuids.isEmpty else { return nil }
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for u in uuids {
+                for half in [u.high, u.low] {
+                    for k in stride(from: 56, through: 0, by: -8) {
+                        h = (h ^ (half >> UInt64(k) & 0xFF)) &* 0x0100_0000_01b3   // safe: wrapping is FNV's multiply
+                    }
+                }
+            }
+            return Hex.pad(UInt32(truncatingIfNeeded: h ^ h >> 32), 8)
+        }
+
         public init(_ db: GATTDatabase) {
             let chars = db.characteristics.values.sorted { $0.declarationHandle < $1.declarationHandle }
             let descs = db.descriptors.values.sorted { $0.handle < $1.handle }

@@ -211,7 +211,7 @@ enum Subscriptions {
 /// connection. Information otherwise (bonded, or the capture began after subscribing).
 final class UnsubscribedNotification: Detector {
     static let rule = RuleInfo(
-        id: "gatt.unsubscribed-notification", severity: .info, title: "Notification without a subscription",
+        id: "gatt.unsubscribed-notification", severity: .warning, title: "Notification without a subscription",
         explanation: """
         Notifications or indications arrived for a characteristic whose CCCD was not written on this connection. A \
         server keeps CCCDs only for bonded clients; on a new, unencrypted connection it must not send until the \

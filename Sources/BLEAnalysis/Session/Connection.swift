@@ -28,6 +28,11 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     /// The peer's identity address, from its Identity Address Information (Core v5.4 Vol 3 Part H
     /// 3.6.4): the same device behind a resolvable private address that rotates.
     @exclusivity(unchecked) public internal(set) var peerIdentityAddress: BDAddr?
+    /// Long Term Keys of this link (bytes as sent): the one the host last encrypted with (LE Enable
+    /// Encryption) and the one the peer distributed (SMP Encryption Information), to recognise the
+    /// bond on a later link (`SessionModel.bondedIdentities`). An all-zero key (a redacted
+    /// capture) is never kept.
+    @exclusivity(unchecked) var longTermKeys: [[UInt8]] = []
 
     /// How reports name the peer: "NAME (ADDR)", "ADDR", or "handle 0xNNNN" when neither is known.
     public var peerLabel: String {

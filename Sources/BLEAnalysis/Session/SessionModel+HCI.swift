@@ -46,9 +46,13 @@ extension SessionModel {
         case let .setScanEnable(enabled):
             radio?.enable(.scanning, enabled, frame: frame)
             scanCommand(enabled: enabled, frame: frame)
-        case let .enableEncryption(handle, _):
+        case let .enableEncryption(handle, key):
             lastEncryptionCommand = handle
-            live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
+            guard let c = live[LinkKey(adapter: frame.adapter, handle: handle)] else { return }
+            c.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
+            if let key, let ltk = copy(key.longTermKey, frame: frame) { rememberKey(ltk, c) }
+        case let .longTermKeyReply(handle, key):
+            if let c = live[LinkKey(adapter: frame.adapter, handle: handle)], let key, let ltk = copy(key, frame: frame) { rememberKey(ltk, c) }
         case let .disconnect(handle, reason):
             if let c = live[LinkKey(adapter: frame.adapter, handle: handle)] {
                 c.lifecycle.localDisconnectReason = reason

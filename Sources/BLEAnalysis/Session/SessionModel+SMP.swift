@@ -22,7 +22,11 @@ extension SessionModel {
             c.note(frame.timestamp, frame.number, .security, .pairingFailed(byHost: sent, reason: reason), .init(security: .pairingFailed))
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
             c.smp.succeeded = true
-            if !sent, case let .identityAddressInformation(_, address) = cmd { c.peerIdentityAddress = address }
+            if !sent, case let .identityAddressInformation(_, address) = cmd {
+                c.peerIdentityAddress = address
+                for k in c.longTermKeys where bondedIdentities.count < Self.maxClassicPeers { bondedIdentities[k] = address }
+            }
+            if !sent, case let .encryptionInformation(range) = cmd, let ltk = copy(range, frame: frame) { rememberKey(ltk, c) }
             if let key = cmd.distributedKey, SMP.KeyDistribution.names.name(UInt64(key.rawValue)) != nil {
                 let entry = SMPState.DistributedKey(key: key, sentByHost: sent)
                 if !c.smp.keysDistributed.contains(entry) {
@@ -85,5 +89,16 @@ extension SessionModel {
         guard let i = c.pairings.indices.last, c.pairings[i].outcome == .open, c.pairings[i].response != nil else { return }
         c.pairings[i].outcome = .succeeded
         c.pairings[i].outcomeFrame = frame
+    }
+}
+
+extension SessionModel {
+    /// Keeps a Long Term Key of `c`'s link; a key of an earlier bond names the peer's identity
+    /// address on a link from a new resolvable private address (no pairing, so no Identity Address
+    /// Information on this link). All-zero keys (a redacted capture zeroes them) prove nothing.
+    func rememberKey(_ ltk: [UInt8], _ c: Connection) {
+        guard ltk.contains(where: { $0 != 0 }), !c.longTermKeys.contains(ltk), c.longTermKeys.count < 4 else { return }
+        c.longTermKeys.append(ltk)
+        if c.peerIdentityAddress == nil, let identity = bondedIdentities[ltk] { c.peerIdentityAddress = identity }
     }
 }

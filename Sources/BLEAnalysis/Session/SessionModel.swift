@@ -27,6 +27,11 @@ public final class SessionModel {
     /// key size (bounded like `simplePairing`), for a reconnection that uses the stored key.
     @exclusivity(unchecked) var classicPeers: [BDAddr: (linkKey: LinkKeyType?, keySize: UInt8)] = [:]
     static let maxClassicPeers = 256
+    /// LE bonds learnt on earlier connections: the identity address of the peer a Long Term Key was
+    /// used with (or distributed by) on a link where the peer sent Identity Address Information.
+    /// A later LE Enable Encryption with that key is the same bonded device, whatever private
+    /// address it connects from (Core v5.4 Vol 3 Part H 2.4.1, 3.6.4). Bounded like `classicPeers`.
+    @exclusivity(unchecked) var bondedIdentities: [[UInt8]: BDAddr] = [:]
     /// Whether each connection's `activity` series is kept (for the HTML report's charts; the
     /// other outputs never read it). Off by default: a capture of thousands of short links spent
     /// a sixth of its analysis filling pages for series nobody drew.

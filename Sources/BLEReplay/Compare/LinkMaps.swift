@@ -18,7 +18,6 @@ struct LinkMaps: Sendable {
 
     /// Identity when the recorded handle is not known yet (same controller family).
     func live(_ recorded: UInt16) -> UInt16 { handles[recorded] ?? recorded }
-    func isMapped(_ recorded: UInt16) -> Bool { handles[recorded] != nil }
 
     /// The recorded handle a live handle stands for (for rewriting packets the other way).
     func recorded(_ live: UInt16) -> UInt16 { handles.first { $0.value == live }?.key ?? live }

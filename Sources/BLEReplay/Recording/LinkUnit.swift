@@ -113,9 +113,6 @@ public struct Script: Sendable {
         }
     }
 
-    /// Number of recorded packets the units carry.
-    public var packetCount: Int { units.reduce(0) { $0 + $1.packets.count } }
-
     /// The step of each unit, as divergences report it: the number of host units before it.
     public var steps: [Int] {
         var steps: [Int] = [], n = 0

@@ -16,7 +16,8 @@ struct Check: ParsableCommand {
             unreadable file gets a line with `error` and the run goes on. \
             --peer NAME|ADDR keeps the findings about that device (and those about the capture as a whole); a \
             file where the device is never seen is an error, not a pass. --baseline FILE accepts the findings it \
-            lists (by rule, peer name, address or *, attribute handle, up to a count and a severity): findings \
+            lists (by rule, peer name, address, GATT table (gatt:XXXXXXXX, kept by redact) or *, attribute handle, up to a \
+            count and a severity): findings \
             beyond it fail. --write-baseline FILE writes FILE from this run's findings at or above --fail-on \
             (text, one RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY a line; README "CI: scope and baseline"). \
             Exit 0: nothing at or above the level; 1: findings; 2: a file could not be read (or --peer not in it).
@@ -67,8 +68,9 @@ struct Check: ParsableCommand {
             file.peerMissing = true
         }
         let over = findings.enumerated().filter { $0.element.severity >= level }.map { (index: $0.offset, finding: $0.element) }
+        let prints = over.isEmpty ? [:] : Baseline.gattPrints(model)
         for (_, f) in over {
-            let key = Baseline.key(f, model)
+            let key = Baseline.key(f, model, gatt: prints)
             let seen = file.keys[key]
             file.keys[key] = ((seen?.count ?? 0) + 1, max(seen?.severity ?? f.severity, f.severity))
         }

@@ -77,16 +77,20 @@ struct PeerScope {
 /// `check --baseline FILE`: findings accepted before; only findings beyond it fail the gate. The file
 /// is text, one entry a line, tab-separated: `RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY`;
 /// `#` starts a comment.
-/// - PEER: `*` any peer; an address (matches the peer's address or its identity address, so a
-///   resolvable private address that rotates still matches once the peer paired); `-` findings
-///   about no peer; anything else a name (advertised or GAP), whole, ignoring case.
+/// - PEER: `*` any peer; `-` findings about no peer; else one or more alternatives separated by
+///   `|`, any of which matches: an address (the peer's address or its identity address: a
+///   resolvable private address that rotates matches once the peer paired, on that link or on a
+///   later one that encrypts with the bond's key); `gatt:` and 8 hex digits, the fingerprint of
+///   the peer's GATT table (`CaptureProfile.GATTTable.fingerprint`: what `redact` keeps, so a
+///   redacted copy matches); anything else a name (advertised or GAP), whole, ignoring case.
 /// - ATTRIBUTE: the handle the finding names (`0x0005`), `-` none, `*` any.
 /// - COUNT: accept up to N such findings; `*` any number. SEVERITY: the highest accepted (`info`,
 ///   `warning`, `error`); `*` any. A line of three fields (files written before counts) accepts any
 ///   number at any severity, as it did.
 /// `check --write-baseline FILE` writes it from the findings at or above `--fail-on`: the peer by
-/// name when the capture knows one (redaction with `--keep-names` and address rotation keep it),
-/// else by identity address, else by address; the count and highest severity seen.
+/// name when the capture knows one (address rotation keeps it), else by identity address, else by
+/// address, then `|gatt:…` when the capture shows its GATT table (plain `redact` replaces names
+/// and addresses but keeps the table); the count and highest severity seen.
 struct Baseline {
     struct Key: Hashable, Comparable {
         var rule: String
@@ -138,18 +142,33 @@ struct Baseline {
         }
     }
 
-    /// What names a finding's peer: its names and addresses (address and identity address).
+    /// What names a finding's peer: its names, addresses (address and identity address) and GATT
+    /// table fingerprint.
     struct Identity {
         var names: [String] = []
         var addresses: [BDAddr] = []
-        var none: Bool { names.isEmpty && addresses.isEmpty }
+        var gatt: String?
+        var none: Bool { names.isEmpty && addresses.isEmpty && gatt == nil }
     }
 
-    static func identity(_ f: Finding, _ model: SessionModel) -> Identity {
+    /// The GATT table fingerprint of each connection's peer (by connection index), from the table
+    /// the capture shows on any of that peer's links (a reconnection that skips discovery has the
+    /// table of its first link: peers grouped as `diff` groups them).
+    static func gattPrints(_ model: SessionModel) -> [Int: String] {
+        var prints: [Int: String] = [:]
+        for peer in CaptureProfile(model, findings: [], frames: 0).peers {
+            guard let print = peer.gatt?.fingerprint else { continue }
+            for c in peer.connections { prints[c.index] = print }
+        }
+        return prints
+    }
+
+    static func identity(_ f: Finding, _ model: SessionModel, gatt prints: [Int: String]) -> Identity {
         var id = Identity()
         if let i = f.connectionIndex, let c = model.connections.first(where: { $0.index == i }) {
             id.names += c.peerName.map { [$0] } ?? []
             id.addresses += [c.peerAddress, c.peerIdentityAddress].compactMap { $0 }
+            id.gatt = prints[i].map { "gatt:" + $0 }
         }
         if let n = f.peerName, !id.names.contains(n) { id.names.append(n) }
         if id.addresses.isEmpty {
@@ -158,11 +177,14 @@ struct Baseline {
         return id
     }
 
-    /// How `--write-baseline` names the peer: its name, else identity address, else address.
-    static func key(_ f: Finding, _ model: SessionModel) -> Key {
+    /// How `--write-baseline` names the peer: its name, else identity address, else address; then
+    /// `|gatt:…` when its GATT table is known (`gattPrints`).
+    static func key(_ f: Finding, _ model: SessionModel, gatt prints: [Int: String]) -> Key {
         var peer = "-"
         if let i = f.connectionIndex, let c = model.connections.first(where: { $0.index == i }) {
-            peer = c.peerName ?? c.peerIdentityAddress?.description ?? c.peerAddress?.description ?? "-"
+            let named = c.peerName ?? c.peerIdentityAddress?.description ?? c.peerAddress?.description
+            peer = ([named] + [prints[i].map { "gatt:" + $0 }]).compactMap { $0 }.joined(separator: "|")
+            if peer.isEmpty { peer = "-" }
         } else if let p = f.peerName ?? f.peer {
             peer = p
         } else if let a = PeerScope.addresses(in: f.text).first {
@@ -183,9 +205,13 @@ struct Baseline {
         switch e.key.peer {
         case "*": return true
         case "-": return id.none
-        case let p:
-            if let a = BDAddr(string: p) { return id.addresses.contains(a) }
-            return id.names.contains { $0.lowercased() == p.lowercased() } || (id.names.isEmpty && f.peer == p)
+        case let peer:
+            return peer.split(separator: "|").contains { alternative in
+                let p = String(alternative)
+                if p.lowercased().hasPrefix("gatt:") { return id.gatt?.lowercased() == p.lowercased() }
+                if let a = BDAddr(string: p) { return id.addresses.contains(a) }
+                return id.names.contains { $0.lowercased() == p.lowercased() } || (id.names.isEmpty && f.peer == p)
+            }
         }
     }
 
@@ -195,8 +221,9 @@ struct Baseline {
     func judge(_ findings: [(index: Int, finding: Finding)], _ model: SessionModel) -> (accepted: Set<Int>, failing: [Int], reasons: [Int: String]) {
         var used = [Int](repeating: 0, count: entries.count)
         var accepted: Set<Int> = [], failing: [Int] = [], reasons: [Int: String] = [:]
+        let prints = findings.isEmpty ? [:] : Self.gattPrints(model)
         for (i, f) in findings {
-            let id = Self.identity(f, model)
+            let id = Self.identity(f, model, gatt: prints)
             let candidates = entries.indices.filter { matches(entries[$0], f, id) }
             if let e = candidates.first(where: { e in
                 (entries[e].severity.map { f.severity <= $0 } ?? true) && (entries[e].count.map { used[e] < $0 } ?? true)
@@ -218,7 +245,8 @@ struct Baseline {
     /// The file's text for these findings' keys, with how many of each and the highest severity.
     static func render(_ counts: [Key: (count: Int, severity: Severity)], command: String) -> String {
         var s = "# bleanalyze check baseline: accepted findings,\n"
-        s += "# RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY (PEER: name, address or *; - for none; COUNT/SEVERITY: up to; * any)\n"
+        s += "# RULE<TAB>PEER<TAB>ATTRIBUTE<TAB>COUNT<TAB>SEVERITY (PEER: name, address, gatt:TABLE, several joined by |, or *;\n"
+        s += "# - for none; COUNT/SEVERITY: up to; * any)\n"
         s += "# written by: \(command)\n"
         for (k, v) in counts.sorted(by: { $0.key < $1.key }) {
             s += "\(k.rule)\t\(k.peer)\t\(k.attribute)\t\(v.count)\t\(v.severity.rawValue)\n"

@@ -18,6 +18,9 @@ public enum HCICommand: Sendable {
     /// Encrypted_Diversifier and Long_Term_Key (16 bytes, little-endian as sent) as ranges of the
     /// packet; nil when the command is cut short after the handle.
     case enableEncryption(handle: UInt16, key: EncryptionKey?)
+    /// LE Long Term Key Request Reply (Core v5.4 Vol 4 Part E 7.8.25): the key a host in the
+    /// peripheral role gives its controller (16 bytes as sent; nil when the command is cut short).
+    case longTermKeyReply(handle: UInt16, key: ByteRange?)
     /// LE Connection Update (Core v5.4 Vol 4 Part E 7.8.18): the handle whose parameters the host asks to change.
     case connectionUpdate(handle: UInt16)
     /// Secure Simple Pairing: the host's answer to User Confirmation / User Passkey Request (7.1.30–7.1.33).
@@ -74,6 +77,10 @@ public enum HCICommand: Sendable {
         case .leEnableEncryption:
             let handle = try p.u16le("Handle") & 0x0FFF
             return .enableEncryption(handle: handle, key: try? EncryptionKey.decode(&p))
+        case .leLongTermKeyRequestReply:
+            let handle = try p.u16le("Connection_Handle") & 0x0FFF
+            let key = try? p.slice(16, "Long_Term_Key")
+            return .longTermKeyReply(handle: handle, key: key.map { ByteRange(offset: $0.base, count: 16) })
         case .leConnectionUpdate:
             return .connectionUpdate(handle: try p.u16le("Handle") & 0x0FFF)
         case .userConfirmationRequestReply, .userConfirmationRequestNegativeReply, .userPasskeyRequestReply, .userPasskeyRequestNegativeReply:
