@@ -55,7 +55,7 @@ public struct FieldText {
                 }
             case let .integer(v, format):
                 out.append(name); out.append(": "); Self.integer(v, format, into: &out); out.newline()
-                if id == .addressType {
+                if id.isAddressType {
                     lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v))
                 }
             case let .bytes(t) where t.count > 16:

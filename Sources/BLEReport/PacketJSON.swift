@@ -70,7 +70,7 @@ public struct PacketJSON {
             case let .integer(v, format):
                 w.int("value", v)
                 w.string("text", FieldText.integer(v, format))
-                if f.id == .addressType { lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v)) }
+                if f.id.isAddressType { lastAddressType = LEAddressType(rawValue: UInt8(truncatingIfNeeded: v)) }
             case let .address(a, type):
                 w.string("value", a.description)
                 if let type { w.string("addressType", type.name) }

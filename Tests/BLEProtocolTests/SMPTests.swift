@@ -257,4 +257,14 @@ struct SMPRobustnessTests {
         let shown = S.fuzzOutcomes(seed: 0x5EA, maxLength: 80, leads: leads) { r in SMPDisplay.decode(&r).error == nil }
         #expect(typed.both && shown.both, "typed \(typed); display \(shown)")
     }
+
+    /// The replay's `smp-random` commands come from the rows: those carrying key material, and
+    /// Central Identification (random EDIV and Rand, Part H 2.4.2.3), Core v5.4 Vol 3 Part H 3.5–3.6.
+    @Test func randomOrKeyCodesAreTheKeyRowsAndCentralIdentification() {
+        #expect(SMPDecoding.randomOrKeyCodes == [
+            .pairingConfirm, .pairingRandom, .encryptionInformation, .centralIdentification,
+            .identityInformation, .signingInformation, .pairingPublicKey, .pairingDHKeyCheck,
+        ])
+        #expect(!SMPDecoding.randomOrKeyCodes.contains(.identityAddressInformation))
+    }
 }

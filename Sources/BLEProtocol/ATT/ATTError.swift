@@ -35,8 +35,14 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     @inlinable public var isApplicationError: Bool { (0x80...0x9F).contains(rawValue) }
     /// 0xE0–0xFF: common profile and service error codes (Supplement Part B 1.2).
     @inlinable public var isCommonProfileError: Bool { rawValue >= 0xE0 }
-    /// The security errors a client may fix by pairing or encrypting (0x05, 0x08, 0x0C, 0x0F).
-    @inlinable public var isSecurityError: Bool { [0x05, 0x08, 0x0C, 0x0F].contains(rawValue) }
+    /// The security errors a client may fix by pairing or encrypting: Insufficient Authentication,
+    /// Authorization, Encryption, and Encryption Key Size Too Short (Core v5.4 Vol 3 Part F 3.4.1.1;
+    /// Part C 10.3.2 says how a client answers each). The one place the set is written.
+    public static let securityErrors: Set<ATTErrorCode> = [
+        .insufficientAuthentication, .insufficientAuthorization, .encryptionKeySizeTooShort, .insufficientEncryption,
+    ]
+    /// One of `securityErrors`.
+    public var isSecurityError: Bool { Self.securityErrors.contains(self) }
 
     /// `Insufficient Authentication`, `Application Error`, `Reserved`…
     public var name: String { Self.names.name(UInt64(rawValue)) ?? "Reserved" }

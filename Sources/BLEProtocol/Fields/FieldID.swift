@@ -31,6 +31,18 @@ public enum FieldID: UInt8, Sendable {
     case minConnectionInterval, maxConnectionInterval
     /// An LE address type (Peer, Own, Identity…): it says whether the address field after it is public.
     case addressType
+    /// The LE address type of the other device's address: Peer_Address_Type of connection
+    /// completes, LE (Extended) Create Connection and advertising parameters, and SMP Identity
+    /// Address Information's AddrType (the sender's, Core v5.4 Vol 3 Part H 3.6.5). An address type
+    /// too (`isAddressType`), and the one a twin standing for a recorded public address with a
+    /// random static one changes.
+    case peerAddressType
+    /// Own_Address_Type (Core v5.4 Vol 4 Part E 7.8.5): the type of the address the controller
+    /// itself uses (public, random, or a resolvable private one). An address type too (`isAddressType`).
+    case ownAddressType
+    /// Initiator_Filter_Policy of LE (Extended) Create Connection (Core v5.4 Vol 4 Part E 7.8.12):
+    /// 1 connects to a device on the filter accept list, not to the Peer Address given.
+    case initiatorFilterPolicy
     /// An address the field's definition says is random or resolvable private (so it has no vendor).
     case randomAddress
     /// The ACL header's Packet_Boundary_Flag.
@@ -54,4 +66,7 @@ public enum FieldID: UInt8, Sendable {
     case rest
     /// A monitor's New Index / Index Info record: the controller's address, name, bus, manufacturer.
     case adapterAddress, adapterName, adapterBus, manufacturer
+
+    /// An LE address type, of either kind: it says whether the address field after it is public.
+    @inlinable public var isAddressType: Bool { self == .addressType || self == .peerAddressType || self == .ownAddressType }
 }

@@ -60,10 +60,47 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     // Link-layer feature procedures the host starts (`link.feature-refused`, Vol 4 Part E 7.8.33, 7.8.49).
     public static let leSetDataLength = HCIOpcode(rawValue: 0x2022)
     public static let leSetPHY = HCIOpcode(rawValue: 0x2032)
+    // What describes the controller rather than a session (the replay's `controller-info` rule):
+    // Informational Parameters (Vol 4 Part E 7.4) and the LE reads of 7.8.
+    public static let readLocalSupportedCommands = HCIOpcode(rawValue: 0x1002)
+    public static let readLocalSupportedFeatures = HCIOpcode(rawValue: 0x1003)
+    public static let readLocalExtendedFeatures = HCIOpcode(rawValue: 0x1004)
+    public static let readLocalSupportedCodecs = HCIOpcode(rawValue: 0x100B)
+    public static let readLocalSupportedCodecsV2 = HCIOpcode(rawValue: 0x100D)
+    public static let leReadLocalSupportedFeatures = HCIOpcode(rawValue: 0x2003)
+    public static let leReadAdvertisingChannelTXPower = HCIOpcode(rawValue: 0x2007)
+    public static let leReadFilterAcceptListSize = HCIOpcode(rawValue: 0x200F)
+    public static let leRand = HCIOpcode(rawValue: 0x2018)
+    public static let leReadSupportedStates = HCIOpcode(rawValue: 0x201C)
+    public static let leReadSuggestedDefaultDataLength = HCIOpcode(rawValue: 0x2023)
+    public static let leReadResolvingListSize = HCIOpcode(rawValue: 0x202A)
+    public static let leReadMaximumDataLength = HCIOpcode(rawValue: 0x202F)
+    public static let leReadMaximumAdvertisingDataLength = HCIOpcode(rawValue: 0x203A)
+    public static let leReadNumberOfSupportedAdvertisingSets = HCIOpcode(rawValue: 0x203B)
+    public static let leReadPeriodicAdvertiserListSize = HCIOpcode(rawValue: 0x204A)
+    public static let leReadTransmitPower = HCIOpcode(rawValue: 0x204B)
+    public static let leReadRFPathCompensation = HCIOpcode(rawValue: 0x204C)
+    // Scanning and the filter accept list (Vol 4 Part E 7.8.10, 7.8.15–7.8.17, 7.8.64), flow
+    // control of the host's own buffers (7.3.40).
+    public static let leSetScanParameters = HCIOpcode(rawValue: 0x200B)
+    public static let leSetExtendedScanParameters = HCIOpcode(rawValue: 0x2041)
+    public static let leClearFilterAcceptList = HCIOpcode(rawValue: 0x2010)
+    public static let leAddDeviceToFilterAcceptList = HCIOpcode(rawValue: 0x2011)
+    public static let leRemoveDeviceFromFilterAcceptList = HCIOpcode(rawValue: 0x2012)
+    // Configuration no session depends on (the replay's `unneededConfiguration`): RF path
+    // compensation (7.8.74–7.8.75), the LE Ping timer (7.3.93–7.3.94), channel classification (7.3.46, 7.8.19).
+    public static let leWriteRFPathCompensation = HCIOpcode(rawValue: 0x204D)
+    public static let readAuthenticatedPayloadTimeout = HCIOpcode(rawValue: 0x0C7B)
+    public static let writeAuthenticatedPayloadTimeout = HCIOpcode(rawValue: 0x0C7C)
+    public static let setAFHHostChannelClassification = HCIOpcode(rawValue: 0x0C3F)
+    public static let leSetHostChannelClassification = HCIOpcode(rawValue: 0x2014)
+    /// No Command Complete follows it (unless it is malformed), so it takes no command credit (7.3.40).
+    public static let hostNumberOfCompletedPackets = HCIOpcode(rawValue: 0x0C35)
 }
 
 /// HCI event codes used by the analysis, Core v5.4 Vol 4 Part E 7.7.
 public enum HCIEventCode {
+    public static let inquiryComplete: UInt8 = 0x01
     public static let connectionComplete: UInt8 = 0x03
     public static let disconnectionComplete: UInt8 = 0x05
     public static let authenticationComplete: UInt8 = 0x06
@@ -96,6 +133,8 @@ public enum LESubevent {
     public static let longTermKeyRequest: UInt8 = 0x05
     public static let remoteConnectionParameterRequest: UInt8 = 0x06
     public static let dataLengthChange: UInt8 = 0x07
+    public static let readLocalP256PublicKeyComplete: UInt8 = 0x08
+    public static let generateDHKeyComplete: UInt8 = 0x09
     public static let enhancedConnectionComplete: UInt8 = 0x0A
     public static let directedAdvertisingReport: UInt8 = 0x0B
     public static let phyUpdateComplete: UInt8 = 0x0C

@@ -7,6 +7,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable {
     public static let memoryCapacityExceeded = HCIStatus(rawValue: 0x07)
     public static let connectionTimeout = HCIStatus(rawValue: 0x08)
     public static let connectionLimitExceeded = HCIStatus(rawValue: 0x09)
+    public static let commandDisallowed = HCIStatus(rawValue: 0x0C)
     public static let connectionRejectedLimitedResources = HCIStatus(rawValue: 0x0D)
     public static let remoteUserTerminated = HCIStatus(rawValue: 0x13)
     public static let localHostTerminated = HCIStatus(rawValue: 0x16)

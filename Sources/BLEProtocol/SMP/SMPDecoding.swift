@@ -73,7 +73,7 @@ public enum SMPDecoding {
     static let encryptionInformation = [Param(.longTermKey, "Long Term Key", .secret(16), key: K.longTermKey)]
     static let centralIdentification = [Param("EDIV", .hex(2), key: K.ediv), Param("Rand", .hex(8), key: K.rand)]
     static let identityInformation = [Param("Identity Resolving Key", .secret(16), key: K.identityResolvingKey)]
-    static let identityAddressInformation = [Param("Address Type", .addressType, key: K.addressType), Param("Address", .address, key: K.address)]
+    static let identityAddressInformation = [Param(.peerAddressType, "Address Type", .addressType, key: K.addressType), Param("Address", .address, key: K.address)]
     static let signingInformation = [Param("Signature Key", .secret(16), key: K.signatureKey)]
     static let securityRequest = [Param("Authentication Requirement", .flags(1, SMP.AuthReq.names), key: K.authReq)]
     static let publicKey = [Param("Public Key X", .secret(32), key: K.publicKeyX), Param("Public Key Y", .secret(32), key: K.publicKeyY)]
@@ -120,6 +120,10 @@ public enum SMPDecoding {
 
     /// Every code the table knows, in spec order.
     public static var knownCodes: [SMPCode] { rows.map(\.code) }
+    /// Commands whose fields are random values or key material (Core v5.4 Vol 3 Part H 3.5–3.6):
+    /// the rows with a `.secret` parameter, and Central Identification, whose EDIV and Rand the
+    /// peripheral generates at random with its LTK (Part H 2.4.2.3), though shown in full.
+    public static let randomOrKeyCodes: Set<SMPCode> = Set(rows.filter { $0.carriesKey || $0.code == .centralIdentification }.map(\.code))
     /// Codes with more than one row (should be empty; checked by a test).
     public static var duplicateCodes: [UInt8] { index.duplicateCodes }
     /// The parameters of `code`'s row with their keys, in wire order (empty for an unknown code).

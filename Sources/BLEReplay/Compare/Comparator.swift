@@ -19,18 +19,18 @@ struct Comparator: Sendable {
     var rules: RuleSet
 
     /// Commands whose return parameters describe the controller, not the session (`controller-info`).
-    static let controllerInfoOpcodes: Set<UInt16> = [
-        0x1001, 0x1002, 0x1003, 0x1004, 0x1005, 0x100B, 0x100D,   // version, commands, features, ext. features, buffer size, codecs
-        0x2002, 0x2060, 0x2003, 0x2007, 0x200F, 0x2018, 0x201C,   // LE buffer size v1/v2, features, adv TX power, accept list, Rand, states
-        0x2023, 0x202A, 0x202F, 0x203A, 0x203B, 0x204A, 0x204B, 0x204C,   // data lengths, resolving list, adv data/sets, periodic list, TX power, RF path
-    ]
+    static let controllerInfoOpcodes: Set<UInt16> = Set([
+        HCIOpcode.readLocalVersionInformation, .readLocalSupportedCommands, .readLocalSupportedFeatures, .readLocalExtendedFeatures,
+        .readBufferSize, .readLocalSupportedCodecs, .readLocalSupportedCodecsV2,
+        .leReadBufferSize, .leReadBufferSizeV2, .leReadLocalSupportedFeatures, .leReadAdvertisingChannelTXPower,
+        .leReadFilterAcceptListSize, .leRand, .leReadSupportedStates, .leReadSuggestedDefaultDataLength, .leReadResolvingListSize,
+        .leReadMaximumDataLength, .leReadMaximumAdvertisingDataLength, .leReadNumberOfSupportedAdvertisingSets,
+        .leReadPeriodicAdvertiserListSize, .leReadTransmitPower, .leReadRFPathCompensation,
+    ].map(\.rawValue))
     /// Commands that set the controller's own address (`local-address`).
-    static let localAddressOpcodes: Set<UInt16> = [0x1009, 0x2005, 0x2035]
+    static let localAddressOpcodes: Set<UInt16> = Set([HCIOpcode.readBDAddr, .leSetRandomAddress, .leSetAdvertisingSetRandomAddress].map(\.rawValue))
     /// SMP commands whose fields are random or key material, Core v5.4 Vol 3 Part H 3.5–3.6 (`smp-random`).
-    static let randomSMPCommands: Set<SMPCode> = [
-        .pairingConfirm, .pairingRandom, .encryptionInformation, .centralIdentification,
-        .identityInformation, .signingInformation, .pairingPublicKey, .pairingDHKeyCheck,
-    ]
+    static let randomSMPCommands = SMPDecoding.randomOrKeyCodes
 
     /// The differences that count under the rules.
     func differences(expected e: UnitView, actual a: UnitView, maps: LinkMaps) -> [Difference] {
@@ -84,7 +84,7 @@ struct Comparator: Sendable {
         // other fields of a failed connection complete are not defined, Core v5.4 Vol 4 Part E 7.7.65.1).
         if e.isConnectionComplete, a.isConnectionComplete, f.id != .status, let s = e.integer(.status), s != 0, let t = a.integer(.status), t != 0 { return nil }
         // A twin standing for a recorded public address with a random static one (`addressTypes`).
-        if f.path.hasSuffix("Peer Address Type") || (f.layer == "SMP" && f.path.hasSuffix("Address Type")), case let .integer(live, _) = g.value,
+        if f.id == .peerAddressType, case let .integer(live, _) = g.value,
            let t = e.fields.lazy.compactMap({ field -> UInt8? in if case let .address(a, _) = field.value { return maps.addressTypes[a] } else { return nil } }).first {
             return UInt64(t) == live ? nil : diff(nil, expected: "\(t)")
         }
@@ -125,13 +125,13 @@ struct Comparator: Sendable {
             }
         }
         if f.id == .localAddress || f.id == .peerResolvableAddress { return ReplayRules.localAddress }
-        if e.eventCode == HCIEventCode.leMeta, e.subevent == 0x08 || e.subevent == 0x09, f.id != .status, f.id != .subevent {
+        if e.eventCode == HCIEventCode.leMeta, e.subevent == LESubevent.readLocalP256PublicKeyComplete || e.subevent == LESubevent.generateDHKeyComplete, f.id != .status, f.id != .subevent {
             return ReplayRules.controllerInfo   // LE Read Local P-256 Public Key / Generate DHKey Complete
         }
-        if f.layer == "SMP", let code = e.smpCode, Self.randomSMPCommands.contains(code) {
+        if f.channel == .smp, let code = e.smpCode, Self.randomSMPCommands.contains(code) {
             return ReplayRules.smpRandom
         }
-        if f.layer == "ATT", f.id == .attValue || f.id == .rest { return ReplayRules.attValue }
+        if f.channel == .att, f.id == .attValue || f.id == .rest { return ReplayRules.attValue }
         // The recorded link was lost (Connection Timeout 0x08, LL Response Timeout 0x22): a live
         // peer (a twin) cannot lose the radio, it ends the link itself.
         if e.isDisconnectionComplete, f.id == .reason, case let .integer(r, _) = f.value, ReplayRules.linkLossReasons.contains(r) { return ReplayRules.linkLoss }

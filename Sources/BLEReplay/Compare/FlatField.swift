@@ -13,39 +13,42 @@ struct FlatField: Sendable {
     var id: FieldID
     /// Not inside a group or list.
     var topLevel: Bool
-    /// `ATT`, `SMP`, `HCI Event`…: the layer the field belongs to.
-    var layer: String
+    /// The L2CAP channel whose payload (ATT, SMP…) the field is in; nil for the fields of an HCI
+    /// packet and of the L2CAP basic header.
+    var channel: L2CAP.ChannelID?
     var value: FieldValue
     /// True for the synthetic item count of a list.
     var isCount = false
 
-    static func flatten(_ layers: [Layer]) -> [FlatField] {
+    /// - Parameter channel: for the layers of an L2CAP PDU (`L2CAPDisplay`: the basic header's,
+    ///   then its channel's), the PDU's channel.
+    static func flatten(_ layers: [Layer], channel: L2CAP.ChannelID? = nil) -> [FlatField] {
         var out: [FlatField] = []
-        for layer in layers {
+        for (i, layer) in layers.enumerated() {
             let prefix = layers.count > 1 ? "\(layer.protocolName)." : ""
-            flatten(layer.fields, prefix: prefix, layer: "\(layer.protocolName)", inherited: .unspecified, topLevel: true, into: &out)
+            flatten(layer.fields, prefix: prefix, channel: i == 0 ? nil : channel, inherited: .unspecified, topLevel: true, into: &out)
         }
         return out
     }
 
-    private static func flatten(_ fields: [Field], prefix: String, layer: String, inherited: FieldID, topLevel: Bool,
+    private static func flatten(_ fields: [Field], prefix: String, channel: L2CAP.ChannelID?, inherited: FieldID, topLevel: Bool,
                                 into out: inout [FlatField]) {
         for f in fields {
             let name = f.nameString
             let id = f.id == .unspecified ? inherited : f.id
             switch f.value {
             case let .group(sub):
-                flatten(sub, prefix: prefix + name + ".", layer: layer, inherited: id, topLevel: false, into: &out)
+                flatten(sub, prefix: prefix + name + ".", channel: channel, inherited: id, topLevel: false, into: &out)
             case let .list(items):
-                out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, layer: layer,
+                out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, channel: channel,
                                      value: .integer(UInt64(items.count), .decimal(bytes: 2)), isCount: true))
                 for (i, item) in items.enumerated() {
-                    flatten(item, prefix: prefix + "\(name)[\(i)].", layer: layer, inherited: .unspecified, topLevel: false, into: &out)
+                    flatten(item, prefix: prefix + "\(name)[\(i)].", channel: channel, inherited: .unspecified, topLevel: false, into: &out)
                 }
             case .note, .problem:
                 continue
             default:
-                out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, layer: layer, value: f.value))
+                out.append(FlatField(path: prefix + name, name: name, id: id, topLevel: topLevel, channel: channel, value: f.value))
             }
         }
     }

@@ -1,3 +1,5 @@
+import BLEProtocol
+
 /// The relaxations replay and emulate apply when comparing a live packet with the recorded one:
 /// what legitimately differs between two runs or two controllers. Each has an id; relaxations
 /// that are on by default are turned off with `--strict ID` (or `--strict all`), the others are
@@ -31,10 +33,13 @@ public enum ReplayRules {
     /// Expired event, which no recording here has, depends on it); the host's channel
     /// classification (7.3.46, 7.8.19: a hint for adaptive frequency hopping). RootCanal 1.10.0
     /// lists each as supported and aborts when it gets one.
-    static let unneededConfiguration: Set<UInt16> = [0x204C, 0x204D, 0x0C7B, 0x0C7C, 0x0C3F, 0x2014]
+    static let unneededConfiguration: Set<UInt16> = Set([
+        HCIOpcode.leReadRFPathCompensation, .leWriteRFPathCompensation, .readAuthenticatedPayloadTimeout,
+        .writeAuthenticatedPayloadTimeout, .setAFHHostChannelClassification, .leSetHostChannelClassification,
+    ].map(\.rawValue))
     /// The radio's reasons a link ends (Core v5.4 Vol 1 Part F): Connection Timeout (0x08), LL
     /// Response Timeout (0x22), Connection Failed to be Established / Synchronization Timeout (0x3E).
-    static let linkLossReasons: Set<UInt64> = [0x08, 0x22, 0x3E]
+    static let linkLossReasons: Set<UInt64> = Set([HCIStatus.connectionTimeout, .llResponseTimeout, .connectionFailedToBeEstablished].map { UInt64($0.rawValue) })
 
     public static let all: [ReplayRule] = [
         ReplayRule(id: rssi, summary: "RSSI values are not compared", relaxedByDefault: true),

@@ -50,6 +50,7 @@ struct UnitView: Sendable {
     init(_ unit: LinkUnit) {
         self.unit = unit
         var eventCode: UInt8?, subevent: UInt8?, opcode: UInt16?, handle: UInt16?, channel: UInt16?, att: ATTOpcode?, smp: SMPCode?
+        var pduChannel: L2CAP.ChannelID?
         var layers: [Layer]
         switch unit.content {
         case let .command(b):
@@ -68,7 +69,7 @@ struct UnitView: Sendable {
             handle = h
             pdu.withReader { r in
                 guard let header = L2CAP.BasicHeader.peek(r) else { return }
-                channel = header.channel.rawValue
+                (pduChannel, channel) = (header.channel, header.channel.rawValue)
                 let code = r.peekU8(at: L2CAP.basicHeaderLength)   // the first byte of the information payload
                 if header.channel == .att { att = code.map { ATTOpcode($0) } }
                 if header.channel == .smp { smp = code.map { SMPCode($0) } }
@@ -77,7 +78,7 @@ struct UnitView: Sendable {
             layers = [Self.decode(p.type, p.bytes)]
             if p.type == .acl { handle = p.bytes.withReader { HCIPacketHeader.aclHandle($0) } }
         }
-        let fields = FlatField.flatten(layers)
+        let fields = FlatField.flatten(layers, channel: pduChannel)
         if handle == nil, case .event = unit.content {
             handle = fields.first { $0.id == .connectionHandle && $0.topLevel }.flatMap { if case let .integer(v, _) = $0.value { UInt16(truncatingIfNeeded: v) } else { nil } }
         }

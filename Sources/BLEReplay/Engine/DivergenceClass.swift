@@ -62,9 +62,6 @@ public enum DivergenceClass: String, Sendable, CaseIterable {
 }
 
 extension DivergenceClass {
-    /// Command Disallowed (Core v5.4 Vol 1 Part F 2.12).
-    static let commandDisallowed: UInt8 = 0x0C
-
     /// The answer to LE Create Connection Cancel differs only in whether a connection attempt was
     /// still pending when it came: a controller answers Command Disallowed when none is (Core v5.4
     /// Vol 4 Part E 7.8.13), and whether the attempt had already ended (the device found, or the
@@ -76,7 +73,7 @@ extension DivergenceClass {
         guard e.withReader({ HCIPacketHeader.answeredOpcode($0) }) == cancel, a.withReader({ HCIPacketHeader.answeredOpcode($0) }) == cancel,
               let recorded = e.withReader({ HCIPacketHeader.answeredStatus($0) }), let live = a.withReader({ HCIPacketHeader.answeredStatus($0) }),
               recorded != live else { return false }
-        return Set([recorded, live]).isSubset(of: [0x00, commandDisallowed])
+        return Set([recorded, live]).isSubset(of: [HCIStatus.success.rawValue, HCIStatus.commandDisallowed.rawValue])
     }
 }
 

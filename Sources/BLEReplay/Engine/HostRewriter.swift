@@ -11,7 +11,7 @@ enum HostRewriter {
     /// row of the opcode says where they are; parameters after a variable-length one are left).
     static func command(_ bytes: [UInt8], maps: LinkMaps) -> [UInt8] {
         guard bytes.count >= 3, let opcode = bytes.withReader({ HCIPacketHeader.commandOpcode($0)?.rawValue }) else { return bytes }
-        if opcode == hostNumberOfCompletedPackets { return completedPackets(bytes, maps: maps) }
+        if opcode == HCIOpcode.hostNumberOfCompletedPackets.rawValue { return completedPackets(bytes, maps: maps) }
         guard let entry = HCIDecoder.commands[opcode] else { return bytes }
         var out = bytes
         var typeOffset: Int?   // the address type parameter just before, if any
@@ -35,10 +35,6 @@ enum HostRewriter {
         }
         return out
     }
-
-    /// HCI_Host_Number_Of_Completed_Packets (Core v5.4 Vol 4 Part E 7.3.40): no Command Complete
-    /// follows it (unless it is malformed), so it takes no command credit.
-    static let hostNumberOfCompletedPackets: UInt16 = 0x0C35
 
     /// Host Number Of Completed Packets with each handle of its list mapped: Num_Handles, then
     /// (Connection_Handle, Host_Num_Completed_Packets) pairs.

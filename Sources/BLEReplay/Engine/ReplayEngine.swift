@@ -217,7 +217,7 @@ public final class ReplayEngine {
         // Under `--peer`, the end of a BR/EDR inquiry (Core v5.4 Vol 4 Part E 7.7.1): it comes
         // after Inquiry_Length × 1.28 s, or not at all once cancelled (7.1.2; some controllers
         // send it anyway), and the devices it looked for are not on the twin's radio.
-        if options.advertisers != nil, view.eventCode == Self.inquiryComplete { inFlightReports.insert(i) }
+        if options.advertisers != nil, view.eventCode == HCIEventCode.inquiryComplete { inFlightReports.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
                 awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
@@ -502,9 +502,6 @@ public final class ReplayEngine {
         v.fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
     }
 
-    /// HCI_Inquiry_Complete (Core v5.4 Vol 4 Part E 7.7.1).
-    static let inquiryComplete: UInt8 = 0x01
-
     static let connectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
                                               HCIOpcode.leExtendedCreateConnectionV2.rawValue, HCIOpcode.createConnection.rawValue]
 
@@ -563,7 +560,7 @@ public final class ReplayEngine {
             noteTarget(i)
             if let op = views[i].opcode, Self.leConnectOpcodes.contains(op) { leAttemptOpen = true }
             if views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { leAttemptOpen = false }
-            let takesCredit = views[i].opcode != HostRewriter.hostNumberOfCompletedPackets
+            let takesCredit = views[i].opcode != HCIOpcode.hostNumberOfCompletedPackets.rawValue
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = fastInterval(HostRewriter.command(bytes, maps: maps), unit: i)
             HostRewriter.noteIntervalRequest(UnitView(LinkUnit(content: .command(rewritten), packets: [], frames: [], timestamp: 0, fromHost: true)), maps: &maps)
@@ -589,9 +586,9 @@ public final class ReplayEngine {
     /// (Core v5.4 Vol 4 Part E 7.8.16–7.8.18).
     private func noteAcceptList(_ i: Int) {
         switch views[i].opcode {
-        case 0x2010?: acceptListed.removeAll()
-        case 0x2011?: if let a = Self.peer(views[i]) { acceptListed.insert(a) }
-        case 0x2012?: if let a = Self.peer(views[i]) { acceptListed.remove(a) }
+        case HCIOpcode.leClearFilterAcceptList.rawValue?: acceptListed.removeAll()
+        case HCIOpcode.leAddDeviceToFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { acceptListed.insert(a) }
+        case HCIOpcode.leRemoveDeviceFromFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { acceptListed.remove(a) }
         default: break
         }
     }
@@ -822,9 +819,9 @@ extension ReplayEngine {
 // MARK: what a recording that starts mid-session leaves out
 
 extension ReplayEngine {
-    static let ownAddressTypeOpcodes: Set<UInt16> = [
-        0x2006, 0x200B, HCIOpcode.leCreateConnection.rawValue, 0x2041, HCIOpcode.leExtendedCreateConnection.rawValue,
-    ]
+    static let ownAddressTypeOpcodes: Set<UInt16> = Set([
+        HCIOpcode.leSetAdvertisingParameters, .leSetScanParameters, .leCreateConnection, .leSetExtendedScanParameters, .leExtendedCreateConnection,
+    ].map(\.rawValue))
     /// The random static address the run gives a controller the recording never gave one.
     static let runRandomAddress = BDAddr(0xC0DE_5EED_0001)
 
@@ -840,18 +837,18 @@ extension ReplayEngine {
     fileprivate func prepareAcceptList(_ i: Int) throws(TransportError) {
         guard let op = views[i].opcode else { return }
         guard op == HCIOpcode.leCreateConnection.rawValue || op == HCIOpcode.leExtendedCreateConnection.rawValue,
-              let policy = views[i].fields.first(where: { $0.path.hasSuffix("Filter Policy") }), case let .integer(p, _) = policy.value, p == 1,
+              let policy = views[i].fields.first(where: { $0.id == .initiatorFilterPolicy }), case let .integer(p, _) = policy.value, p == 1,
               let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
               let k = connectionOf[j], !absent.contains(k), let recorded = connectionPeers[k] else { return }
         guard !acceptListed.contains(recorded) else { return }
         acceptListed.insert(recorded)
         let address = maps.live(recorded)
-        let recordedType = views[j].fields.first { $0.path.hasSuffix("Peer Address Type") }.flatMap { f -> UInt8? in
+        let recordedType = views[j].fields.first { $0.id == .peerAddressType }.flatMap { f -> UInt8? in
             if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
         let type = maps.addressTypes[recorded] ?? recordedType
-        guard let bytes = try? HCICommandEncoding.command(HCIOpcode(rawValue: 0x2011), [ParamKey("Address_Type"): .int(UInt64(type)), ParamKey("Address"): .address(address)]) else { return }
+        guard let bytes = try? HCICommandEncoding.command(.leAddDeviceToFilterAcceptList, [HCIKey.addressType: .int(UInt64(type)), HCIKey.address: .address(address)]) else { return }
         ownNotes.append("the recording connects through the filter accept list to a device it never put there (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
-        try sendOwnCommand(HCIOpcode(rawValue: 0x2011), bytes, step: i, what: "LE Add Device To Filter Accept List")
+        try sendOwnCommand(.leAddDeviceToFilterAcceptList, bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
 
     /// LE (Extended) Create Connection whose connection complete (the next one recorded) was a
@@ -891,7 +888,7 @@ extension ReplayEngine {
         let sent = Set(views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
         guard !sent.contains(HCIOpcode.reset.rawValue) else { return }
         for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
-            guard let bytes = try? HCICommandEncoding.command(opcode, [ParamKey(opcode == .setEventMask ? "Event_Mask" : "LE_Event_Mask"): .int(mask)]) else { continue }
+            guard let bytes = try? HCICommandEncoding.command(opcode, [opcode == .setEventMask ? HCIKey.eventMask : HCIKey.leEventMask: .int(mask)]) else { continue }
             ownNotes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
             try sendOwnCommand(opcode, bytes, step: i, what: opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")
         }
@@ -909,11 +906,11 @@ extension ReplayEngine {
         let bytes: [UInt8]
         do {
             bytes = try HCICommandEncoding.command(.leCreateConnection, [
-                ParamKey("LE_Scan_Interval"): .int(0x60), ParamKey("LE_Scan_Window"): .int(0x60), ParamKey("Initiator_Filter_Policy"): .int(0),
-                ParamKey("Peer_Address_Type"): .int(UInt64(maps.addressTypes[t.address] ?? 1)), ParamKey("Peer_Address"): .address(address),
-                ParamKey("Own_Address_Type"): .int(0), ParamKey("Connection_Interval_Min"): .int(6), ParamKey("Connection_Interval_Max"): .int(6),
-                ParamKey("Max_Latency"): .int(0), ParamKey("Supervision_Timeout"): .int(0x01F4), ParamKey("Min_CE_Length"): .int(0),
-                ParamKey("Max_CE_Length"): .int(0)])
+                HCIKey.leScanInterval: .int(0x60), HCIKey.leScanWindow: .int(0x60), HCIKey.initiatorFilterPolicy: .int(0),
+                HCIKey.peerAddressType: .int(UInt64(maps.addressTypes[t.address] ?? 1)), HCIKey.peerAddress: .address(address),
+                HCIKey.ownAddressType: .int(0), HCIKey.connectionIntervalMin: .int(6), HCIKey.connectionIntervalMax: .int(6),
+                HCIKey.maxLatency: .int(0), HCIKey.supervisionTimeout: .int(0x01F4), HCIKey.minCELength: .int(0),
+                HCIKey.maxCELength: .int(0)])
         } catch {
             throw TransportError(.io, "cannot build LE Create Connection: \(error)")
         }
@@ -956,10 +953,10 @@ extension ReplayEngine {
         guard let op = views[i].opcode else { return }
         if op == HCIOpcode.leSetRandomAddress.rawValue { randomAddressSet = true; return }
         guard !randomAddressSet, Self.ownAddressTypeOpcodes.contains(op),
-              let type = views[i].fields.first(where: { $0.path.hasSuffix("Own Address Type") }),
+              let type = views[i].fields.first(where: { $0.id == .ownAddressType }),
               case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
         randomAddressSet = true
-        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(Self.runRandomAddress)]) else { return }
+        guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [HCIKey.randomAddress: .address(Self.runRandomAddress)]) else { return }
         ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
         try sendOwnCommand(.leSetRandomAddress, bytes, step: i, what: "LE Set Random Address")
     }

@@ -303,7 +303,7 @@ public final class PeerEngine {
                 schedule(twin.story.steps[k].answer, reference: twin.story.steps[k].unit.timestamp)
                 return
             }
-            if let k, var state = secure, state.replayed || (payload.first == 0x0C && state.own == nil) {
+            if let k, var state = secure, state.replayed || (payload.first == SMPCode.pairingPublicKey.rawValue && state.own == nil) {
                 if !state.replayed { notes.append("pairing: the central sent the recorded Pairing Public Key: the device's recorded answers are sent") }
                 state.replayed = true
                 secure = state

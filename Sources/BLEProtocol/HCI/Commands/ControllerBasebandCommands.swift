@@ -6,7 +6,7 @@ enum ControllerBasebandCommands {
     static let statusHandle: [Param] = [Param("Status", .status), Param("Handle", .handle)]
 
     static let rows: [MessageEntry] = [
-        .init(0x0C01, "Set Event Mask", [Param("Mask", .hex(8), key: "Event_Mask")], returns: status),
+        .init(0x0C01, "Set Event Mask", [Param("Mask", .hex(8), key: HCIKey.eventMask)], returns: status),
         .init(0x0C03, "Reset", [], returns: status),
         .init(0x0C05, "Set Event Filter", [Param("Type", .named(1, HCINames.eventFilterType)), Param("Condition", .rest)],
               returns: status),

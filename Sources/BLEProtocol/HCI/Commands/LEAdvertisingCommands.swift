@@ -13,8 +13,8 @@ enum LEAdvertisingCommands {
         Param("Min Advertising Interval", .advertisingInterval24, key: "Primary_Advertising_Interval_Min"),
         Param("Max Advertising Interval", .advertisingInterval24, key: "Primary_Advertising_Interval_Max"),
         Param("Channel Map", .flags(1, HCINames.advertisingChannelMap), key: "Primary_Advertising_Channel_Map"),
-        Param(.addressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
-        Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param(.ownAddressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
+        Param(.peerAddressType, "Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
         Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy), key: "Advertising_Filter_Policy"),
         Param(.txPower, "TX Power", .txPower, key: "Advertising_TX_Power"), Param("Primary PHY", .phy, key: "Primary_Advertising_PHY"),
         Param("Secondary Max Skip", .uint(1), key: "Secondary_Advertising_Max_Skip"),
@@ -73,15 +73,15 @@ enum LEAdvertisingCommands {
             Param("Enable", .flags(1, NameTable([(0x01, "Enable"), (0x02, "Include ADI")]))),
             Param("Advertising Handle", .advertisingHandle)], returns: status),
         .init(0x2041, "LE Set Extended Scan Parameters", [
-            Param(.addressType, "Own Address Type", .ownAddressType), Param("Filter Policy", .named(1, HCINames.filterPolicy)),
+            Param(.ownAddressType, "Own Address Type", .ownAddressType), Param("Filter Policy", .named(1, HCINames.filterPolicy)),
             Param("PHYs", .custom(ExtendedScanSpec.phys))], returns: status),
         .init(0x2042, "LE Set Extended Scan Enable", [
             Param("Enable", .enable), Param("Filter Duplicates", .named(1, HCINames.filterDuplicates)),
             Param("Duration", .scaled(2, factor: 10, unit: "msec")), Param("Period", .scaled(2, factor: 1280, unit: "msec"))],
               returns: status),
         .init(0x2043, "LE Extended Create Connection", [
-            Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param(.addressType, "Own Address Type", .ownAddressType),
-            Param("Peer Address Type", .addressType), Param("Peer Address", .address),
+            Param(.initiatorFilterPolicy, "Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param(.ownAddressType, "Own Address Type", .ownAddressType),
+            Param(.peerAddressType, "Peer Address Type", .addressType), Param("Peer Address", .address),
             Param("PHYs", .custom(ExtendedScanSpec.connectionPHYs))]),
         .init(0x2044, "LE Periodic Advertising Create Sync", [
             Param("Options", .flags(1, HCINames.periodicSyncOptions)), Param("SID", .uint(1)),

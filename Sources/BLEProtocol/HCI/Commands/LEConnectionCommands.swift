@@ -53,8 +53,8 @@ enum LEConnectionCommands {
               returns: [Param("Status", .status), Param("Sync Handle", .syncHandle)]),
         .init(0x2085, "LE Extended Create Connection v2", [
             Param("Advertising Handle", .advertisingHandle), Param(.subevent, "Subevent", .uint(1)),
-            Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param(.addressType, "Own Address Type", .ownAddressType),
-            Param("Peer Address Type", .addressType), Param("Peer Address", .address),
+            Param(.initiatorFilterPolicy, "Filter Policy", .named(1, HCINames.initiatorFilterPolicy)), Param(.ownAddressType, "Own Address Type", .ownAddressType),
+            Param(.peerAddressType, "Peer Address Type", .addressType), Param("Peer Address", .address),
             Param("PHYs", .custom(ExtendedScanSpec.connectionPHYs))]),
         .init(0x2086, "LE Set Periodic Advertising Parameters v2", [
             Param("Advertising Handle", .advertisingHandle), Param("Min Interval", .interval125), Param("Max Interval", .interval125),

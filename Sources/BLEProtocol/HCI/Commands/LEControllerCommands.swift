@@ -8,23 +8,23 @@ enum LEControllerCommands {
     static let statusHandle: [Param] = [Param("Status", .status), Param("Handle", .handle)]
     /// Connection parameters after the handle in LE Connection Update and the parameter request reply.
     static let connectionParameters: [Param] = [
-        Param(.minConnectionInterval, "Min Connection Interval", .connectionInterval, key: "Connection_Interval_Min"),
-        Param(.maxConnectionInterval, "Max Connection Interval", .connectionInterval, key: "Connection_Interval_Max"),
-        Param("Max Latency", .latency, key: "Max_Latency"), Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"),
-        Param("Min CE Length", .ceLength, key: "Min_CE_Length"), Param("Max CE Length", .ceLength, key: "Max_CE_Length")]
+        Param(.minConnectionInterval, "Min Connection Interval", .connectionInterval, key: HCIKey.connectionIntervalMin),
+        Param(.maxConnectionInterval, "Max Connection Interval", .connectionInterval, key: HCIKey.connectionIntervalMax),
+        Param("Max Latency", .latency, key: HCIKey.maxLatency), Param("Supervision Timeout", .supervisionTimeout, key: HCIKey.supervisionTimeout),
+        Param("Min CE Length", .ceLength, key: HCIKey.minCELength), Param("Max CE Length", .ceLength, key: HCIKey.maxCELength)]
     static let peerIdentity: [Param] = [Param("Peer Identity Address Type", .addressType), Param("Peer Identity Address", .address)]
 
     static let rows: [MessageEntry] = [
-        .init(0x2001, "LE Set Event Mask", [Param("Mask", .hex(8), key: "LE_Event_Mask")], returns: status),
+        .init(0x2001, "LE Set Event Mask", [Param("Mask", .hex(8), key: HCIKey.leEventMask)], returns: status),
         .init(0x2002, "LE Read Buffer Size", [], returns: [
             Param("Status", .status), Param("Data Packet Length", .uint(2)), Param("Num Data Packets", .uint(1))]),
         .init(0x2003, "LE Read Local Supported Features", [], returns: [Param("Status", .status), Param("Features", .leFeatures)]),
-        .init(0x2005, "LE Set Random Address", [Param("Address", .address, key: "Random_Address")], returns: status),
+        .init(0x2005, "LE Set Random Address", [Param("Address", .address, key: HCIKey.randomAddress)], returns: status),
         .init(0x2006, "LE Set Advertising Parameters", [
             Param("Min Advertising Interval", .advertisingInterval, key: "Advertising_Interval_Min"),
             Param("Max Advertising Interval", .advertisingInterval, key: "Advertising_Interval_Max"),
             Param("Type", .named(1, HCINames.advertisingType), key: "Advertising_Type"),
-            Param(.addressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
+            Param(.ownAddressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
             Param("Direct Address Type", .addressType, key: "Peer_Address_Type"), Param("Direct Address", .address, key: "Peer_Address"),
             Param("Channel Map", .flags(1, HCINames.advertisingChannelMap), key: "Advertising_Channel_Map"),
             Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy), key: "Advertising_Filter_Policy")], returns: status),
@@ -39,19 +39,19 @@ enum LEControllerCommands {
         .init(0x200B, "LE Set Scan Parameters", [
             Param("Type", .named(1, HCINames.scanType), key: "LE_Scan_Type"), Param("Interval", .advertisingInterval, key: "LE_Scan_Interval"),
             Param("Window", .advertisingInterval, key: "LE_Scan_Window"),
-            Param(.addressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
+            Param(.ownAddressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
             Param("Filter Policy", .named(1, HCINames.filterPolicy), key: "Scanning_Filter_Policy")], returns: status),
         .init(0x200C, "LE Set Scan Enable", [Param("Scanning", .enable, key: "LE_Scan_Enable"), Param("Filter Duplicates", .enable, key: "Filter_Duplicates")],
               returns: status),
         .init(0x200D, "LE Create Connection", [
-            Param("Scan Interval", .advertisingInterval, key: "LE_Scan_Interval"), Param("Scan Window", .advertisingInterval, key: "LE_Scan_Window"),
-            Param("Filter Policy", .named(1, HCINames.initiatorFilterPolicy), key: "Initiator_Filter_Policy"),
-            Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
-            Param(.addressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type")] + connectionParameters),
+            Param("Scan Interval", .advertisingInterval, key: HCIKey.leScanInterval), Param("Scan Window", .advertisingInterval, key: HCIKey.leScanWindow),
+            Param(.initiatorFilterPolicy, "Filter Policy", .named(1, HCINames.initiatorFilterPolicy), key: HCIKey.initiatorFilterPolicy),
+            Param(.peerAddressType, "Peer Address Type", .addressType, key: HCIKey.peerAddressType), Param("Peer Address", .address, key: HCIKey.peerAddress),
+            Param(.ownAddressType, "Own Address Type", .ownAddressType, key: HCIKey.ownAddressType)] + connectionParameters),
         .init(0x200E, "LE Create Connection Cancel", [], returns: status),
         .init(0x200F, "LE Read Filter Accept List Size", [], returns: [Param("Status", .status), Param("Size", .uint(1))]),
         .init(0x2010, "LE Clear Filter Accept List", [], returns: status),
-        .init(0x2011, "LE Add Device To Filter Accept List", [Param("Address Type", .addressType, key: "Address_Type"), Param("Address", .address, key: "Address")],
+        .init(0x2011, "LE Add Device To Filter Accept List", [Param("Address Type", .addressType, key: HCIKey.addressType), Param("Address", .address, key: HCIKey.address)],
               returns: status),
         .init(0x2012, "LE Remove Device From Filter Accept List", [Param("Address Type", .addressType), Param("Address", .address)],
               returns: status),

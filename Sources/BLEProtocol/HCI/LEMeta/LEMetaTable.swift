@@ -2,13 +2,13 @@
 enum LEMetaTable {
     static let connectionComplete: [Param] = [
         Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
-        Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param(.peerAddressType, "Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
         Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
         Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
     ]
     static let enhancedConnectionComplete: [Param] = [
         Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
-        Param("Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param(.peerAddressType, "Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
         Param(.localAddress, "Local Resolvable Private Address", .address, key: "Local_Resolvable_Private_Address"), Param(.peerResolvableAddress, "Peer Resolvable Private Address", .address, key: "Peer_Resolvable_Private_Address"),
         Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
         Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
@@ -64,8 +64,8 @@ enum LEMetaTable {
         .init(UInt16(LESubevent.dataLengthChange), "LE Data Length Change", [
             Param("Handle", .handle, key: "Connection_Handle"), Param("Max TX Octets", .uint(2), key: "Max_TX_Octets"), Param("Max TX Time", .uint(2), key: "Max_TX_Time"),
             Param("Max RX Octets", .uint(2), key: "Max_RX_Octets"), Param("Max RX Time", .uint(2), key: "Max_RX_Time")]),
-        .init(0x08, "LE Read Local P-256 Public Key Complete", [Param("Status", .status), Param("Public Key", .bytes(64))]),
-        .init(0x09, "LE Generate DHKey Complete", [Param("Status", .status), Param("DHKey", .secret(32))]),
+        .init(UInt16(LESubevent.readLocalP256PublicKeyComplete), "LE Read Local P-256 Public Key Complete", [Param("Status", .status), Param("Public Key", .bytes(64))]),
+        .init(UInt16(LESubevent.generateDHKeyComplete), "LE Generate DHKey Complete", [Param("Status", .status), Param("DHKey", .secret(32))]),
         .init(UInt16(LESubevent.enhancedConnectionComplete), "LE Enhanced Connection Complete", enhancedConnectionComplete),
         .init(UInt16(LESubevent.directedAdvertisingReport), "LE Directed Advertising Report", [Param("Reports", .counted(countBytes: 1, [
             Param("Event Type", .named(1, HCINames.advertisingReportEventType)), Param("Address Type", .addressType),
