@@ -146,13 +146,12 @@ final class InsufficientSecurity: Detector {
         same request succeeded after encryption.
         """)
     let kinds: [SessionEvent.Kind] = [.attResponse]
-    static let codes: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
     private struct Refusal { var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode; var recovered = false }
     @exclusivity(unchecked) private var refusals: [Refusal] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
-        case let .attError(c, request, error, handle, frame, time, _) where Self.codes.contains(error.rawValue):
+        case let .attError(c, request, error, handle, frame, time, _) where error.isSecurityError:
             refusals.append(Refusal(c: c, opcode: request?.opcode, handle: request?.handle ?? handle,
                                     frames: [frame] + (request.map { [$0.frame] } ?? []), time: time, error: error))
         case let .attResponse(c, request?, _, _, _, _, _):

@@ -33,8 +33,7 @@ final class SubscriptionFailed: Detector {
             guard case let .failed(error) = f.sub.outcome else { continue }
             let what = Subscriptions.owner(f.c, f.sub)
             // Who acts: a security error asks the client to pair first; any other refusal is the server's.
-            let security: Set<UInt8> = [0x05, 0x08, 0x0C, 0x0F]
-            let clientMustPair = security.contains(error.rawValue)
+            let clientMustPair = error.isSecurityError
             let actor: Actor = f.sub.serverIsHost ? (clientMustPair ? .peripheralFirmware : .app) : (clientMustPair ? .app : .peripheralFirmware)
             let who: FindingMessage = f.sub.serverIsHost ? "\(peer: f.c) subscribing to the host's \(what)" : "Subscribing to \(what) of \(peer: f.c)"
             findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .warning, connection: f.c, time: f.time,
