@@ -25,11 +25,13 @@ public final class DecidedFindings {
         SmallMTU.rule, SmallDataLength.rule, StuckAttempt.rule, RepeatedPageTimeouts.rule,
         ConcurrentConnections.rule, ScanContention.rule, QualityReports.rule, PairingFailed.rule, RepeatedPairing.rule,
         InsufficientSecurity.rule, PairingTimeout.rule, LegacyPairing.rule, KeySizeDowngrade.rule, SubscriptionFailed.rule,
+        JustWorksMITM.rule,
     ].map(\.id))
     // Rules with a `finish` that reads only what is still open (decided at the disconnect for a closed
     // link) are not listed: att.timeout, att.indication-unconfirmed, att.server-stalled,
     // mtu.truncated-read, gatt.subscription-unanswered, gatt.subscription-silent,
-    // gatt.unsubscribed-notification, pool.unresponsive-peer.
+    // gatt.unsubscribed-notification, pool.unresponsive-peer. security.just-works-mitm is listed: its
+    // `finish` reads every connection's pairings (no event tells a pairing succeeded).
 
     public static func decidedAtLinkEnd(_ rule: String) -> Bool { !sessionEndRules.contains(rule) }
 

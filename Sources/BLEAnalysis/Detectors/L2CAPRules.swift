@@ -119,39 +119,34 @@ final class CreditWait: Detector {
         var cid: UInt16
         var host: Bool
     }
-    private var seen: [Key: (finding: Int, count: Int, longest: CreditChannels.Wait, c: Connection)] = [:]
-    private var order: [Key] = []
+    /// Per channel and sender: the finding, how many waits, the first (whose frames the finding starts with)
+    /// and the longest. The finding is rewritten at each wait, so it is whole when its link ends.
+    private var seen: [Key: (finding: Int, count: Int, first: CreditChannels.Wait, longest: CreditChannels.Wait)] = [:]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .creditWait(c, w) = event else { return }
         let key = Key(connection: c.index, cid: w.cid, host: w.senderIsHost)
-        if var s = seen[key] {
+        var s: (finding: Int, count: Int, first: CreditChannels.Wait, longest: CreditChannels.Wait)
+        if let old = seen[key] {
+            s = old
             s.count += 1
             if w.duration > s.longest.duration { s.longest = w }
-            seen[key] = s
-            return
+        } else {
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: w.drained.time, frames: [], message: ""))
+            s = (findings.count - 1, 1, w, w)
         }
-        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: w.drained.time, frames: Self.frames(w),
-                                message: "waited for credits"))
-        seen[key] = (findings.count - 1, 1, w, c)
-        order.append(key)
+        seen[key] = s
+        let longest = s.longest
+        let sender = longest.senderIsHost ? "The host" : "The peer"
+        let giver = longest.senderIsHost ? "the peer" : "the host"
+        var text: FindingMessage = "\(sender) used its last credit on the L2CAP channel (SPSM 0x\(Format.hex(longest.spsm, 4))) to \(peer: c) and waited \(Format.duration(longest.duration)) for \(giver) to give credits (frames \(longest.drained.frame) to \(longest.credit.frame))"
+        if s.count > 1 { text = "\(text); it waited \(s.count) times" }
+        findings[s.finding].message = text
+        findings[s.finding].severity = longest.duration >= micros("seconds", context) ? .warning : .info
+        var frames = Self.frames(s.first)
+        for n in Self.frames(longest) where !frames.contains(n) { frames.append(n) }
+        findings[s.finding].frames = frames
     }
 
     private static func frames(_ w: CreditChannels.Wait) -> [Int] { [w.credit.frame, w.drained.frame, w.resumed.frame] }
-
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for key in order {
-            guard let s = seen[key] else { continue }
-            let w = s.longest
-            let sender = w.senderIsHost ? "The host" : "The peer"
-            let giver = w.senderIsHost ? "the peer" : "the host"
-            var text: FindingMessage = "\(sender) used its last credit on the L2CAP channel (SPSM 0x\(Format.hex(w.spsm, 4))) to \(peer: s.c) and waited \(Format.duration(w.duration)) for \(giver) to give credits (frames \(w.drained.frame) to \(w.credit.frame))"
-            if s.count > 1 { text = "\(text); it waited \(s.count) times" }
-            findings[s.finding].message = text
-            findings[s.finding].severity = w.duration >= micros("seconds", context) ? .warning : .info
-            var frames = findings[s.finding].frames
-            for n in Self.frames(w) where !frames.contains(n) { frames.append(n) }
-            findings[s.finding].frames = frames
-        }
-    }
 }
