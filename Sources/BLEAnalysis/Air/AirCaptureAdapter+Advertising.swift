@@ -70,6 +70,9 @@ extension AirCaptureAdapter {
         links[i].channelMap = c.channelMap
         links[i].intervalUnits = c.intervalUnits
         connected(c, handle: links[i].handle, frame, analyzer)
+        if let conn = analyzer.session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)] {
+            analyzer.session.emit(.link, .airChannelMap(conn, frame: frame.number, time: frame.timestamp, map: c.channelMap, indication: false))
+        }
         let aa = Hex.code(c.accessAddress, 8)
         note(i, analyzer.session, frame, .connected,
              .air("access address \(aa), initiator \(c.initiator), CRC init 0x\(Hex.pad(c.crcInit, 6)), hop \(c.hop), "

@@ -18,11 +18,15 @@ extension AirCaptureAdapter {
             note(i, session, frame, .parameters, .air("LL_CONNECTION_UPDATE_IND from the \(from), at connection event \(instant)"))
         case let .channelMap(map, instant):
             links[i].channelMap = map
+            if let c = session.live[LinkKey(adapter: frame.adapter, handle: handle)] {
+                session.emit(.link, .airChannelMap(c, frame: frame.number, time: frame.timestamp, map: map, indication: true))
+            }
             note(i, session, frame, .parameters, .air("channel map \(LinkLayerDisplay.channelList(map)) from event \(instant)"))
         case let .terminate(reason):
             let hciReason = HCIStatus(rawValue: reason)
             // The central's host ended it: the story says so.
             if direction != .peripheralToCentral { hostDisconnect(handle, reason: hciReason, frame, analyzer) }
+            for side in 0 ... 1 { closeBurst(i, side, session, lost: false) }
             summarize(i, session, time: frame.timestamp, frame: frame.number, ending: "LL_TERMINATE_IND from the \(from): \(hciReason.name)")
             disconnected(handle, reason: hciReason, frame, analyzer, &status)
             end(i)

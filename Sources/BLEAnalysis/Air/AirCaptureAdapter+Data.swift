@@ -58,13 +58,24 @@ extension AirCaptureAdapter {
            !(acknowledged && links[i].ignoresSN(side)) {
             links[i].retransmissions += 1
             lastContext.retransmission = true
+            if var r = links[i].run[side] {
+                r.copies += 1
+                (r.last, r.lastTime) = (frame.number, frame.timestamp)
+                links[i].run[side] = r
+            } else {
+                let original = links[i].lastPDU[side]
+                links[i].run[side] = AirRetransmissionBurst(byPeripheral: side == 1, copies: 1, first: original.frame, firstTime: original.time,
+                                                            last: frame.number, lastTime: frame.timestamp)
+            }
             if p.dataLLID == .start, let op = bytes.withReader({ L2CAP.attOpcode($0) }) {
                 retransmittedATTOpcodes[Int(op.rawValue)] += 1
             }
             return
         }
+        if links[i].run[side] != nil { closeBurst(i, side, analyzer.session, lost: false) }
         links[i].lastSN[side] = p.sn
         links[i].lastBytes[side] = bytes
+        links[i].lastPDU[side] = (frame.number, frame.timestamp)
         if p.payloadLength == 0 {
             links[i].emptyPDUs += 1
             return

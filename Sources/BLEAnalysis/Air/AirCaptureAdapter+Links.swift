@@ -20,6 +20,7 @@ extension AirCaptureAdapter {
     /// marked as inferred so the report says how it is known.
     func lose(_ j: Int, _ analyzer: Analyzer, _ frame: Frame, why: String) {
         let handle = links[j].handle
+        for side in 0 ... 1 { closeBurst(j, side, analyzer.session, lost: true) }
         summarize(j, analyzer.session, time: frame.timestamp, frame: frame.number, ending: "lost: " + why)
         if let c = analyzer.session.live[LinkKey(adapter: frame.adapter, handle: handle)] {
             c.snifferLoss.lossInferred = "no LL_TERMINATE_IND; " + why
@@ -41,6 +42,15 @@ extension AirCaptureAdapter {
         guard links[i].lastLossFrame > 0, let c = session.live[LinkKey(adapter: adapter, handle: links[i].handle)] else { return }
         c.snifferLoss.captureLossFrame = links[i].lastLossFrame
         if c.snifferLoss.firstCaptureLossFrame == 0 { c.snifferLoss.firstCaptureLossFrame = links[i].lastLossFrame }
+    }
+
+    /// Ends side `side`'s run of copies of one PDU on link `i`: a long one goes to the detectors.
+    func closeBurst(_ i: Int, _ side: Int, _ session: SessionModel, lost: Bool) {
+        guard var r = links[i].run[side] else { return }
+        links[i].run[side] = nil
+        guard r.copies >= AirRetransmissionBurst.reported, let c = session.live[LinkKey(adapter: 0, handle: links[i].handle)] else { return }
+        r.lost = lost
+        session.emit(.link, .airRetransmissionBurst(c, r))
     }
 
     /// The radio facts of a link, once, on its timeline.

@@ -126,9 +126,11 @@ public final class AirCaptureAdapter {
         for i in links.indices where !links[i].terminated { syncLoss(i, analyzer.session, adapter: 0) }
         for i in links.indices where !links[i].terminated {
             if let s = links[i].peripheralSilent {
-                silent(i, s, analyzer)
+                silent(i, s, analyzer)   // a lost link closes its runs of copies as lost
+                for side in 0 ... 1 { closeBurst(i, side, analyzer.session, lost: false) }
                 continue
             }
+            for side in 0 ... 1 { closeBurst(i, side, analyzer.session, lost: false) }
             let after = lastCapture.time - links[i].lastTime
             let interval = Int64(links[i].intervalUnits) * 1250
             let ending: String

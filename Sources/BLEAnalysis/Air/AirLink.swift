@@ -1,5 +1,19 @@
 import BLEProtocol
 
+/// One side of an air link sending the same PDU (same SN, same bytes) again and again: the peer did not
+/// acknowledge it (Core v5.4 Vol 6 Part B 4.5.9). `first` is the original PDU, `last` its last copy.
+public struct AirRetransmissionBurst: Sendable {
+    public var byPeripheral: Bool
+    /// Copies after the original.
+    public var copies: Int
+    public var first: Int, firstTime: Int64
+    public var last: Int, lastTime: Int64
+    /// The link was lost before this side sent a new PDU.
+    public var lost = false
+    /// Shortest run told to the detectors: one or two copies are ordinary on a busy band.
+    static let reported = 3
+}
+
 extension AirCaptureAdapter {
     /// What one connection looked like on air, tracked by its access address.
     public struct Link: Sendable {
@@ -63,6 +77,9 @@ extension AirCaptureAdapter {
         /// A side whose SN does not follow acknowledgements: for it, SN does not tell a retransmission.
         public func ignoresSN(_ side: Int) -> Bool { snKeptAfterAck[side] >= 2 && snKeptAfterAck[side] > snToggles[side] }
         var lastBytes: [[UInt8]] = [[], []]
+        /// Per side: the frame and time of the last new PDU, and the run of copies of it being sent now.
+        var lastPDU: [(frame: Int, time: Int64)] = [(0, 0), (0, 0)]
+        var run: [AirRetransmissionBurst?] = [nil, nil]
         var lengthRequest: [(rx: UInt16, tx: UInt16)?] = [nil, nil]
         /// Per side (0 central, 1 peripheral): the frame and ATT opcode of the last L2CAP start
         /// fragment that carried one. How much of that PDU came is the session's reassembler's to say.

@@ -256,3 +256,83 @@ final class RoleSwitchFailed: Detector {
         findings.append(f)
     }
 }
+
+/// `link.few-channels`: on air, a CONNECT_IND or LL_CHANNEL_MAP_IND leaves the link fewer than `channels`
+/// (default 10) of the 37 data channels. The spec allows 2 (Core v5.4 Vol 6 Part B 4.5.8: at least 2 used
+/// channels). Why 10: one Wi-Fi channel (22 MHz) covers about 10 LE data channels, so a central avoiding
+/// even two busy Wi-Fi channels keeps 15 or more; fewer than 10 means the band is crowded or the central
+/// uses a fixed small map, and each loss on a channel comes back every few events. Information: the map
+/// is the central's answer to its environment, not a failure. One finding per map.
+final class FewChannels: Detector {
+    static let rule = RuleInfo(
+        id: "link.few-channels", severity: .info, title: "Few data channels",
+        explanation: """
+        The central set the link to hop on few of the 37 LE data channels (the spec allows as few as 2). The \
+        central's controller excluded the others, usually because it found interference there (Wi-Fi, another \
+        link), or it uses a fixed map. With few channels a link has less room to escape interference: packets \
+        lost on one channel are lost again each time the hop returns to it. Nothing to do in the app; move away \
+        from busy Wi-Fi or check the central's channel classification.
+        """, thresholds: [.init(name: "channels", defaultValue: 10, unit: "channels", meaning: "maps with fewer used data channels are reported")],
+        actor: .none)
+    let kinds: [SessionEvent.Kind] = [.link]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airChannelMap(c, frame, time, map, indication) = event else { return }
+        let used = map & (1 << 37 - 1)   // bits 37–39 are reserved (Vol 6 Part B 2.3.3.1)
+        guard used.nonzeroBitCount < Int(threshold("channels", context)) else { return }
+        let pdu = indication ? "An LL_CHANNEL_MAP_IND" : "The CONNECT_IND"
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame],
+                                message: "\(pdu) set the link to \(peer: c) to hop on \(used.nonzeroBitCount) of the 37 data channels: "
+                                    + "\(LinkLayerDisplay.channelList(used)); few channels leave little room to escape interference"))
+    }
+}
+
+/// `link.retransmission-burst`: on air, one side sent the same PDU (same SN, same bytes) at least
+/// `copies` (default 10) times more in a row: the other side did not acknowledge it for that many
+/// tries (Core v5.4 Vol 6 Part B 4.5.9), from interference or a peer that does not listen. Ten copies is
+/// ten connection events or more without progress on that side's data, far beyond the one or two resends
+/// of a busy band. Information with the count, the copies and the longest burst; the why says when the
+/// link was lost before a new PDU came (its loss is the disconnect rules' finding). One per link.
+final class RetransmissionBurst: Detector {
+    static let rule = RuleInfo(
+        id: "link.retransmission-burst", severity: .info, title: "Retransmission burst on air",
+        explanation: """
+        One side of the link sent the same packet again and again: the other side did not acknowledge it (it did \
+        not hear it, or its answer was not heard). Data on the link stopped meanwhile, so throughput and latency \
+        suffer. Interference, distance or a peer that is busy and misses connection events cause it; a sniffer sees \
+        the copies, so they are the devices', not the capture's.
+        """, thresholds: [.init(name: "copies", defaultValue: 10, unit: "copies", meaning: "shortest run of copies of one PDU reported")],
+        actor: .none)
+    let kinds: [SessionEvent.Kind] = [.link]
+    /// Per link: the finding (its index), bursts, copies in them, the longest.
+    private var seen = ConnectionState<(finding: Int, count: Int, copies: Int, longest: AirRetransmissionBurst)>()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airRetransmissionBurst(c, b) = event, b.copies >= Int(threshold("copies", context)) else { return }
+        if var s = seen[c] {
+            s.count += 1
+            s.copies += b.copies
+            if b.copies > s.longest.copies {
+                s.longest = b
+                findings[s.finding].frames = Self.frames(b)
+            }
+            seen[c] = s
+            findings[s.finding].message = Self.message(c, s.count, s.copies, s.longest)
+            return
+        }
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: b.firstTime, frames: Self.frames(b),
+                                message: Self.message(c, 1, b.copies, b)))
+        seen[c] = (findings.count - 1, 1, b.copies, b)
+    }
+
+    private static func frames(_ b: AirRetransmissionBurst) -> [Int] { b.first > 0 && b.first != b.last ? [b.first, b.last] : [b.last] }
+
+    static func message(_ c: Connection, _ count: Int, _ copies: Int, _ l: AirRetransmissionBurst) -> FindingMessage {
+        let who = l.byPeripheral ? "peripheral" : "central"
+        let span = l.first > 0 ? " (frames \(l.first)–\(l.last), \(Format.duration(l.lastTime - l.firstTime)))" : " (to frame \(l.last))"
+        let bursts = count > 1 ? "\(count) bursts of resent packets, \(copies) copies in all; the longest: " : ""
+        let then = l.lost ? "; the link was lost before it sent a new one" : ""
+        return "On the link to \(peer: c), \(bursts)the \(who) sent the same PDU \(l.copies) more times in a row\(span), "
+            + "unacknowledged\(then)"
+    }
+}

@@ -61,6 +61,8 @@ public enum Rules {
         entry(InstantPassed.self) { InstantPassed() },
         entry(FeatureRefused.self) { FeatureRefused() },
         entry(RoleSwitchFailed.self) { RoleSwitchFailed() },
+        entry(FewChannels.self) { FewChannels() },
+        entry(RetransmissionBurst.self) { RetransmissionBurst() },
         entry(ParameterRequestRefused.self) { ParameterRequestRefused() },
         entry(ChannelRefused.self) { ChannelRefused() },
         entry(CommandRejected.self) { CommandRejected() },

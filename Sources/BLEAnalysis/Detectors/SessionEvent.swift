@@ -63,6 +63,11 @@ public enum SessionEvent {
     indirect case signalingRefused(Connection, SignalingRefusal)
     /// A credit-based channel's sender used its last credit and sent again as soon as credits came.
     indirect case creditWait(Connection, CreditChannels.Wait)
+    /// On air: the data channel map a CONNECT_IND (`indication` false) or an LL_CHANNEL_MAP_IND set.
+    case airChannelMap(Connection, frame: Int, time: Int64, map: UInt64, indication: Bool)
+    /// On air: one side sent the same PDU (same SN, same bytes) `copies` times in a row (Core v5.4
+    /// Vol 6 Part B 4.5.9), from `first` to `last`; `lost` when the link was lost before the next new PDU.
+    indirect case airRetransmissionBurst(Connection, AirRetransmissionBurst)
 
     // Controller (`SessionModel+Controller`)
     /// A command's Command Complete or Command Status (`status` nil: a Command Complete without one).
@@ -114,7 +119,8 @@ public enum SessionEvent {
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
-        case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait: .link
+        case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait,
+             .airChannelMap, .airRetransmissionBurst: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .linkStall,
              .qualityReport, .procedureFailed: .controller
         }
