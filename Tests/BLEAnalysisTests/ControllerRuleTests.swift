@@ -115,6 +115,32 @@ import Testing
         #expect(Self.of("radio.scan-contention", try Self.run(capture(slow: false))).isEmpty)
     }
 
+    /// A BR/EDR inquiry (2.56 s asked) while the peer streams on a Classic link: the peer's data stops
+    /// until Inquiry Complete. Twice is a warning, once information; a peer still sending during it is nothing.
+    @Test func inquiryStopsABusyLink() throws {
+        func capture(times: Int, peerStops: Bool) -> Builder {
+            var b = Builder()
+            b.classicConnected(1000, handle: 0x0B)
+            for _ in 0 ..< times {
+                for _ in 0 ..< 10 { b.acl(100_000, .received, handle: 0x0B, cid: 0x0040, [UInt8](repeating: 1, count: 20)) }
+                b.command(1000, 0x0401, [0x33, 0x8B, 0x9E, 0x02, 0x00])   // Inquiry, GIAC, 2 × 1.28 s
+                b.commandStatus(1000, 0x0401, 0x00)
+                if !peerStops { for _ in 0 ..< 20 { b.acl(120_000, .received, handle: 0x0B, cid: 0x0040, [1, 2, 3]) } }
+                b.event(peerStops ? 2_560_000 : 160_000, 0x01, [0x00])   // Inquiry Complete
+                b.acl(20_000, .received, handle: 0x0B, cid: 0x0040, [1, 2, 3])
+            }
+            return b
+        }
+        let twice = Self.of("radio.inquiry-contention", try Self.run(capture(times: 2, peerStops: true)))
+        #expect(twice.count == 1 && twice.first?.severity == .warning, "\(twice.map(\.message))")
+        #expect(twice.first?.cause?.kind == .radioContention)
+        #expect(twice.first?.cause?.text.description.contains("Inquiry_Length 2 × 1.28 s") == true, "\(twice.map { $0.cause?.text.description ?? "" })")
+        let once = Self.of("radio.inquiry-contention", try Self.run(capture(times: 1, peerStops: true)))
+        #expect(once.count == 1 && once.first?.severity == .info, "\(once.map(\.message))")
+        #expect(once.first?.frames.prefix(2) == [12, 14])   // the Inquiry, its Inquiry Complete
+        #expect(Self.of("radio.inquiry-contention", try Self.run(capture(times: 2, peerStops: false))).isEmpty)
+    }
+
     @Test func collisionsAndInstantPassed() throws {
         var b = Builder()
         b.leConnected(1000, handle: 0x40)

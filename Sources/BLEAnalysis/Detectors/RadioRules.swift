@@ -19,11 +19,102 @@ final class ScanContention: Detector {
                           .init(name: "count", defaultValue: 2, unit: "times", meaning: "occurrences that make it a warning")],
         actor: .app)
     let kinds: [SessionEvent.Kind] = [.controller, .aclReceived, .credits]
-    private struct Hit {
+    private var watch = ContentionWatch()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        if case let .scanEnabled(adapter, command, answer) = event {
+            guard answer.time - command.time >= micros("slow", context) else { return }
+            watch.radioTaken(adapter: adapter, from: command, to: answer, links: { $0.isLE }, context)
+        } else {
+            watch.observe(event)
+        }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for list in watch.byAdapter {
+            let first = list[0]
+            let gap = ContentionWatch.gap
+            let worst = list.max { gap($0) < gap($1) } ?? first
+            let slowest = list.map { $0.answer.time - $0.command.time }.max() ?? 0
+            let links = Set(list.map(\.c.index)).count
+            let what = first.held ? "host packets waited in the controller" : "the peer's data stopped"
+            let message: FindingMessage = list.count == 1
+                ? "The host enabled scanning while the link to \(peer: first.c) was busy: the enable took \(Format.duration(first.answer.time - first.command.time)) to complete and \(what) for \(Format.duration(gap(first)))"
+                : "The host enabled scanning \(list.count) times while \(links == 1 ? "the link to \(first.c.peerLabel)" : "\(links) links") carried data: each enable took up to \(Format.duration(slowest)) to complete and the link stopped meanwhile, at worst for \(Format.duration(gap(worst))) (frame \(worst.command.frame))"
+            var f = Finding(rule: Self.rule.id, severity: list.count >= Int(threshold("count", context)) ? .warning : .info, connection: first.c,
+                            time: first.command.time, frames: ContentionWatch.frames(list), message: message)
+            f.cause = FindingCause(.radioContention, frames: [first.command.frame, first.answer.frame],
+                                   "LE Set Scan Enable at frame \(first.command.frame) completed only at frame \(first.answer.frame); the link's last packet before it is frame \(first.before.frame)"
+                                   + (first.after.map { " and its next frame \($0.frame)" } ?? ""))
+            findings.append(f)
+        }
+    }
+}
+
+/// `radio.inquiry-contention`: the host ran a BR/EDR inquiry (Inquiry or Periodic Inquiry Mode) while a
+/// link of the same controller was busy, and the link stopped while it ran: the same test as
+/// `radio.scan-contention`, over the inquiry's run (its command to its Inquiry Complete or cancel). An
+/// inquiry hops over the inquiry channels for Inquiry_Length × 1.28 s and takes the radio time the link's
+/// slots or connection events need (Core v5.4 Vol 2 Part B 8.4); a controller may keep some ACL slots
+/// but many do not. Same thresholds and severity: warning when it happened ≥ `count` (default 2) times (a
+/// host inquiring again and again while connected), information once. One finding per adapter.
+final class InquiryContention: Detector {
+    static let rule = RuleInfo(
+        id: "radio.inquiry-contention", severity: .warning, title: "Inquiry stopped a busy link",
+        explanation: """
+        A BR/EDR inquiry (device discovery) takes the radio for its whole length, Inquiry_Length × 1.28 s (often \
+        10 s): the controller hops over the inquiry channels and the links' slots and connection events are skipped. \
+        Here the link's traffic stopped while the inquiry ran. Do not discover devices while connected (Android: \
+        cancelDiscovery() before connecting and while transferring), or keep the inquiry short.
+        """, thresholds: [.init(name: "slow", defaultValue: 0.5, unit: "s", meaning: "time the inquiry ran"),
+                          .init(name: "count", defaultValue: 2, unit: "times", meaning: "occurrences that make it a warning")],
+        actor: .app)
+    let kinds: [SessionEvent.Kind] = [.controller, .aclReceived, .credits]
+    private var watch = ContentionWatch()
+    private var lengths: [Int: (units: UInt8, periodic: Bool)] = [:]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        if case let .inquiryRan(adapter, command, end, length, periodic) = event {
+            guard end.time - command.time >= micros("slow", context) else { return }
+            if lengths.count < 500 { lengths[command.frame] = (length, periodic) }
+            watch.radioTaken(adapter: adapter, from: command, to: end, links: { _ in true }, context)
+        } else {
+            watch.observe(event)
+        }
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for list in watch.byAdapter {
+            let first = list[0]
+            let gap = ContentionWatch.gap
+            let worst = list.max { gap($0) < gap($1) } ?? first
+            let longest = list.map { $0.answer.time - $0.command.time }.max() ?? 0
+            let links = Set(list.map(\.c.index)).count
+            let what = first.held ? "host packets waited in the controller" : "the peer's data stopped"
+            let asked = lengths[first.command.frame].map { " (Inquiry_Length \($0.units) × 1.28 s\($0.periodic ? ", periodic" : ""))" } ?? ""
+            let message: FindingMessage = list.count == 1
+                ? "The host ran an inquiry while the link to \(peer: first.c) was busy: it ran \(Format.duration(first.answer.time - first.command.time))\(asked) and \(what) for \(Format.duration(gap(first)))"
+                : "The host ran an inquiry \(list.count) times while \(links == 1 ? "the link to \(first.c.peerLabel)" : "\(links) links") carried data: each ran up to \(Format.duration(longest)) and the link stopped meanwhile, at worst for \(Format.duration(gap(worst))) (frame \(worst.command.frame))"
+            var f = Finding(rule: Self.rule.id, severity: list.count >= Int(threshold("count", context)) ? .warning : .info, connection: first.c,
+                            time: first.command.time, frames: ContentionWatch.frames(list), message: message)
+            f.cause = FindingCause(.radioContention, frames: [first.command.frame, first.answer.frame],
+                                   "Inquiry at frame \(first.command.frame)\(asked) ran until frame \(first.answer.frame); the link's last packet before it is frame \(first.before.frame)"
+                                   + (first.after.map { " and its next frame \($0.frame)" } ?? ""))
+            findings.append(f)
+        }
+    }
+}
+
+/// The host's own radio use (a scan enable, an inquiry) from `command` to `answer`, and the busy links that
+/// stopped meanwhile: host packets sent before it still waiting in the controller (no Number Of Completed
+/// Packets) at its end, or a peer that had sent twice in the second before and sent nothing until then.
+/// The gap runs from the link's last packet before to its first after. Bounded: 500 hits per adapter.
+struct ContentionWatch {
+    struct Hit {
         var c: Connection
         var command: LinkForensics.Mark
         var answer: LinkForensics.Mark
-        /// The link's last packet before the enable, and its first after the completion.
+        /// The link's last packet before the command, and its first after the answer.
         var before: LinkForensics.Mark
         var after: LinkForensics.Mark?
         var held: Bool
@@ -32,49 +123,44 @@ final class ScanContention: Detector {
     /// Hits waiting for the link's next packet, by connection index.
     private var open: [Int: (adapter: UInt16, index: Int)] = [:]
 
-    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+    /// The hits, one non-empty list per adapter, in adapter order.
+    var byAdapter: [[Hit]] { hits.sorted { $0.key < $1.key }.map(\.value).filter { !$0.isEmpty } }
+
+    /// The link's last packet before to its first after (or the end, when none came).
+    static func gap(_ h: Hit) -> Int64 { (h.after?.time ?? h.answer.time) - h.before.time }
+
+    /// The first hit's command, answer, last and next packet, then the later commands.
+    static func frames(_ list: [Hit]) -> [Int] {
+        guard let first = list.first else { return [] }
+        var frames = [first.command.frame, first.answer.frame, first.before.frame] + (first.after.map { [$0.frame] } ?? [])
+        frames += list.dropFirst().prefix(24).map(\.command.frame)
+        return frames.filter { $0 > 0 }
+    }
+
+    mutating func radioTaken(adapter: UInt16, from command: LinkForensics.Mark, to answer: LinkForensics.Mark,
+                             links: (Connection) -> Bool, _ context: DetectorContext) {
+        for c in context.model.live.values.sorted(by: { $0.index < $1.index }) where c.adapter == adapter && links(c) {
+            let waiting = c.buffers.unacknowledged.first
+            let held = waiting.map { $0.time < command.time } ?? false && (c.buffers.lastCompleted?.time ?? .min) < command.time
+            let heard = c.traffic.lastReceivedTime ?? .min
+            let receiving = heard < command.time && (c.traffic.previousReceivedTime ?? .min) >= command.time - 1_000_000
+            guard held || receiving, (hits[adapter]?.count ?? 0) < 500 else { continue }
+            var before = LinkForensics.Mark(frame: c.traffic.lastReceivedFrame ?? 0, time: heard)
+            if held, let w = waiting, w.time > before.time || !receiving { before = .init(frame: w.frame, time: w.time) }
+            if let done = c.buffers.lastCompleted, done.time > before.time, done.time < command.time { before = done }
+            hits[adapter, default: []].append(Hit(c: c, command: command, answer: answer, before: before, after: nil, held: held))
+            open[c.index] = (adapter, hits[adapter, default: []].count - 1)
+        }
+    }
+
+    /// A packet from the peer or credits returned: the link's first sign after a hit.
+    mutating func observe(_ event: SessionEvent) {
         switch event {
-        case let .scanEnabled(adapter, command, answer) where answer.time - command.time >= micros("slow", context):
-            for c in context.model.live.values.sorted(by: { $0.index < $1.index }) where c.adapter == adapter && c.isLE {
-                let waiting = c.buffers.unacknowledged.first
-                let held = waiting.map { $0.time < command.time } ?? false && (c.buffers.lastCompleted?.time ?? .min) < command.time
-                let heard = c.traffic.lastReceivedTime ?? .min
-                let receiving = heard < command.time && (c.traffic.previousReceivedTime ?? .min) >= command.time - 1_000_000
-                guard held || receiving, (hits[adapter]?.count ?? 0) < 500 else { continue }
-                var before = LinkForensics.Mark(frame: c.traffic.lastReceivedFrame ?? 0, time: heard)
-                if held, let w = waiting, w.time > before.time || !receiving { before = .init(frame: w.frame, time: w.time) }
-                if let done = c.buffers.lastCompleted, done.time > before.time, done.time < command.time { before = done }
-                hits[adapter, default: []].append(Hit(c: c, command: command, answer: answer, before: before, after: nil, held: held))
-                open[c.index] = (adapter, hits[adapter, default: []].count - 1)
-            }
         case let .aclReceived(c, frame, time), let .creditsReturned(c, frame, time, _, _):
             guard !open.isEmpty, let o = open.removeValue(forKey: c.index) else { return }
             hits[o.adapter]?[o.index].after = .init(frame: frame, time: time)
         default:
             break
-        }
-    }
-
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for (adapter, list) in hits.sorted(by: { $0.key < $1.key }) {
-            _ = adapter
-            guard let first = list.first else { continue }
-            let gap: (Hit) -> Int64 = { ($0.after?.time ?? $0.answer.time) - $0.before.time }
-            let worst = list.max { gap($0) < gap($1) } ?? first
-            let slowest = list.map { $0.answer.time - $0.command.time }.max() ?? 0
-            let links = Set(list.map(\.c.index)).count
-            let what = first.held ? "host packets waited in the controller" : "the peer's data stopped"
-            let message: FindingMessage = list.count == 1
-                ? "The host enabled scanning while the link to \(peer: first.c) was busy: the enable took \(Format.duration(first.answer.time - first.command.time)) to complete and \(what) for \(Format.duration(gap(first)))"
-                : "The host enabled scanning \(list.count) times while \(links == 1 ? "the link to \(first.c.peerLabel)" : "\(links) links") carried data: each enable took up to \(Format.duration(slowest)) to complete and the link stopped meanwhile, at worst for \(Format.duration(gap(worst))) (frame \(worst.command.frame))"
-            var frames = [first.command.frame, first.answer.frame, first.before.frame] + (first.after.map { [$0.frame] } ?? [])
-            frames += list.dropFirst().prefix(24).map(\.command.frame)
-            var f = Finding(rule: Self.rule.id, severity: list.count >= Int(threshold("count", context)) ? .warning : .info, connection: first.c,
-                            time: first.command.time, frames: frames.filter { $0 > 0 }, message: message)
-            f.cause = FindingCause(.radioContention, frames: [first.command.frame, first.answer.frame],
-                                   "LE Set Scan Enable at frame \(first.command.frame) completed only at frame \(first.answer.frame); the link's last packet before it is frame \(first.before.frame)"
-                                   + (first.after.map { " and its next frame \($0.frame)" } ?? ""))
-            findings.append(f)
         }
     }
 }

@@ -73,6 +73,7 @@ public enum Rules {
         entry(BufferOverflow.self) { BufferOverflow() },
         entry(ControllerRestarted.self) { ControllerRestarted() },
         entry(ScanContention.self) { ScanContention() },
+        entry(InquiryContention.self) { InquiryContention() },
         entry(QualityReports.self) { QualityReports() },
         entry(WriteWithResponse.self) { WriteWithResponse() },
         entry(SmallMTU.self) { SmallMTU() },

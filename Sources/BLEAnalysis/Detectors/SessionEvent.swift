@@ -80,6 +80,8 @@ public enum SessionEvent {
     indirect case controllerRestarted(adapter: UInt16, frame: Int, time: Int64, closed: [Connection], version: (LocalVersion, LocalVersion)?)
     /// LE Set (Extended) Scan Enable enabling scanning, and its successful answer.
     case scanEnabled(adapter: UInt16, command: LinkForensics.Mark, answer: LinkForensics.Mark)
+    /// Inquiry or Periodic Inquiry Mode from its command to its Inquiry Complete (or the host's cancel).
+    case inquiryRan(adapter: UInt16, command: LinkForensics.Mark, end: LinkForensics.Mark, lengthUnits: UInt8, periodic: Bool)
     /// The controller held host packets of a link with no sign of life for ≥ 0.5 s (`LinkStall`).
     indirect case linkStall(Connection, LinkStall)
     indirect case qualityReport(Connection?, adapter: UInt16, frame: Int, time: Int64, report: QualityReport.LinkQuality)
@@ -121,7 +123,7 @@ public enum SessionEvent {
         case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait,
              .airChannelMap, .airRetransmissionBurst: .link
-        case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .linkStall,
+        case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .inquiryRan, .linkStall,
              .qualityReport, .procedureFailed: .controller
         }
     }

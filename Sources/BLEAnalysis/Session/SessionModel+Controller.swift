@@ -43,6 +43,9 @@ public struct ControllerWatch: Sendable {
     public internal(set) var lastEvent: [UInt16: Mark] = [:]
     /// The last LE Set (Extended) Scan Enable per adapter, waiting for its answer, and whether it enabled.
     var scanCommand: [UInt16: (mark: Mark, enabled: Bool)] = [:]
+    /// The Inquiry / Periodic Inquiry Mode command running, per adapter (Vol 4 Part E 7.1.1, 7.1.3), with its
+    /// Inquiry_Length (1.28 s units); it ends with Inquiry Complete or the host's cancel.
+    var inquiry: [UInt16: (mark: Mark, lengthUnits: UInt8, periodic: Bool)] = [:]
     /// The scan enable that turned scanning on, per adapter, while it is on.
     var scanningSince: [UInt16: Mark] = [:]
     static let maxPending = 64
@@ -88,6 +91,15 @@ extension SessionModel {
         let mark = LinkForensics.Mark(frame: frame.number, time: frame.timestamp)
         controller.scanCommand[frame.adapter] = (mark, enabled)
         if !enabled { controller.scanningSince[frame.adapter] = nil } else if controller.scanningSince[frame.adapter] == nil { controller.scanningSince[frame.adapter] = mark }
+    }
+
+    /// Inquiry Complete, or Inquiry Cancel / Exit Periodic Inquiry Mode sent (no Inquiry Complete follows a
+    /// cancel, Vol 4 Part E 7.1.2): the inquiry that ran since its command ends here. Of a periodic inquiry
+    /// only the first run is timed (the controller does not say when the next starts).
+    func inquiryEnded(frame: Frame) {
+        guard let run = controller.inquiry.removeValue(forKey: frame.adapter) else { return }
+        emit(.controller, .inquiryRan(adapter: frame.adapter, command: run.mark, end: .init(frame: frame.number, time: frame.timestamp),
+                                      lengthUnits: run.lengthUnits, periodic: run.periodic))
     }
 
     /// HCI Reset while links were open: they end without a Disconnection Complete.

@@ -76,6 +76,10 @@ extension SessionModel {
                 c.encryption.linkKeyFromEarlier = true
             }
             c.note(frame.timestamp, frame.number, .security, .storedLinkKey(found: found), .init(security: found ? .storedKey : .noStoredKey))
+        case let .inquiry(length, periodic):
+            controller.inquiry[frame.adapter] = (.init(frame: frame.number, time: frame.timestamp), length, periodic)
+        case .inquiryCancel:
+            inquiryEnded(frame: frame)
         case .reset:
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
@@ -309,6 +313,8 @@ extension SessionModel {
             else { return }
             c.note(frame.timestamp, frame.number, .security, .simplePairingFailed(status), .init(security: .pairingFailed))
             emit(.security, .simplePairingFailed(c, frame: frame.number, time: frame.timestamp, status: status, step: ssp?.step, rejected: ssp?.rejected))
+        case let .inquiryComplete(status):
+            if status == .success { inquiryEnded(frame: frame) } else { controller.inquiry[frame.adapter] = nil }
         case let .hardwareError(code):
             emit(.controller, .hardwareError(adapter: frame.adapter, frame: frame.number, time: frame.timestamp, code: code))
         case .dataBufferOverflow:

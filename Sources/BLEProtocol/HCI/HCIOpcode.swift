@@ -10,6 +10,11 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable {
     public var isVendor: Bool { ogf == 0x3F }
 
     public static let disconnect = HCIOpcode(rawValue: 0x0406)
+    // BR/EDR inquiry (Vol 4 Part E 7.1.1–7.1.4): the controller searches for devices, taking radio time.
+    public static let inquiry = HCIOpcode(rawValue: 0x0401)
+    public static let inquiryCancel = HCIOpcode(rawValue: 0x0402)
+    public static let periodicInquiryMode = HCIOpcode(rawValue: 0x0403)
+    public static let exitPeriodicInquiryMode = HCIOpcode(rawValue: 0x0404)
     public static let createConnection = HCIOpcode(rawValue: 0x0405)
     public static let createConnectionCancel = HCIOpcode(rawValue: 0x0408)
     public static let reset = HCIOpcode(rawValue: 0x0C03)

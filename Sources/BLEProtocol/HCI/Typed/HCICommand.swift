@@ -31,6 +31,10 @@ public enum HCICommand: Sendable {
     case linkKeyAnswer(address: BDAddr, found: Bool)
     /// Read Encryption Key Size (7.5.7): the handle whose key size the host asks.
     case readEncryptionKeySize(handle: UInt16)
+    /// Inquiry or Periodic Inquiry Mode (Core v5.4 Vol 4 Part E 7.1.1, 7.1.3): Inquiry_Length in 1.28 s units.
+    case inquiry(lengthUnits: UInt8, periodic: Bool)
+    /// Inquiry Cancel / Exit Periodic Inquiry Mode (7.1.2, 7.1.4).
+    case inquiryCancel
     case reset
     case other(HCIOpcode)
 
@@ -95,6 +99,14 @@ public enum HCICommand: Sendable {
             return .linkKeyAnswer(address: try p.address("BD_ADDR"), found: opcode == .linkKeyRequestReply)
         case .readEncryptionKeySize:
             return .readEncryptionKeySize(handle: try p.u16le("Connection_Handle") & 0x0FFF)
+        case .inquiry:
+            try p.skip(3, "LAP")
+            return .inquiry(lengthUnits: try p.u8("Inquiry_Length"), periodic: false)
+        case .periodicInquiryMode:
+            try p.skip(7, "Max_Period_Length, Min_Period_Length, LAP")
+            return .inquiry(lengthUnits: try p.u8("Inquiry_Length"), periodic: true)
+        case .inquiryCancel, .exitPeriodicInquiryMode:
+            return .inquiryCancel
         case .reset:
             return .reset
         default:

@@ -21,6 +21,8 @@ public enum HCIEvent: Sendable {
     case advertisingSetTerminated(status: HCIStatus, advertisingHandle: UInt8, connectionHandle: UInt16)
     /// LE Long Term Key Request (7.7.65.5): the Random_Number and Encrypted_Diversifier name the key.
     case longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16)
+    /// Inquiry Complete (Core v5.4 Vol 4 Part E 7.7.1): the inquiry ended.
+    case inquiryComplete(status: HCIStatus)
     case hardwareError(code: UInt8)
     case dataBufferOverflow
     /// BR/EDR Secure Simple Pairing (Core v5.4 Vol 4 Part E 7.7.42–7.7.45): the controller asks the host
@@ -209,6 +211,8 @@ extension HCIEvent {
             let n = Int(try p.u8("Num Handles"))
             let pairs = try p.slice(n * 4, "Handles")
             return .numberOfCompletedPackets(CompletedPackets(count: n, pairs: pairs.remainingRange))
+        case HCIEventCode.inquiryComplete:
+            return .inquiryComplete(status: HCIStatus(rawValue: try p.u8("Status")))
         case HCIEventCode.hardwareError:
             return .hardwareError(code: try EventLayout.hardwareCode.u8(p))
         case HCIEventCode.dataBufferOverflow:
