@@ -105,7 +105,7 @@ final class CommandRejected: Detector {
 /// credits as its app reads SDUs, within connection events; seconds mean the receiving app stopped reading.
 final class CreditWait: Detector {
     static let rule = RuleInfo(
-        id: "l2cap.credits-exhausted", severity: .info, title: "L2CAP channel waited for credits",
+        id: "l2cap.credits-exhausted", severity: .warning, title: "L2CAP channel waited for credits",
         explanation: """
         On an L2CAP credit-based channel the sender may send one K-frame per credit; the receiver gives credits back \
         (LE Flow Control Credit) as its app reads the data. The sender used its last credit and waited: short waits \
