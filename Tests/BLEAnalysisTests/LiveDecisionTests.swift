@@ -57,8 +57,10 @@ import TestSupport
         }
         #expect(all.withdrawn.isEmpty, "\(all.withdrawn.count) told and then changed:\n\(all.withdrawn.prefix(30).joined(separator: "\n"))")
         print("live decisions: \(all.early) of \(all.total) findings decided before the end (\(all.total == 0 ? 0 : all.early * 100 / all.total) %) over \(captures.count) captures")
-        // Decisions do happen before the end (a capture of connections that close holds some).
-        #expect(all.early > 0)
+        // Decisions do happen before the end: the real corpus has links that close long before the
+        // capture does. The project's own captures end within a second of their last link's end (the
+        // window a link's findings wait), so a clone without ../shared decides none early.
+        if AnalysisFixtures.sharedReal != nil { #expect(all.early > 0) }
     }
 
     /// A link's findings wait for the window after its end (the links lost with it explain its
