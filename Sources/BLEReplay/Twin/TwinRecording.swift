@@ -59,9 +59,11 @@ public struct TwinRecording: Sendable {
         public var description: String { if case let .input(m) = self { return m }; return "" }
     }
 
-    /// Reads `path` and picks the device: `device`, or the peer of the connection with the most
-    /// ATT traffic.
-    public static func load(path: String, device: BDAddr?) throws(Failure) -> TwinRecording {
+    /// Reads `path` and picks the device: `device`, the peer `named` chooses (the CLI's peer-name
+    /// match: `name` for messages, `matches` on each connection), or the peer of the connection with
+    /// the most ATT traffic.
+    public static func load(path: String, device: BDAddr?,
+                            named: (name: String, matches: (Connection) -> Bool)? = nil) throws(Failure) -> TwinRecording {
         let recording: Recording
         do { recording = try Recording.load(path: path) } catch { throw .input(error.description) }
         let script = Script(recording)
@@ -81,17 +83,20 @@ public struct TwinRecording: Sendable {
                 return n + 1
             }
         }
-        var candidates = analyzer.session.connections.filter { $0.isLE && $0.peerAddress != nil && (device == nil || $0.peerAddress == device) }
+        var candidates = analyzer.session.connections.filter { $0.isLE && $0.peerAddress != nil && (device == nil || $0.peerAddress == device)
+                                                                && (named?.matches($0) ?? true) }
         // No connection complete in the log, but ATT on a link open before it starts: that link's
         // device, at an address of the twin's own (the recorded one is not in the log).
         var openBeforeLog = false
-        if candidates.isEmpty, device == nil,
+        if candidates.isEmpty, device == nil, named == nil,
            let open = analyzer.session.connections.filter({ $0.lifecycle.completeFrame == nil && $0.peerAddress == nil && attCount($0) > 0 }).max(by: { attCount($0) < attCount($1) }) {
             candidates = [open]
             openBeforeLog = true
         }
         guard !candidates.isEmpty else {
-            throw .input(device.map { "\(path): no LE connection to \($0) in the recording" } ?? "\(path): no LE connection in the recording")
+            throw .input(device.map { "\(path): no LE connection to \($0) in the recording" }
+                         ?? named.map { "\(path): no LE connection to a peer named \($0.name) in the recording" }
+                         ?? "\(path): no LE connection in the recording")
         }
         let counted = candidates.map { ($0, attCount($0)) }
         guard let (chosen, count) = counted.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0.index > $1.0.index) }),

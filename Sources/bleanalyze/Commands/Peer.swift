@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLEAnalysis
 import BLEProtocol
 import BLEReplay
 import BLEReport
@@ -18,7 +19,7 @@ struct Peer: ParsableCommand {
 
     @Argument(help: "The recording: a capture taken on the central's side (phone, btmon, PacketLogger).") var file: String
     @Option(name: .long, help: "The twin's own controller: hci:N, tcp:HOST:PORT or tty:PATH[,BAUD].") var hci: String
-    @Option(name: .long, help: "The device to play, when the capture talks to several (default: the peer with the most ATT traffic).") var device: String?
+    @Option(name: .long, help: ArgumentHelp("The device to play, when the capture talks to several: its address or its name (default: the peer with the most ATT traffic).", valueName: "NAME|ADDR")) var device: String?
     @Option(name: .long, help: "Seconds before giving up (the connection never came or never ended).") var timeout: Double = 300
     @Option(name: .long, help: "The passkey (0–999999) of a Passkey Entry pairing with the central (default: the one the recording shows, if it does).") var passkey: UInt32?
     @OptionGroup var play: PlayOptions
@@ -26,7 +27,6 @@ struct Peer: ParsableCommand {
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         try PeerRun.validate(passkey: passkey)
-        if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
     }
 
     func run() throws {
@@ -61,10 +61,17 @@ enum PeerRun {
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey takes 0 to 999999, not \(passkey)") }
     }
 
-    /// The twin of `file` (device chosen by `device` or by ATT traffic), or exit 2 with the reason.
+    /// The twin of `file` (device chosen by `device` — an address, or a peer name matched as
+    /// `--peer` matches it — or by ATT traffic), or exit 2 with the reason.
     static func load(_ file: String, device: String?) throws -> TwinRecording {
+        let address = device.flatMap(BDAddr.init(string:))
+        let named: (name: String, matches: (Connection) -> Bool)? = device.flatMap { d in
+            guard address == nil else { return nil }
+            let scope = PeerScope(d)
+            return (name: d, matches: { (c: Connection) in scope.matches(c) })
+        }
         do {
-            let twin = try TwinRecording.load(path: file, device: device.flatMap(BDAddr.init(string:)))
+            let twin = try TwinRecording.load(path: file, device: address, named: named)
             for note in twin.notes { Diagnostics.message("peer: \(note)") }
             return twin
         } catch {

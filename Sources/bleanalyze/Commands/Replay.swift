@@ -24,7 +24,7 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: "Recorded peer address → live one, OLD=NEW (repeatable).") var mapAddress: [String] = []
     @Option(name: .long, help: "Seconds to wait for the TCP connection.") var connectTimeout: Double = 5
     @Option(name: .long, help: "Also play the recorded peer device (a twin, as `peer`) on this controller: hci:N, tcp:HOST:PORT, tty:PATH.") var peer: String?
-    @Option(name: .long, help: "With --peer: the device the twin plays (default: the peer with the most ATT traffic).") var device: String?
+    @Option(name: .long, help: ArgumentHelp("With --peer: the device the twin plays, its address or name (default: the peer with the most ATT traffic).", valueName: "NAME|ADDR")) var device: String?
     @Option(name: .long, help: "With --peer: the passkey (0–999999) of a Passkey Entry pairing the twin does with a central that is not replaying the recorded one (default: the recorded passkey, if the recording shows it).") var passkey: UInt32?
 
     func validate() throws {
@@ -34,7 +34,6 @@ struct Replay: ParsableCommand {
             throw ValidationError("--map-address takes OLD=NEW with two addresses (C0:11:22:33:44:55=D0:11:22:33:44:66), not \(m)")
         }
         guard connectTimeout > 0 else { throw ValidationError("--connect-timeout must be positive") }
-        if let device, BDAddr(string: device) == nil { throw ValidationError("--device takes an address (C0:11:22:33:44:55), not \(device)") }
         if device != nil && peer == nil { throw ValidationError("--device goes with --peer") }
         if passkey != nil && peer == nil { throw ValidationError("--passkey goes with --peer") }
         try PeerRun.validate(passkey: passkey)
