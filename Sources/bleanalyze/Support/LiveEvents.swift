@@ -111,17 +111,19 @@ final class LiveEvents {
         }
     }
 
-    func status(frames: Int, perSecond: Double, open: Int, findingsSoFar: Int, seconds: Double) {
+    /// `findingsSoFar`: what the detectors hold, decided or not; `told`: the decided ones already printed.
+    func status(frames: Int, perSecond: Double, open: Int, findingsSoFar: Int, told: Int, seconds: Double) {
         if jsonl {
             object("status") { w in
                 w.int("frames", frames)
                 w.int("framesPerSecond", Int(perSecond.rounded()))
                 w.int("openConnections", open)
                 w.int("findingsSoFar", findingsSoFar)
+                w.int("findingsTold", told)
                 w.int("elapsedMillis", Int(seconds * 1000))
             }
         } else if statusLine {
-            var line = "\r\u{1B}[K live: \(frames) frames, \(Int(perSecond.rounded())) frames/s, \(open) connections open, \(findingsSoFar) findings so far"
+            var line = "\r\u{1B}[K live: \(frames) frames, \(Int(perSecond.rounded())) frames/s, \(open) connections open, \(findingsSoFar) findings so far (\(told) decided and told)"
             line.withUTF8 { writeAll(STDERR_FILENO, $0) }
             statusShown = true
         }

@@ -120,7 +120,7 @@ final class LiveSession {
         let frames = stream.summary.frames
         let rate = lastStatus.time == 0 ? 0 : Double(frames - lastStatus.frames) / max(now - lastStatus.time, 0.001)
         events.status(frames: frames, perSecond: rate, open: openIndexes.count, findingsSoFar: analyzer.engine?.findings.count ?? 0,
-                      seconds: now - started)
+                      told: toldEarly.count, seconds: now - started)
         lastStatus = (frames, now)
     }
 
