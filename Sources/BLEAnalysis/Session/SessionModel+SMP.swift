@@ -5,7 +5,6 @@ import BLEProtocol
 /// SMP on the fixed channel 0x0006 (Core v5.4 Vol 3 Part H): pairing attempts, failures, keys.
 extension SessionModel {
     func smp(_ cmd: SMP.Command, _ c: Connection, frame: Frame, sent: Bool) {
-        let who = sent ? "host" : "peer"
         tellPairing(cmd, c, frame: frame, sent: sent)
         switch cmd {
         case let .pairingRequest(p):
