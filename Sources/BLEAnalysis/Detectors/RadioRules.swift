@@ -32,21 +32,13 @@ final class ScanContention: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for list in watch.byAdapter {
-            let first = list[0]
-            let gap = ContentionWatch.gap
-            let worst = list.max { gap($0) < gap($1) } ?? first
-            let slowest = list.map { $0.answer.time - $0.command.time }.max() ?? 0
-            let links = Set(list.map(\.c.index)).count
-            let what = first.held ? "host packets waited in the controller" : "the peer's data stopped"
+            let s = ContentionWatch.Summary(list)
+            let first = s.first
             let message: FindingMessage = list.count == 1
-                ? "The host enabled scanning while the link to \(peer: first.c) was busy: the enable took \(Format.duration(first.answer.time - first.command.time)) to complete and \(what) for \(Format.duration(gap(first)))"
-                : "The host enabled scanning \(list.count) times while \(links == 1 ? "the link to \(first.c.peerLabel)" : "\(links) links") carried data: each enable took up to \(Format.duration(slowest)) to complete and the link stopped meanwhile, at worst for \(Format.duration(gap(worst))) (frame \(worst.command.frame))"
-            var f = Finding(rule: Self.rule.id, severity: list.count >= Int(threshold("count", context)) ? .warning : .info, connection: first.c,
-                            time: first.command.time, frames: ContentionWatch.frames(list), message: message)
-            f.cause = FindingCause(.radioContention, frames: [first.command.frame, first.answer.frame],
-                                   "LE Set Scan Enable at frame \(first.command.frame) completed only at frame \(first.answer.frame); the link's last packet before it is frame \(first.before.frame)"
-                                   + (first.after.map { " and its next frame \($0.frame)" } ?? ""))
-            findings.append(f)
+                ? "The host enabled scanning while the link to \(peer: first.c) was busy: the enable took \(Format.duration(first.answer.time - first.command.time)) to complete and \(s.what) for \(Format.duration(ContentionWatch.gap(first)))"
+                : "The host enabled scanning \(list.count) times while \(s.linkText) carried data: each enable took up to \(Format.duration(s.longest)) to complete and the link stopped meanwhile, \(s.worstText)"
+            findings.append(s.finding(Self.rule.id, warning: list.count >= Int(threshold("count", context)), message: message,
+                                      cause: "LE Set Scan Enable at frame \(first.command.frame) completed only at frame \(first.answer.frame)"))
         }
     }
 }
@@ -85,22 +77,14 @@ final class InquiryContention: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for list in watch.byAdapter {
-            let first = list[0]
-            let gap = ContentionWatch.gap
-            let worst = list.max { gap($0) < gap($1) } ?? first
-            let longest = list.map { $0.answer.time - $0.command.time }.max() ?? 0
-            let links = Set(list.map(\.c.index)).count
-            let what = first.held ? "host packets waited in the controller" : "the peer's data stopped"
+            let s = ContentionWatch.Summary(list)
+            let first = s.first
             let asked = lengths[first.command.frame].map { " (Inquiry_Length \($0.units) × 1.28 s\($0.periodic ? ", periodic" : ""))" } ?? ""
             let message: FindingMessage = list.count == 1
-                ? "The host ran an inquiry while the link to \(peer: first.c) was busy: it ran \(Format.duration(first.answer.time - first.command.time))\(asked) and \(what) for \(Format.duration(gap(first)))"
-                : "The host ran an inquiry \(list.count) times while \(links == 1 ? "the link to \(first.c.peerLabel)" : "\(links) links") carried data: each ran up to \(Format.duration(longest)) and the link stopped meanwhile, at worst for \(Format.duration(gap(worst))) (frame \(worst.command.frame))"
-            var f = Finding(rule: Self.rule.id, severity: list.count >= Int(threshold("count", context)) ? .warning : .info, connection: first.c,
-                            time: first.command.time, frames: ContentionWatch.frames(list), message: message)
-            f.cause = FindingCause(.radioContention, frames: [first.command.frame, first.answer.frame],
-                                   "Inquiry at frame \(first.command.frame)\(asked) ran until frame \(first.answer.frame); the link's last packet before it is frame \(first.before.frame)"
-                                   + (first.after.map { " and its next frame \($0.frame)" } ?? ""))
-            findings.append(f)
+                ? "The host ran an inquiry while the link to \(peer: first.c) was busy: it ran \(Format.duration(first.answer.time - first.command.time))\(asked) and \(s.what) for \(Format.duration(ContentionWatch.gap(first)))"
+                : "The host ran an inquiry \(list.count) times while \(s.linkText) carried data: each ran up to \(Format.duration(s.longest)) and the link stopped meanwhile, \(s.worstText)"
+            findings.append(s.finding(Self.rule.id, warning: list.count >= Int(threshold("count", context)), message: message,
+                                      cause: "Inquiry at frame \(first.command.frame)\(asked) ran until frame \(first.answer.frame)"))
         }
     }
 }
@@ -128,6 +112,38 @@ struct ContentionWatch {
 
     /// The link's last packet before to its first after (or the end, when none came).
     static func gap(_ h: Hit) -> Int64 { (h.after?.time ?? h.answer.time) - h.before.time }
+
+    /// What a finding of either rule says of one adapter's hits (the first, the worst gap, the longest
+    /// run, the links, what stopped), and the finding itself with its `radio-contention` cause.
+    struct Summary {
+        let list: [Hit]
+        let first: Hit
+        let longest: Int64
+        let what: String
+        let linkText: String
+        let worstText: String
+
+        init(_ list: [Hit]) {
+            self.list = list
+            first = list[0]
+            let worst = list.max { gap($0) < gap($1) } ?? list[0]
+            longest = list.map { $0.answer.time - $0.command.time }.max() ?? 0
+            let links = Set(list.map(\.c.index)).count
+            what = first.held ? "host packets waited in the controller" : "the peer's data stopped"
+            linkText = links == 1 ? "the link to \(first.c.peerLabel)" : "\(links) links"
+            worstText = "at worst for \(Format.duration(gap(worst))) (frame \(worst.command.frame))"
+        }
+
+        /// `cause`: what took the radio, from when to when; the link's last packet before and next after follow.
+        func finding(_ rule: String, warning: Bool, message: FindingMessage, cause: String) -> Finding {
+            var f = Finding(rule: rule, severity: warning ? .warning : .info, connection: first.c,
+                            time: first.command.time, frames: ContentionWatch.frames(list), message: message)
+            f.cause = FindingCause(.radioContention, frames: [first.command.frame, first.answer.frame],
+                                   FindingMessage(cause + "; the link's last packet before it is frame \(first.before.frame)"
+                                                  + (first.after.map { " and its next frame \($0.frame)" } ?? "")))
+            return f
+        }
+    }
 
     /// The first hit's command, answer, last and next packet, then the later commands.
     static func frames(_ list: [Hit]) -> [Int] {
