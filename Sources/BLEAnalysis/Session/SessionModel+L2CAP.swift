@@ -33,11 +33,7 @@ extension SessionModel {
                                                 credits: r.initialCredits, result: r.result, frame: frame.number),
                    frame: frame, result: r.result, spsm: spsm, enhanced: false, sent: sent)
         case let .creditBasedConnectionResponse(r):
-            let spsm = c.creditChannels.pending[packet.identifier]?.spsm
-            let channels = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
-                                                     credits: r.initialCredits, result: r.result, frame: frame.number)
-            enhancedBearers(c, channels)
-            opened(c, channels, frame: frame, result: r.result, spsm: spsm, enhanced: true, sent: sent)
+            enhancedResponse(c, r, identifier: packet.identifier, frame: frame, sent: sent)
         case let .flowControlCreditIndication(cid, credits):
             c.creditChannels.credits(cid: cid, credits: credits, sentByHost: sent, frame: frame.number, time: frame.timestamp)
         case let .commandReject(reason, _):
@@ -94,11 +90,7 @@ extension SessionModel {
             case let .creditBasedConnectionRequest(r):
                 c.creditChannels.request(packet.identifier, spsm: r.spsm, sourceCIDs: r.sourceCIDs, mtu: r.mtu, credits: r.initialCredits, sent: sent)
             case let .creditBasedConnectionResponse(r):
-                let spsm = c.creditChannels.pending[packet.identifier]?.spsm
-                let channels = c.creditChannels.response(packet.identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
-                                                         credits: r.initialCredits, result: r.result, frame: frame.number)
-                enhancedBearers(c, channels)
-                opened(c, channels, frame: frame, result: r.result, spsm: spsm, enhanced: true, sent: sent)
+                enhancedResponse(c, r, identifier: packet.identifier, frame: frame, sent: sent)
             case let .commandReject(reason, _):
                 rejected(c, reason, frame: frame, sent: sent)
             case let .disconnectionRequest(destination, source):
@@ -112,6 +104,17 @@ extension SessionModel {
 
     /// Credit-based channels on SPSM 0x0027 are Enhanced ATT bearers (Core v5.4 Vol 3 Part G 5.4);
     /// their ATT_MTU is the smaller L2CAP MTU (Vol 3 Part F 3.2.8).
+    /// An (enhanced) Credit Based Connection Response, on the LE or the BR/EDR signalling channel
+    /// (Core v5.4 Vol 3 Part A 4.26): the channels it opens, their EATT bearers, the refusal if any.
+    private func enhancedResponse(_ c: Connection, _ r: L2CAP.CreditBasedConnectionResponse, identifier: UInt8,
+                                  frame: Frame, sent: Bool) {
+        let spsm = c.creditChannels.pending[identifier]?.spsm
+        let channels = c.creditChannels.response(identifier, destinationCIDs: r.destinationCIDs, mtu: r.mtu,
+                                                 credits: r.initialCredits, result: r.result, frame: frame.number)
+        enhancedBearers(c, channels)
+        opened(c, channels, frame: frame, result: r.result, spsm: spsm, enhanced: true, sent: sent)
+    }
+
     func enhancedBearers(_ c: Connection, _ opened: [CreditChannels.Channel]) {
         for ch in opened where ch.spsm == L2CAP.spsmEATT && c.channelBearers.count < 16 {
             var bearer = ChannelBearer(kind: .enhanced, hostCID: ch.hostCID, peerCID: ch.peerCID)
