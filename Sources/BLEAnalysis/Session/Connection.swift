@@ -121,6 +121,15 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     /// Replaces the sentence of event `i` (the facts it tells were complete only at the end).
     func retell(_ i: Int, _ fact: StoryFact) { timeline[i].fact = fact }
 
+    /// At the link's end: the story and the request counts grew by doubling while the link was up; a
+    /// finished connection keeps them at their length (issue 32: a long live session keeps every
+    /// finished connection for the final report, so spare capacity is memory that grows with the
+    /// connections). Events told later (the end's explanations) still append.
+    func linkEnded() {
+        if timeline.capacity > timeline.count { timeline = timeline.withUnsafeBufferPointer { Array($0) } }
+        att.requestStats.compact()
+    }
+
     func note(_ time: Int64, _ frame: Int, _ kind: TimelineEvent.Kind, _ fact: StoryFact, _ fields: TimelineEvent.Fields = .init()) {
         guard timeline.count < Self.maxTimeline else { droppedTimelineEvents += 1; return }
         var e = TimelineEvent(time: time, frame: frame, kind: kind, fact: fact)

@@ -42,6 +42,11 @@ public struct RequestStats: Sendable {
         latencies[(clientIsHost ? 0 : 2) + (writes ? 1 : 0)]
     }
 
+    /// At the link's end: `entries` kept at its length (it grew by doubling while the link was up).
+    mutating func compact() {
+        if entries.capacity > entries.count { entries = entries.withUnsafeBufferPointer { Array($0) } }
+    }
+
     mutating func record(_ p: ATTBearer.Pending, answeredAt time: Int64, error: Bool) {
         guard Self.isApplication(p.opcode) else { return }
         let i: Int

@@ -131,6 +131,7 @@ extension SessionModel {
         c.note(c.lifecycle.disconnectTime ?? frame.timestamp, frame.number, .disconnected, .sessionEnds(handle: handle, why: why))
         emit(.connection, .disconnected(c, unacknowledged: []))
         _ = flow.dropLink(c)
+        c.linkEnded()
         let key = LinkKey(adapter: frame.adapter, handle: handle)
         live[key] = nil
         if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }

@@ -90,6 +90,7 @@ extension SessionModel {
                 c.note(frame.timestamp, frame.number, .disconnected, .closedByReset)
                 _ = flow.dropLink(c)
                 c.buffers.unacknowledged.removeAll()
+                c.linkEnded()
                 live[key] = nil
             }
             if frame.adapter == 0 { for i in adapter0.indices { adapter0[i] = nil } }
@@ -127,6 +128,7 @@ extension SessionModel {
             c.buffers.unacknowledged.removeAll()
             _ = flow.dropLink(c)
             reassembler.reset(adapter: frame.adapter, handle: handle)
+            c.linkEnded()
         case let .commandStatus(status, numPackets, opcode):
             commandAnswered(opcode, status: status, numPackets: numPackets, frame: frame)
             if status != .success {
@@ -481,6 +483,7 @@ extension SessionModel {
             old.lifecycle.disconnectFrame = frame.number
             old.lifecycle.disconnectTime = frame.timestamp
             old.note(frame.timestamp, frame.number, .disconnected, .handleReused)
+            old.linkEnded()
         }
         live[key] = c
         if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = c }
