@@ -96,10 +96,7 @@ public final class DecidedFindings {
         // and its pairing.security-timeout may take the disconnect in: wait for the end.
         if c.pairings.contains(where: { $0.outcome == .open }) { deferred.insert(c.index); return [] }
         decided.insert(c.index)
-        var n = 0
-        if c.lifecycle.disconnectReason?.rawValue == 0x3E, let a = c.peerAddress {
-            n = model.connections[..<c.index].count { $0.lifecycle.disconnectReason?.rawValue == 0x3E && $0.lifecycle.disconnectFrame != nil && $0.peerAddress == a }
-        }
+        let n = c.lifecycle.establishFailureOrdinal
         let near = recentlyLost.sorted { ($0.lifecycle.disconnectTime ?? 0, $0.index) < ($1.lifecycle.disconnectTime ?? 0, $1.index) }
         let time = c.lifecycle.disconnectTime ?? 0
         model.explainEnd(c, lostNear: near.filter { abs(($0.lifecycle.disconnectTime ?? 0) - time) <= SessionModel.lostTogetherWindow },

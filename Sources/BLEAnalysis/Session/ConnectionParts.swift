@@ -16,6 +16,9 @@ public struct ConnectionLifecycle: Sendable {
     public internal(set) var disconnectFrame: Int?
     public internal(set) var disconnectTime: Int64?
     public internal(set) var disconnectReason: HCIStatus?
+    /// Ended with Connection Failed to be Established (0x3E): the how-manieth time with this peer
+    /// address in the capture (1, 2, …), counted at its Disconnection Complete; 0 otherwise.
+    public internal(set) var establishFailureOrdinal = 0
     /// The host asked for the disconnect (HCI Disconnect seen), with this reason.
     public internal(set) var localDisconnectReason: HCIStatus?
 }

@@ -32,11 +32,9 @@ extension SessionModel {
         // capture may hold thousands of connections; comparing each with each was quadratic).
         let lost = connections.filter(\.endedByLoss).sorted { ($0.lifecycle.disconnectTime ?? 0) < ($1.lifecycle.disconnectTime ?? 0) }
         let lostTimes = lost.map { $0.lifecycle.disconnectTime ?? 0 }
-        var failedToEstablish: [BDAddr: Int] = [:]
         for c in connections {
-            guard let reason = c.lifecycle.disconnectReason, c.lifecycle.disconnectFrame != nil, let time = c.lifecycle.disconnectTime else { continue }
-            var n = 0
-            if reason.rawValue == 0x3E, let a = c.peerAddress { failedToEstablish[a, default: 0] += 1; n = failedToEstablish[a]! }   // safe: just set
+            guard c.lifecycle.disconnectReason != nil, c.lifecycle.disconnectFrame != nil, let time = c.lifecycle.disconnectTime else { continue }
+            let n = c.lifecycle.establishFailureOrdinal
             var lo = 0, hi = lostTimes.count
             while lo < hi { let mid = (lo + hi) / 2; if lostTimes[mid] < time - Self.lostTogetherWindow { lo = mid + 1 } else { hi = mid } }
             explainEnd(c, lostNear: lost[lo...].prefix { ($0.lifecycle.disconnectTime ?? 0) <= time + Self.lostTogetherWindow }, establishFailures: n)

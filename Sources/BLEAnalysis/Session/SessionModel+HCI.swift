@@ -120,6 +120,10 @@ extension SessionModel {
             c.lifecycle.disconnectFrame = frame.number
             c.lifecycle.disconnectTime = frame.timestamp
             c.lifecycle.disconnectReason = reason
+            if reason == .connectionFailedToBeEstablished, let a = c.peerAddress {
+                failedToEstablish[a, default: 0] += 1
+                c.lifecycle.establishFailureOrdinal = failedToEstablish[a, default: 0]
+            }
             signOfLife(c, .disconnected(reason), frame: frame)
             procedureStatus(c, reason, .disconnection, frame: frame)
             c.note(frame.timestamp, frame.number, .disconnected, .disconnected(reason: reason, byHost: c.lifecycle.localDisconnectReason != nil),

@@ -52,6 +52,8 @@ public final class SessionModel {
     @exclusivity(unchecked) public internal(set) var advertisers = Advertisers()
     /// The controller's version per adapter, from Read Local Version Information (the last answer).
     @exclusivity(unchecked) public internal(set) var localVersions: [UInt16: LocalVersion] = [:]
+    /// Links ended with 0x3E so far, per peer address (`ConnectionLifecycle.establishFailureOrdinal`).
+    var failedToEstablish: [BDAddr: Int] = [:]
     /// Commands waiting for their answer, the host held off, scan enables (`SessionModel+Controller`).
     @exclusivity(unchecked) public internal(set) var controller = ControllerWatch()
     /// Checked for exclusive access in debug builds and in the fuzzer's build (`EXCLUSIVITY_CHECKED`):
