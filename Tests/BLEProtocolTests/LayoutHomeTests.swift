@@ -150,6 +150,33 @@ struct LayoutHomeTests {
         let stale = Self.allowlist.keys.filter { file in !hits.contains { $0.file == file } }.sorted()
         #expect(stale.isEmpty, "allowlisted but clean now, remove from the allowlist: \(stale)")
     }
+
+    @Test("outside BLEProtocol a parameter key is a named constant (HCIKey, SMP.Key), never a string")
+    func keysAreConstants() throws {
+        let sources = Repo.root.appendingPathComponent("Sources")
+        guard let walker = FileManager.default.enumerator(atPath: sources.path) else {
+            Issue.record("cannot list \(sources.path)")
+            return
+        }
+        // A key spelled as a string compiles whatever it says and fails only when the row lacks it;
+        // a constant is spelled once, beside the rows that carry it.
+        let literal = try NSRegularExpression(pattern: #"ParamKey\(\s*""#)
+        var hits: [String] = []
+        var scanned = 0
+        for case let file as String in walker where file.hasSuffix(".swift") && !file.hasPrefix("BLEProtocol/") {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            scanned += 1
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let s = String(line)
+                if literal.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { hits.append("\(file):\(n + 1): \(s)") }
+            }
+        }
+        #expect(scanned > 100, "only \(scanned) files found under \(sources.path)")
+        #expect(hits.isEmpty, "use an HCIKey / SMP.Key constant:\n\(hits.joined(separator: "\n"))")
+        // The scanner sees the shape it forbids.
+        let probe = #"[ParamKey("Connection_Handle"): .int(1)]"#
+        #expect(literal.firstMatch(in: probe, range: NSRange(probe.startIndex..., in: probe)) != nil)
+    }
 }
 
 /// The accessors code outside BLEProtocol reads headers and values through, on hex vectors.

@@ -91,14 +91,14 @@ extension AirCaptureAdapter {
         let cut = !complete || r.data.count > Self.extendedReportDataMax
         let eventType = r.eventType | (cut ? 2 << 5 : 0)   // Data_Status 2: incomplete, truncated
         let report: [ParamKey: HCIEventEncoding.Value] = [
-            ParamKey("Event_Type"): .int(UInt64(eventType)), ParamKey("Address_Type"): .int(r.random ? 1 : 0),
-            ParamKey("Address"): .address(r.address), ParamKey("Primary_PHY"): .int(UInt64(r.primaryPHY)),
-            ParamKey("Secondary_PHY"): .int(UInt64(r.secondaryPHY)), ParamKey("Advertising_SID"): .int(UInt64(r.sid)),
-            ParamKey("TX_Power"): .int(UInt64(UInt8(bitPattern: r.txPower ?? 127))), ParamKey("RSSI"): .int(UInt64(UInt8(bitPattern: r.rssi ?? 127))),
-            ParamKey("Periodic_Advertising_Interval"): .int(0), ParamKey("Direct_Address_Type"): .int(0),
-            ParamKey("Direct_Address"): .address(BDAddr(0)), ParamKey("Data"): .lengthPrefixed(Array(r.data.prefix(Self.extendedReportDataMax))),
+            HCIKey.eventType: .int(UInt64(eventType)), HCIKey.addressType: .int(r.random ? 1 : 0),
+            HCIKey.address: .address(r.address), HCIKey.primaryPHY: .int(UInt64(r.primaryPHY)),
+            HCIKey.secondaryPHY: .int(UInt64(r.secondaryPHY)), HCIKey.advertisingSID: .int(UInt64(r.sid)),
+            HCIKey.txPower: .int(UInt64(UInt8(bitPattern: r.txPower ?? 127))), HCIKey.rssi: .int(UInt64(UInt8(bitPattern: r.rssi ?? 127))),
+            HCIKey.periodicAdvertisingInterval: .int(0), HCIKey.directAddressType: .int(0),
+            HCIKey.directAddress: .address(BDAddr(0)), HCIKey.data: .lengthPrefixed(Array(r.data.prefix(Self.extendedReportDataMax))),
         ]
-        guard let bytes = try? HCIEventEncoding.leMeta(LESubevent.extendedAdvertisingReport, [ParamKey("Num_Reports"): .list([report])]) else { return }
+        guard let bytes = try? HCIEventEncoding.leMeta(LESubevent.extendedAdvertisingReport, [HCIKey.numReports: .list([report])]) else { return }
         let frame = Frame(number: r.frame, timestamp: r.time, direction: .unknown, kind: .airLE, adapter: r.adapter, recordOffset: r.recordOffset,
                           payloadOffset: r.payloadOffset, payload: UnsafeRawBufferPointer(start: nil, count: 0), originalLength: 0, rawType: 0)
         var ignored = FrameStatus.ok

@@ -54,10 +54,10 @@ extension AirCaptureAdapter {
     func advertisingReport(_ eventType: UInt8, _ address: BDAddr, _ random: Bool, _ data: [UInt8], _ rssi: Int8?,
                            _ frame: Frame, _ analyzer: Analyzer, _ status: inout FrameStatus) {
         let report: [ParamKey: HCIEventEncoding.Value] = [
-            ParamKey("Event_Type"): .int(UInt64(eventType)), ParamKey("Address_Type"): .int(random ? 1 : 0), ParamKey("Address"): .address(address),
-            ParamKey("Data"): .lengthPrefixed(data), ParamKey("RSSI"): .int(UInt64(UInt8(bitPattern: rssi ?? 127))),
+            HCIKey.eventType: .int(UInt64(eventType)), HCIKey.addressType: .int(random ? 1 : 0), HCIKey.address: .address(address),
+            HCIKey.data: .lengthPrefixed(data), HCIKey.rssi: .int(UInt64(UInt8(bitPattern: rssi ?? 127))),
         ]
-        guard let e = try? HCIEventEncoding.leMeta(LESubevent.advertisingReport, [ParamKey("Num_Reports"): .list([report])]) else { return }
+        guard let e = try? HCIEventEncoding.leMeta(LESubevent.advertisingReport, [HCIKey.numReports: .list([report])]) else { return }
         analyzer.feedSynthetic(frame, .event, .received, e, status: &status)
     }
 
@@ -71,8 +71,8 @@ extension AirCaptureAdapter {
         analyzer.feedSynthetic(frame, .aclData, sent ? .sent : .received, acl, payloadOffset: offset - ACLHeader.size, status: &status)
         guard sent else { return }
         // Number Of Completed Packets (7.7.19), one packet.
-        let pair: [ParamKey: HCIEventEncoding.Value] = [ParamKey("Connection_Handle"): .int(UInt64(handle)), ParamKey("Num_Completed_Packets"): .int(1)]
-        guard let e = try? HCIEventEncoding.event(HCIEventCode.numberOfCompletedPackets, [ParamKey("Num_Handles"): .list([pair])]) else { return }
+        let pair: [ParamKey: HCIEventEncoding.Value] = [HCIKey.connectionHandle: .int(UInt64(handle)), HCIKey.numCompletedPackets: .int(1)]
+        guard let e = try? HCIEventEncoding.event(HCIEventCode.numberOfCompletedPackets, [HCIKey.numHandles: .list([pair])]) else { return }
         var ignored = FrameStatus.ok
         analyzer.feedSynthetic(frame, .event, .received, e, status: &ignored)
     }

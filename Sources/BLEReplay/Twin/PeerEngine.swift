@@ -109,7 +109,7 @@ public final class PeerEngine {
         guard now >= due else { return }
         endSent = true
         notes.append("connection \(connectionsAccepted): the device ended it in the recording; the twin disconnects (Remote User Terminated)")
-        try sendCommand(.disconnect, [ParamKey("Connection_Handle"): .int(UInt64(handle)), ParamKey("Reason"): .int(0x13)])
+        try sendCommand(.disconnect, [HCIKey.connectionHandle: .int(UInt64(handle)), HCIKey.reason: .int(0x13)])
     }
 
     /// Per-link state back to a fresh connection's.
@@ -382,17 +382,17 @@ public final class PeerEngine {
         let h = HCICommandEncoding.Value.int(UInt64(handle & 0x0FFF))
         if let stk = pairing?.stk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
             notes.append("encryption: with the STK of the central's legacy pairing")
-            try sendCommand(.leLongTermKeyRequestReply, [ParamKey("Connection_Handle"): h, ParamKey("Long_Term_Key"): .bytes(stk)])
+            try sendCommand(.leLongTermKeyRequestReply, [HCIKey.connectionHandle: h, HCIKey.longTermKey: .bytes(stk)])
         } else if let ltk = secure?.ltk, random.allSatisfy({ $0 == 0 }), ediv == 0 {
             // Secure Connections: EDIV and Rand are 0 (Core v5.4 Vol 3 Part H 2.4.4.1).
             notes.append("encryption: with the LTK of the central's LE Secure Connections pairing (f5)")
-            try sendCommand(.leLongTermKeyRequestReply, [ParamKey("Connection_Handle"): h, ParamKey("Long_Term_Key"): .bytes(ltk)])
+            try sendCommand(.leLongTermKeyRequestReply, [HCIKey.connectionHandle: h, HCIKey.longTermKey: .bytes(ltk)])
         } else if let k = twin.keys.first(where: { $0.random == random && $0.ediv == ediv }) {
             notes.append("encryption: answered with the key the recording's central used (LE Enable Encryption #\(k.frame))")
-            try sendCommand(.leLongTermKeyRequestReply, [ParamKey("Connection_Handle"): h, ParamKey("Long_Term_Key"): .bytes(k.key)])
+            try sendCommand(.leLongTermKeyRequestReply, [HCIKey.connectionHandle: h, HCIKey.longTermKey: .bytes(k.key)])
         } else {
             notes.append("the central asked to encrypt the link with a key the recording does not have: LE Long Term Key Request Negative Reply")
-            try sendCommand(.leLongTermKeyRequestNegativeReply, [ParamKey("Connection_Handle"): h])
+            try sendCommand(.leLongTermKeyRequestNegativeReply, [HCIKey.connectionHandle: h])
         }
     }
 

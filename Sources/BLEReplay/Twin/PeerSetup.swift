@@ -9,11 +9,11 @@ extension PeerEngine {
 
     /// LE Set Advertising Enable (7.8.9) on; LE Set Extended Advertising Enable (7.8.56) on for set 0,
     /// no duration, no event limit.
-    static let legacyAdvertisingOn: [ParamKey: HCICommandEncoding.Value] = [ParamKey("Advertising_Enable"): .int(1)]
+    static let legacyAdvertisingOn: [ParamKey: HCICommandEncoding.Value] = [HCIKey.advertisingEnable: .int(1)]
     static let extendedAdvertisingOn: [ParamKey: HCICommandEncoding.Value] = [
-        ParamKey("Enable"): .int(1),
-        ParamKey("Num_Sets"): .list([[ParamKey("Advertising_Handle"): .int(0), ParamKey("Duration"): .int(0),
-                                      ParamKey("Max_Extended_Advertising_Events"): .int(0)]]),
+        HCIKey.enable: .int(1),
+        HCIKey.numSets: .list([[HCIKey.advertisingHandle: .int(0), HCIKey.duration: .int(0),
+                                      HCIKey.maxExtendedAdvertisingEvents: .int(0)]]),
     ]
 
     /// Sends a command built from the table without waiting for its answer (the event loop reads
@@ -74,10 +74,10 @@ extension PeerEngine {
     func setUp() throws(TransportError) -> (BDAddr, LEAddressType) {
         try command(.reset)
         // Disconnection Complete (bit 4), Encryption Change (7), LE Meta (61) and the defaults.
-        try command(.setEventMask, [ParamKey("Event_Mask"): .int(0x3DBF_F807_FFFB_FFFF)])
+        try command(.setEventMask, [HCIKey.eventMask: .int(0x3DBF_F807_FFFB_FFFF)])
         // LE Connection Complete, Advertising Report, Connection Update Complete, Read Remote
         // Features Complete, Long Term Key Request (the defaults, 7.8.1).
-        try command(.leSetEventMask, [ParamKey("LE_Event_Mask"): .int(0x1F)])
+        try command(.leSetEventMask, [HCIKey.leEventMask: .int(0x1F)])
         // LE buffers, or the shared BR/EDR ones when the LE length is 0 (Core v5.4 Vol 4 Part E 7.8.2).
         if let le = Self.bufferSize(.leReadBufferSize, try command(.leReadBufferSize)), le.aclLength != 0 {
             aclMaxLength = Int(le.aclLength)
@@ -91,10 +91,10 @@ extension PeerEngine {
         // The address: the recorded one when the controller can take it.
         var address = twin.device, type = twin.deviceType
         if type == .randomDevice {
-            if try command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(address)]).status != 0 {
+            if try command(.leSetRandomAddress, [HCIKey.randomAddress: .address(address)]).status != 0 {
                 address = Self.randomStatic(from: address)
                 notes.append("the controller refused the recorded random address \(twin.device); advertising as random static \(address)")
-                try command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(address)])
+                try command(.leSetRandomAddress, [HCIKey.randomAddress: .address(address)])
             }
         } else {
             let own = try command(.readBDAddr)
@@ -103,7 +103,7 @@ extension PeerEngine {
                 address = Self.randomStatic(from: twin.device)
                 type = .randomDevice
                 notes.append("the recorded public address \(twin.device) cannot be taken by this controller (it is \(mine.map(\.description) ?? "unknown")); advertising as random static \(address)")
-                try command(.leSetRandomAddress, [ParamKey("Random_Address"): .address(address)])
+                try command(.leSetRandomAddress, [HCIKey.randomAddress: .address(address)])
             }
         }
 
@@ -123,26 +123,26 @@ extension PeerEngine {
             // Properties: connectable (bit 0), scannable (bit 1) only with a scan response (7.8.53).
             let properties: UInt64 = (adv.connectable ? 0x01 : 0) | (adv.scanResponse != nil && !adv.connectable ? 0x02 : 0)
             try check(command(.leSetExtendedAdvertisingParameters, [
-                ParamKey("Advertising_Handle"): .int(0), ParamKey("Advertising_Event_Properties"): .int(properties),
-                ParamKey("Primary_Advertising_Interval_Min"): .int(units), ParamKey("Primary_Advertising_Interval_Max"): .int(units),
-                ParamKey("Primary_Advertising_Channel_Map"): .int(7), ParamKey("Own_Address_Type"): .int(ownType),
-                ParamKey("Peer_Address_Type"): .int(0), ParamKey("Peer_Address"): .address(BDAddr(0)), ParamKey("Advertising_Filter_Policy"): .int(0),
-                ParamKey("Advertising_TX_Power"): .int(0x7F), ParamKey("Primary_Advertising_PHY"): .int(1),
-                ParamKey("Secondary_Advertising_Max_Skip"): .int(0), ParamKey("Secondary_Advertising_PHY"): .int(1), ParamKey("Advertising_SID"): .int(0),
-                ParamKey("Scan_Request_Notification_Enable"): .int(0)]), "LE Set Extended Advertising Parameters")
+                HCIKey.advertisingHandle: .int(0), HCIKey.advertisingEventProperties: .int(properties),
+                HCIKey.primaryAdvertisingIntervalMin: .int(units), HCIKey.primaryAdvertisingIntervalMax: .int(units),
+                HCIKey.primaryAdvertisingChannelMap: .int(7), HCIKey.ownAddressType: .int(ownType),
+                HCIKey.peerAddressType: .int(0), HCIKey.peerAddress: .address(BDAddr(0)), HCIKey.advertisingFilterPolicy: .int(0),
+                HCIKey.advertisingTXPower: .int(0x7F), HCIKey.primaryAdvertisingPHY: .int(1),
+                HCIKey.secondaryAdvertisingMaxSkip: .int(0), HCIKey.secondaryAdvertisingPHY: .int(1), HCIKey.advertisingSID: .int(0),
+                HCIKey.scanRequestNotificationEnable: .int(0)]), "LE Set Extended Advertising Parameters")
             if type == .randomDevice {
-                try check(command(.leSetAdvertisingSetRandomAddress, [ParamKey("Advertising_Handle"): .int(0), ParamKey("Random_Address"): .address(address)]),
+                try check(command(.leSetAdvertisingSetRandomAddress, [HCIKey.advertisingHandle: .int(0), HCIKey.randomAddress: .address(address)]),
                           "LE Set Advertising Set Random Address")
             }
-            try check(command(.leSetExtendedAdvertisingData, [ParamKey("Advertising_Handle"): .int(0), ParamKey("Operation"): .int(3),
-                                                              ParamKey("Fragment_Preference"): .int(1),
-                                                              ParamKey("Advertising_Data_Length"): .int(UInt64(adv.data.count)),
-                                                              ParamKey("Advertising_Data"): .bytes(adv.data)]), "LE Set Extended Advertising Data")
+            try check(command(.leSetExtendedAdvertisingData, [HCIKey.advertisingHandle: .int(0), HCIKey.operation: .int(3),
+                                                              HCIKey.fragmentPreference: .int(1),
+                                                              HCIKey.advertisingDataLength: .int(UInt64(adv.data.count)),
+                                                              HCIKey.advertisingData: .bytes(adv.data)]), "LE Set Extended Advertising Data")
             if let scan = adv.scanResponse, !adv.connectable {
-                try check(command(.leSetExtendedScanResponseData, [ParamKey("Advertising_Handle"): .int(0), ParamKey("Operation"): .int(3),
-                                                                   ParamKey("Fragment_Preference"): .int(1),
-                                                                   ParamKey("Scan_Response_Data_Length"): .int(UInt64(scan.count)),
-                                                                   ParamKey("Scan_Response_Data"): .bytes(scan)]), "LE Set Extended Scan Response Data")
+                try check(command(.leSetExtendedScanResponseData, [HCIKey.advertisingHandle: .int(0), HCIKey.operation: .int(3),
+                                                                   HCIKey.fragmentPreference: .int(1),
+                                                                   HCIKey.scanResponseDataLength: .int(UInt64(scan.count)),
+                                                                   HCIKey.scanResponseData: .bytes(scan)]), "LE Set Extended Scan Response Data")
             } else if adv.scanResponse != nil {
                 notes.append("the recorded scan response is not sent: connectable extended advertising is not scannable (Core v5.4 Vol 4 Part E 7.8.53)")
             }
@@ -152,15 +152,15 @@ extension PeerEngine {
         } else {
             // Type 0 ADV_IND (connectable, scannable), 3 ADV_NONCONN_IND.
             try check(command(.leSetAdvertisingParameters, [
-                ParamKey("Advertising_Interval_Min"): .int(units), ParamKey("Advertising_Interval_Max"): .int(units),
-                ParamKey("Advertising_Type"): .int(adv.connectable ? 0 : 3), ParamKey("Own_Address_Type"): .int(ownType),
-                ParamKey("Peer_Address_Type"): .int(0), ParamKey("Peer_Address"): .address(BDAddr(0)),
-                ParamKey("Advertising_Channel_Map"): .int(7), ParamKey("Advertising_Filter_Policy"): .int(0)]), "LE Set Advertising Parameters")
-            try check(command(.leSetAdvertisingData, [ParamKey("Advertising_Data_Length"): .int(UInt64(adv.data.count)),
-                                                      ParamKey("Advertising_Data"): .bytes(Self.padded(adv.data))]), "LE Set Advertising Data")
+                HCIKey.advertisingIntervalMin: .int(units), HCIKey.advertisingIntervalMax: .int(units),
+                HCIKey.advertisingType: .int(adv.connectable ? 0 : 3), HCIKey.ownAddressType: .int(ownType),
+                HCIKey.peerAddressType: .int(0), HCIKey.peerAddress: .address(BDAddr(0)),
+                HCIKey.advertisingChannelMap: .int(7), HCIKey.advertisingFilterPolicy: .int(0)]), "LE Set Advertising Parameters")
+            try check(command(.leSetAdvertisingData, [HCIKey.advertisingDataLength: .int(UInt64(adv.data.count)),
+                                                      HCIKey.advertisingData: .bytes(Self.padded(adv.data))]), "LE Set Advertising Data")
             if let scan = adv.scanResponse {
-                try check(command(.leSetScanResponseData, [ParamKey("Scan_Response_Data_Length"): .int(UInt64(scan.count)),
-                                                           ParamKey("Scan_Response_Data"): .bytes(Self.padded(scan))]), "LE Set Scan Response Data")
+                try check(command(.leSetScanResponseData, [HCIKey.scanResponseDataLength: .int(UInt64(scan.count)),
+                                                           HCIKey.scanResponseData: .bytes(Self.padded(scan))]), "LE Set Scan Response Data")
             }
             if connectionsAllowed == nil { try check(command(.leSetAdvertisingEnable, Self.legacyAdvertisingOn), "LE Set Advertising Enable") }
         }

@@ -8,18 +8,18 @@ enum LEAdvertisingCommands {
 
     /// LE Set Extended Advertising Parameters v1 (7.8.53); v2 appends the PHY options.
     static let extendedAdvertisingParameters: [Param] = [
-        Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"),
-        Param("Properties", .flags(2, HCINames.extendedAdvertisingEventProperties), key: "Advertising_Event_Properties"),
-        Param("Min Advertising Interval", .advertisingInterval24, key: "Primary_Advertising_Interval_Min"),
-        Param("Max Advertising Interval", .advertisingInterval24, key: "Primary_Advertising_Interval_Max"),
-        Param("Channel Map", .flags(1, HCINames.advertisingChannelMap), key: "Primary_Advertising_Channel_Map"),
-        Param(.ownAddressType, "Own Address Type", .ownAddressType, key: "Own_Address_Type"),
-        Param(.peerAddressType, "Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
-        Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy), key: "Advertising_Filter_Policy"),
-        Param(.txPower, "TX Power", .txPower, key: "Advertising_TX_Power"), Param("Primary PHY", .phy, key: "Primary_Advertising_PHY"),
-        Param("Secondary Max Skip", .uint(1), key: "Secondary_Advertising_Max_Skip"),
-        Param("Secondary PHY", .phy, key: "Secondary_Advertising_PHY"), Param("SID", .uint(1), key: "Advertising_SID"),
-        Param("Scan Request Notification", .enable, key: "Scan_Request_Notification_Enable")]
+        Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle),
+        Param("Properties", .flags(2, HCINames.extendedAdvertisingEventProperties), key: HCIKey.advertisingEventProperties),
+        Param("Min Advertising Interval", .advertisingInterval24, key: HCIKey.primaryAdvertisingIntervalMin),
+        Param("Max Advertising Interval", .advertisingInterval24, key: HCIKey.primaryAdvertisingIntervalMax),
+        Param("Channel Map", .flags(1, HCINames.advertisingChannelMap), key: HCIKey.primaryAdvertisingChannelMap),
+        Param(.ownAddressType, "Own Address Type", .ownAddressType, key: HCIKey.ownAddressType),
+        Param(.peerAddressType, "Peer Address Type", .addressType, key: HCIKey.peerAddressType), Param("Peer Address", .address, key: HCIKey.peerAddress),
+        Param("Filter Policy", .named(1, HCINames.advertisingFilterPolicy), key: HCIKey.advertisingFilterPolicy),
+        Param(.txPower, "TX Power", .txPower, key: HCIKey.advertisingTXPower), Param("Primary PHY", .phy, key: HCIKey.primaryAdvertisingPHY),
+        Param("Secondary Max Skip", .uint(1), key: HCIKey.secondaryAdvertisingMaxSkip),
+        Param("Secondary PHY", .phy, key: HCIKey.secondaryAdvertisingPHY), Param("SID", .uint(1), key: HCIKey.advertisingSID),
+        Param("Scan Request Notification", .enable, key: HCIKey.scanRequestNotificationEnable)]
     /// Advertiser identity of the Periodic Advertiser List commands.
     static let periodicAdvertiser: [Param] = [
         Param("Advertiser Address Type", .addressType), Param("Advertiser Address", .address), Param("SID", .uint(1))]
@@ -37,28 +37,28 @@ enum LEAdvertisingCommands {
 
     static let rows: [MessageEntry] = [
         .init(0x2035, "LE Set Advertising Set Random Address", [
-            Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"),
-            Param(.randomAddress, "Random Address", .address, key: "Random_Address")], returns: status),
+            Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle),
+            Param(.randomAddress, "Random Address", .address, key: HCIKey.randomAddress)], returns: status),
         .init(0x2036, "LE Set Extended Advertising Parameters", extendedAdvertisingParameters,
               returns: [Param("Status", .status), Param(.txPower, "Selected TX Power", .txPower)]),
         .init(0x2037, "LE Set Extended Advertising Data", [
-            Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"),
-            Param("Operation", .named(1, HCINames.dataOperation), key: "Operation"),
-            Param("Fragment Preference", .named(1, HCINames.fragmentPreference), key: "Fragment_Preference"),
-            Param("Length", .uint(1), key: "Advertising_Data_Length"),
-            Param("Data", .custom(ADFieldSpec.advertisingDataRest), key: "Advertising_Data")], returns: status),
+            Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle),
+            Param("Operation", .named(1, HCINames.dataOperation), key: HCIKey.operation),
+            Param("Fragment Preference", .named(1, HCINames.fragmentPreference), key: HCIKey.fragmentPreference),
+            Param("Length", .uint(1), key: HCIKey.advertisingDataLength),
+            Param("Data", .custom(ADFieldSpec.advertisingDataRest), key: HCIKey.advertisingData)], returns: status),
         .init(0x2038, "LE Set Extended Scan Response Data", [
-            Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"),
-            Param("Operation", .named(1, HCINames.dataOperation), key: "Operation"),
-            Param("Fragment Preference", .named(1, HCINames.fragmentPreference), key: "Fragment_Preference"),
-            Param("Length", .uint(1), key: "Scan_Response_Data_Length"),
-            Param("Data", .custom(ADFieldSpec.advertisingDataRest), key: "Scan_Response_Data")], returns: status),
+            Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle),
+            Param("Operation", .named(1, HCINames.dataOperation), key: HCIKey.operation),
+            Param("Fragment Preference", .named(1, HCINames.fragmentPreference), key: HCIKey.fragmentPreference),
+            Param("Length", .uint(1), key: HCIKey.scanResponseDataLength),
+            Param("Data", .custom(ADFieldSpec.advertisingDataRest), key: HCIKey.scanResponseData)], returns: status),
         .init(0x2039, "LE Set Extended Advertising Enable", [
-            Param("Enable", .enable, key: "Enable"),
-            Param("Sets", .counted(countBytes: 1, [Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"),
-                                                   Param("Duration", .scaled(2, factor: 10, unit: "msec"), key: "Duration"),
-                                                   Param("Max Extended Advertising Events", .uint(1), key: "Max_Extended_Advertising_Events")]),
-                  key: "Num_Sets")], returns: status),
+            Param("Enable", .enable, key: HCIKey.enable),
+            Param("Sets", .counted(countBytes: 1, [Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle),
+                                                   Param("Duration", .scaled(2, factor: 10, unit: "msec"), key: HCIKey.duration),
+                                                   Param("Max Extended Advertising Events", .uint(1), key: HCIKey.maxExtendedAdvertisingEvents)]),
+                  key: HCIKey.numSets)], returns: status),
         .init(0x203A, "LE Read Maximum Advertising Data Length", [], returns: [Param("Status", .status), Param("Max Length", .uint(2))]),
         .init(0x203B, "LE Read Number of Supported Advertising Sets", [], returns: [Param("Status", .status), Param("Num Sets", .uint(1))]),
         .init(0x203C, "LE Remove Advertising Set", [Param("Advertising Handle", .advertisingHandle)], returns: status),

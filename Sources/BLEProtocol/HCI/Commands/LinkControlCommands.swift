@@ -33,7 +33,7 @@ enum LinkControlCommands {
             Param("Address", .address), Param("Packet Type", .flags(2, HCINames.aclPacketType)),
             Param("Page Scan Repetition Mode", .pageScanRepetitionMode), Param("Reserved", .hex(1)),
             Param("Clock Offset", .clockOffset), Param("Allow Role Switch", .named(1, HCINames.allowRoleSwitch))]),
-        .init(0x0406, "Disconnect", [Param("Handle", .handle, key: "Connection_Handle"), Param(.reason, "Reason", .status, key: "Reason")]),
+        .init(0x0406, "Disconnect", [Param("Handle", .handle, key: HCIKey.connectionHandle), Param(.reason, "Reason", .status, key: HCIKey.reason)]),
         .init(0x0408, "Create Connection Cancel", [Param("Address", .address)], returns: statusAddress),
         .init(0x0409, "Accept Connection Request", [Param("Address", .address), Param("Role", .named(1, HCINames.acceptRole))]),
         .init(0x040A, "Reject Connection Request", [Param("Address", .address), Param(.reason, "Reason", .status)]),
@@ -53,7 +53,7 @@ enum LinkControlCommands {
         .init(0x041A, "Remote Name Request Cancel", [Param("Address", .address)], returns: statusAddress),
         .init(0x041B, "Read Remote Supported Features", [Param("Handle", .handle)]),
         .init(0x041C, "Read Remote Extended Features", [Param("Handle", .handle), Param("Page", .uint(1))]),
-        .init(0x041D, "Read Remote Version Information", [Param("Handle", .handle, key: "Connection_Handle")]),
+        .init(0x041D, "Read Remote Version Information", [Param("Handle", .handle, key: HCIKey.connectionHandle)]),
         .init(0x041F, "Read Clock Offset", [Param("Handle", .handle)]),
         .init(0x0420, "Read LMP Handle", [Param("Handle", .handle)], returns: [
             Param("Status", .status), Param("Handle", .handle), Param("LMP Handle", .uint(1)), Param("Reserved", .hex(4))]),

@@ -5,7 +5,7 @@
 /// Arrays of structures (Inquiry Result, Number Of Completed Packets…) are interleaved per item on
 /// the wire, as every controller sends them (Core v5.4 Vol 4 Part E 5.2).
 enum EventTable {
-    static let statusHandle: [Param] = [Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle")]
+    static let statusHandle: [Param] = [Param("Status", .status, key: "Status"), Param("Handle", .handle, key: HCIKey.connectionHandle)]
 
     static let rows: [MessageEntry] = [
         .init(0x01, "Inquiry Complete", [Param("Status", .status)]),
@@ -16,7 +16,7 @@ enum EventTable {
             Param("Address", .address), Param("Link Type", .named(1, HCINames.linkType)), Param("Encryption", .enable)]),
         .init(0x04, "Connect Request", [Param("Address", .address), Param("Class", .classOfDevice),
                                         Param("Link Type", .named(1, HCINames.linkType))]),
-        .init(0x05, "Disconnect Complete", statusHandle + [Param(.reason, "Reason", .status, key: "Reason")]),
+        .init(0x05, "Disconnect Complete", statusHandle + [Param(.reason, "Reason", .status, key: HCIKey.reason)]),
         .init(0x06, "Auth Complete", statusHandle),
         .init(0x07, "Remote Name Req Complete", [Param("Status", .status), Param("Address", .address), Param("Name", .text(248))]),
         .init(0x08, "Encryption Change", statusHandle + [Param("Encryption", .named(1, HCINames.encryption), key: "Encryption_Enabled")]),
@@ -32,7 +32,7 @@ enum EventTable {
         .init(0x11, "Flush Occurred", [Param("Handle", .handle)]),
         .init(0x12, "Role Change", [Param("Status", .status), Param("Address", .address), Param("Role", .role)]),
         .init(0x13, "Number of Completed Packets", [Param("Handles", .counted(countBytes: 1, [
-            Param("Handle", .handle, key: "Connection_Handle"), Param("Count", .uint(2), key: "Num_Completed_Packets")]), key: "Num_Handles")]),
+            Param("Handle", .handle, key: HCIKey.connectionHandle), Param("Count", .uint(2), key: HCIKey.numCompletedPackets)]), key: HCIKey.numHandles)]),
         .init(0x14, "Mode Change", statusHandle + [Param("Mode", .named(1, HCINames.currentMode)), Param("Interval", .slots)]),
         .init(0x15, "Return Link Keys", [Param("Keys", .counted(countBytes: 1, [Param("Address", .address), Param("Link Key", .secret(16))]))]),
         .init(0x16, "PIN Code Request", [Param("Address", .address)]),

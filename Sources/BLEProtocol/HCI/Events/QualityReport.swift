@@ -50,10 +50,10 @@ public enum QualityReport {
     static let linkQuality: [Param] = [
         Param("Report", .named(1, kinds), key: "Quality_Report_Id"),
         Param("Packet Type", .named(1, packetTypes), key: "Packet_Types"),
-        Param("Handle", .handle, key: "Connection_Handle"),
+        Param("Handle", .handle, key: HCIKey.connectionHandle),
         Param("Role", .named(1, roles), key: "Connection_Role"),
         Param(.txPower, "TX Power", .signed(1, unit: "dBm"), key: "TX_Power_Level"),
-        Param(.rssi, "RSSI", .signed(1, unit: "dBm"), key: "RSSI"),
+        Param(.rssi, "RSSI", .signed(1, unit: "dBm"), key: HCIKey.rssi),
         Param("SNR", .uint(1), key: "SNR"),
         Param("Unused AFH Channels", .uint(1), key: "Unused_AFH_Channel_Count"),
         Param("Unideal AFH Channels", .uint(1), key: "AFH_Select_Unideal_Channel_Count"),
@@ -81,7 +81,7 @@ public enum QualityReport {
     /// LMP/LL message trace, scheduling trace, controller debug information: a handle and a vendor blob.
     static let logDump: [Param] = [
         Param("Report", .named(1, kinds), key: "Quality_Report_Id"),
-        Param("Handle", .handle, key: "Connection_Handle"),
+        Param("Handle", .handle, key: HCIKey.connectionHandle),
         Param("Vendor Parameters", .rest),
     ]
     /// Octets of the link-quality layout before the vendor parameters (`kLinkQualityParamTotalLen`).

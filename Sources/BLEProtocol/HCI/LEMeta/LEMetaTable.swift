@@ -1,17 +1,17 @@
 /// LE Meta event subevents, Core v5.4 Vol 4 Part E 7.7.65. One row per subevent, in spec order.
 enum LEMetaTable {
     static let connectionComplete: [Param] = [
-        Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
-        Param(.peerAddressType, "Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param("Status", .status, key: "Status"), Param("Handle", .handle, key: HCIKey.connectionHandle), Param("Role", .role, key: "Role"),
+        Param(.peerAddressType, "Peer Address Type", .addressType, key: HCIKey.peerAddressType), Param("Peer Address", .address, key: HCIKey.peerAddress),
         Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
-        Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
+        Param("Supervision Timeout", .supervisionTimeout, key: HCIKey.supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
     ]
     static let enhancedConnectionComplete: [Param] = [
-        Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("Role", .role, key: "Role"),
-        Param(.peerAddressType, "Peer Address Type", .addressType, key: "Peer_Address_Type"), Param("Peer Address", .address, key: "Peer_Address"),
+        Param("Status", .status, key: "Status"), Param("Handle", .handle, key: HCIKey.connectionHandle), Param("Role", .role, key: "Role"),
+        Param(.peerAddressType, "Peer Address Type", .addressType, key: HCIKey.peerAddressType), Param("Peer Address", .address, key: HCIKey.peerAddress),
         Param(.localAddress, "Local Resolvable Private Address", .address, key: "Local_Resolvable_Private_Address"), Param(.peerResolvableAddress, "Peer Resolvable Private Address", .address, key: "Peer_Resolvable_Private_Address"),
         Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"), Param("Peripheral Latency", .latency, key: "Peripheral_Latency"),
-        Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout"), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
+        Param("Supervision Timeout", .supervisionTimeout, key: HCIKey.supervisionTimeout), Param(.centralClockAccuracy, "Central Clock Accuracy", .named(1, HCINames.clockAccuracy), key: "Central_Clock_Accuracy"),
     ]
     /// LE Periodic Advertising Sync Established v1 (7.7.65.14); v2 appends the PAwR timing.
     static let syncEstablished: [Param] = [
@@ -49,20 +49,20 @@ enum LEMetaTable {
     static let rows: [MessageEntry] = [
         .init(UInt16(LESubevent.connectionComplete), "LE Connection Complete", connectionComplete),
         .init(UInt16(LESubevent.advertisingReport), "LE Advertising Report", [Param("Reports", .counted(countBytes: 1, [
-            Param("Event Type", .named(1, HCINames.advertisingReportEventType), key: "Event_Type"), Param("Address Type", .addressType, key: "Address_Type"),
-            Param("Address", .address, key: "Address"), Param("Data", .custom(ADFieldSpec.lengthPrefixed), key: "Data"), Param(.rssi, "RSSI", .rssi, key: "RSSI")]), key: "Num_Reports")]),
+            Param("Event Type", .named(1, HCINames.advertisingReportEventType), key: HCIKey.eventType), Param("Address Type", .addressType, key: HCIKey.addressType),
+            Param("Address", .address, key: HCIKey.address), Param("Data", .custom(ADFieldSpec.lengthPrefixed), key: HCIKey.data), Param(.rssi, "RSSI", .rssi, key: HCIKey.rssi)]), key: HCIKey.numReports)]),
         .init(UInt16(LESubevent.connectionUpdateComplete), "LE Connection Update Complete", [
-            Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"),
-            Param("Peripheral Latency", .latency, key: "Peripheral_Latency"), Param("Supervision Timeout", .supervisionTimeout, key: "Supervision_Timeout")]),
+            Param("Status", .status, key: "Status"), Param("Handle", .handle, key: HCIKey.connectionHandle), Param(.connectionInterval, "Connection Interval", .connectionInterval, key: "Connection_Interval"),
+            Param("Peripheral Latency", .latency, key: "Peripheral_Latency"), Param("Supervision Timeout", .supervisionTimeout, key: HCIKey.supervisionTimeout)]),
         .init(UInt16(LESubevent.readRemoteFeaturesComplete), "LE Read Remote Features Complete", [Param("Status", .status), Param("Handle", .handle), Param("Features", .leFeatures)]),
         .init(UInt16(LESubevent.longTermKeyRequest), "LE Long Term Key Request", [
-            Param("Handle", .handle, key: "Connection_Handle"), Param(.randomNumber, "Random Number", .hex(8), key: "Random_Number"), Param(.encryptedDiversifier, "Encrypted Diversifier", .hex(2), key: "Encrypted_Diversifier")]),
+            Param("Handle", .handle, key: HCIKey.connectionHandle), Param(.randomNumber, "Random Number", .hex(8), key: "Random_Number"), Param(.encryptedDiversifier, "Encrypted Diversifier", .hex(2), key: "Encrypted_Diversifier")]),
         .init(UInt16(LESubevent.remoteConnectionParameterRequest), "LE Remote Connection Parameter Request", [
             Param("Handle", .handle), Param("Min Connection Interval", .connectionInterval),
             Param("Max Connection Interval", .connectionInterval), Param("Max Latency", .latency),
             Param("Supervision Timeout", .supervisionTimeout)]),
         .init(UInt16(LESubevent.dataLengthChange), "LE Data Length Change", [
-            Param("Handle", .handle, key: "Connection_Handle"), Param("Max TX Octets", .uint(2), key: "Max_TX_Octets"), Param("Max TX Time", .uint(2), key: "Max_TX_Time"),
+            Param("Handle", .handle, key: HCIKey.connectionHandle), Param("Max TX Octets", .uint(2), key: "Max_TX_Octets"), Param("Max TX Time", .uint(2), key: "Max_TX_Time"),
             Param("Max RX Octets", .uint(2), key: "Max_RX_Octets"), Param("Max RX Time", .uint(2), key: "Max_RX_Time")]),
         .init(UInt16(LESubevent.readLocalP256PublicKeyComplete), "LE Read Local P-256 Public Key Complete", [Param("Status", .status), Param("Public Key", .bytes(64))]),
         .init(UInt16(LESubevent.generateDHKeyComplete), "LE Generate DHKey Complete", [Param("Status", .status), Param("DHKey", .secret(32))]),
@@ -71,14 +71,14 @@ enum LEMetaTable {
             Param("Event Type", .named(1, HCINames.advertisingReportEventType)), Param("Address Type", .addressType),
             Param("Address", .address), Param("Direct Address Type", .addressType), Param("Direct Address", .address),
             Param(.rssi, "RSSI", .rssi)]))]),
-        .init(UInt16(LESubevent.phyUpdateComplete), "LE PHY Update Complete", [Param("Status", .status, key: "Status"), Param("Handle", .handle, key: "Connection_Handle"), Param("TX PHY", .phy, key: "TX_PHY"), Param("RX PHY", .phy, key: "RX_PHY")]),
+        .init(UInt16(LESubevent.phyUpdateComplete), "LE PHY Update Complete", [Param("Status", .status, key: "Status"), Param("Handle", .handle, key: HCIKey.connectionHandle), Param("TX PHY", .phy, key: "TX_PHY"), Param("RX PHY", .phy, key: "RX_PHY")]),
         .init(UInt16(LESubevent.extendedAdvertisingReport), "LE Extended Advertising Report", [Param("Reports", .counted(countBytes: 1, [
-            Param("Event Type", .flags(2, HCINames.extendedReportEventType), key: "Event_Type"), Param("Address Type", .addressType, key: "Address_Type"),
-            Param("Address", .address, key: "Address"), Param("Primary PHY", .phy, key: "Primary_PHY"), Param("Secondary PHY", .named(1, HCINames.secondaryPHY), key: "Secondary_PHY"),
-            Param("SID", .uint(1), key: "Advertising_SID"), Param(.txPower, "TX Power", .txPower, key: "TX_Power"), Param(.rssi, "RSSI", .rssi, key: "RSSI"),
-            Param("Periodic Advertising Interval", .interval125, key: "Periodic_Advertising_Interval"),
-            Param("Direct Address Type", .addressType, key: "Direct_Address_Type"), Param("Direct Address", .address, key: "Direct_Address"),
-            Param("Data", .custom(ADFieldSpec.lengthPrefixed), key: "Data")]), key: "Num_Reports")]),
+            Param("Event Type", .flags(2, HCINames.extendedReportEventType), key: HCIKey.eventType), Param("Address Type", .addressType, key: HCIKey.addressType),
+            Param("Address", .address, key: HCIKey.address), Param("Primary PHY", .phy, key: HCIKey.primaryPHY), Param("Secondary PHY", .named(1, HCINames.secondaryPHY), key: HCIKey.secondaryPHY),
+            Param("SID", .uint(1), key: HCIKey.advertisingSID), Param(.txPower, "TX Power", .txPower, key: HCIKey.txPower), Param(.rssi, "RSSI", .rssi, key: HCIKey.rssi),
+            Param("Periodic Advertising Interval", .interval125, key: HCIKey.periodicAdvertisingInterval),
+            Param("Direct Address Type", .addressType, key: HCIKey.directAddressType), Param("Direct Address", .address, key: HCIKey.directAddress),
+            Param("Data", .custom(ADFieldSpec.lengthPrefixed), key: HCIKey.data)]), key: HCIKey.numReports)]),
         .init(0x0E, "LE Periodic Advertising Sync Established", syncEstablished),
         .init(0x0F, "LE Periodic Advertising Report", [
             Param("Sync Handle", .syncHandle), Param(.txPower, "TX Power", .txPower), Param(.rssi, "RSSI", .rssi),
@@ -87,7 +87,7 @@ enum LEMetaTable {
         .init(UInt16(LESubevent.periodicAdvertisingSyncLost), "LE Periodic Advertising Sync Lost", [Param("Sync Handle", .syncHandle, key: "Sync_Handle")]),
         .init(0x11, "LE Scan Timeout", []),
         .init(UInt16(LESubevent.advertisingSetTerminated), "LE Advertising Set Terminated", [
-            Param("Status", .status, key: "Status"), Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"), Param("Handle", .handle, key: "Connection_Handle"),
+            Param("Status", .status, key: "Status"), Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle), Param("Handle", .handle, key: HCIKey.connectionHandle),
             Param("Num Completed Extended Advertising Events", .uint(1), key: "Num_Completed_Extended_Advertising_Events")]),
         .init(0x13, "LE Scan Request Received", [
             Param("Advertising Handle", .advertisingHandle), Param("Scanner Address Type", .addressType), Param("Scanner Address", .address)]),
@@ -150,6 +150,6 @@ enum LEMetaTable {
                 Param("Response Slot", .uint(1)), Param("Data Status", .named(1, HCINames.dataStatus)),
                 Param("Data", .custom(ADFieldSpec.lengthPrefixed))]))]),
         .init(UInt16(LESubevent.enhancedConnectionCompleteV2), "LE Enhanced Connection Complete v2", enhancedConnectionComplete + [
-            Param("Advertising Handle", .advertisingHandle, key: "Advertising_Handle"), Param("Sync Handle", .syncHandle, key: "Sync_Handle")]),
+            Param("Advertising Handle", .advertisingHandle, key: HCIKey.advertisingHandle), Param("Sync Handle", .syncHandle, key: "Sync_Handle")]),
     ]
 }
