@@ -379,7 +379,7 @@ final class RedactionScanner {
             replacement = bytes.withUnsafeBytes { names.fake($0, nulPadded: true) }
             what = .name
         case .custom:
-            if case .text? = site.value, site.name.description == "Name" {
+            if case .text? = site.value, site.id == .deviceName {
                 guard !options.keepNames else { return }
                 replacement = bytes.withUnsafeBytes { names.fake($0, nulPadded: false) }
                 what = .name
@@ -394,11 +394,11 @@ final class RedactionScanner {
     }
 
     /// A `.custom` value that is a list of AD structures (`ADFieldSpec`): every item starts with its
-    /// `Type`, or is the `Malformed` note of a structure running past the data.
+    /// type (`FieldID.adType`), or is the `malformed` note of a structure running past the data.
     static func isADList(_ items: [[Field]]) -> Bool {
         !items.isEmpty && items.allSatisfy { item in
-            guard let first = item.first?.nameString else { return false }
-            return first == "Type" || first == "Malformed"
+            guard let first = item.first?.id else { return false }
+            return first == .adType || first == .malformed
         }
     }
 
@@ -414,7 +414,7 @@ final class RedactionScanner {
     private func advertisingData(_ range: ByteRange, items: [[Field]], base: Int, map: FragmentMap?) {
         guard let bytes = read(range, base: base, map: map) else { return }
         let decodedTypes: [UInt64] = items.compactMap { item in
-            if case let .integer(t, _)? = item.first?.value, item.first?.nameString == "Type" { return t }
+            if case let .integer(t, _)? = item.first?.value, item.first?.id == .adType { return t }
             return nil
         }
         bytes.withUnsafeBytes { raw in

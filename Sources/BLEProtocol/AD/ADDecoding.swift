@@ -23,7 +23,7 @@ public enum ADDecoding {
     /// decoded data. Never fails: malformed data gives a `Malformed` note and the raw `Data`.
     public static func decode(_ s: inout ByteReader) -> [Field] {
         guard let type = try? s.u8("AD Type") else { return [] }
-        var fields = [Field("Type", .integer(UInt64(type), .named(bytes: 1, typeNames)))]
+        var fields = [Field(.adType, "Type", .integer(UInt64(type), .named(bytes: 1, typeNames)))]
         decodeData(ADType(type), &s, into: &fields)
         return fields
     }
@@ -38,11 +38,11 @@ public enum ADDecoding {
         do {
             try entry.decode(&s, &fields)
             if s.remaining > 0 {
-                fields.append(Field("Malformed", .note("\(s.remaining) byte\(s.remaining == 1 ? "" : "s") more than \(entry.name) defines")))
+                fields.append(Field(.malformed, "Malformed", .note("\(s.remaining) byte\(s.remaining == 1 ? "" : "s") more than \(entry.name) defines")))
                 fields.append(Field("Trailing Bytes", raw(type, Array(s.rest().bytes))))
             }
         } catch {
-            fields.append(Field("Malformed", .note(error.description)))
+            fields.append(Field(.malformed, "Malformed", .note(error.description)))
             fields.append(Field("Data", raw(type, Array(data.remainingBytes))))
             _ = s.rest()
         }

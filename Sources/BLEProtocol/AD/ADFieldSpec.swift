@@ -33,7 +33,7 @@ public enum ADFieldSpec {
             items.append(structureFields(s.type, &s.data))
         }
         if let problem = it.problem {
-            items.append([Field("Malformed", .note(problem)), Field("Data", .bytes(Array(it.rest.remainingBytes)))])
+            items.append([Field(.malformed, "Malformed", .note(problem)), Field("Data", .bytes(Array(it.rest.remainingBytes)))])
         }
         _ = r.rest()
         return .list(items)
@@ -41,7 +41,7 @@ public enum ADFieldSpec {
 
     /// One structure's fields (type, then decoded data), as `ADDecoding.decode` gives them.
     static func structureFields(_ type: ADType, _ data: inout ByteReader) -> [Field] {
-        var fields = [Field("Type", .integer(UInt64(type.rawValue), .named(bytes: 1, ADDecoding.typeNames)))]
+        var fields = [Field(.adType, "Type", .integer(UInt64(type.rawValue), .named(bytes: 1, ADDecoding.typeNames)))]
         ADDecoding.decodeData(type, &data, into: &fields)
         return fields
     }

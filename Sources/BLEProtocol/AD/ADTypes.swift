@@ -15,8 +15,8 @@ extension ADDecoding {
         ADTypeEntry(.completeUUID32, "Complete List of 32-bit Service UUIDs", uuidList(4)),
         ADTypeEntry(.incompleteUUID128, "Incomplete List of 128-bit Service UUIDs", uuidList(16)),
         ADTypeEntry(.completeUUID128, "Complete List of 128-bit Service UUIDs", uuidList(16)),
-        ADTypeEntry(.shortenedLocalName, "Shortened Local Name", params: [Param("Name", .custom(GATTValues.utf8Rest))]),
-        ADTypeEntry(.completeLocalName, "Complete Local Name", params: [Param("Name", .custom(GATTValues.utf8Rest))]),
+        ADTypeEntry(.shortenedLocalName, "Shortened Local Name", params: [Param(.deviceName, "Name", .custom(GATTValues.utf8Rest))]),
+        ADTypeEntry(.completeLocalName, "Complete Local Name", params: [Param(.deviceName, "Name", .custom(GATTValues.utf8Rest))]),
         ADTypeEntry(.txPowerLevel, "Tx Power Level", params: [Param(.txPower, "TX Power", .signed(1, unit: "dBm"))]),
         ADTypeEntry(.classOfDevice, "Class of Device") { r, f throws(DecodeError) in
             let v = UInt64(try r.u24le("Class of Device"))
@@ -84,7 +84,7 @@ extension ADDecoding {
             let v = n == 3 ? UInt64(try r.u24le("Advertising Interval")) : UInt64(try r.u32le("Advertising Interval"))
             f.append(Field("Interval", .integer(v, .scaled(bytes: n, factor: 0.625, unit: "msec"))))
         },
-        ADTypeEntry(.broadcastName, "Broadcast_Name", params: [Param("Name", .custom(GATTValues.utf8Rest))]),
+        ADTypeEntry(.broadcastName, "Broadcast_Name", params: [Param(.deviceName, "Name", .custom(GATTValues.utf8Rest))]),
         ADTypeEntry(.encryptedAdvertisingData, "Encrypted Advertising Data", params: [Param("Data", .rest)]),
         ADTypeEntry(.periodicAdvertisingResponseTimingInformation, "Periodic Advertising Response Timing Information", params: [Param("Data", .rest)]),
         ADTypeEntry(.electronicShelfLabel, "Electronic Shelf Label", params: [Param("Data", .rest)]),

@@ -66,6 +66,13 @@ public enum FieldID: UInt8, Sendable {
     case rest
     /// A monitor's New Index / Index Info record: the controller's address, name, bus, manufacturer.
     case adapterAddress, adapterName, adapterBus, manufacturer
+    /// A name a device gives itself in free-length UTF-8: AD Shortened/Complete Local Name and
+    /// Broadcast_Name (Core Supplement Part A 1.2), the GAP Device Name characteristic (Vol 3 Part C 12.1).
+    case deviceName
+    /// The AD type of an advertising data structure (Core v5.4 Vol 3 Part C 11).
+    case adType
+    /// A note that the bytes from here do not follow the layout (an AD structure running past the data).
+    case malformed
 
     /// An LE address type, of either kind: it says whether the address field after it is public.
     @inlinable public var isAddressType: Bool { self == .addressType || self == .peerAddressType || self == .ownAddressType }

@@ -19,8 +19,10 @@ public struct FieldSite: Sendable {
         case custom
     }
 
-    /// The parameter name, as the table row spells it ("Peer Address", "Link Key", "Name").
+    /// The parameter name, as the table row spells it ("Peer Address", "Link Key", "Name"): display only.
     public let name: StaticString
+    /// What the field is (`FieldID.deviceName` for a name read by a `.custom` reader); match this, not `name`.
+    public let id: FieldID
     public let kind: Kind
     /// The bytes the field was read from. For a field cut short by the end of the data, the bytes
     /// that were there (`complete` is then false and `value` is nil).
@@ -28,8 +30,8 @@ public struct FieldSite: Sendable {
     public let value: FieldValue?
     public let complete: Bool
 
-    public init(name: StaticString, kind: Kind, range: ByteRange, value: FieldValue?, complete: Bool = true) {
-        (self.name, self.kind, self.range, self.value, self.complete) = (name, kind, range, value, complete)
+    public init(id: FieldID = .unspecified, name: StaticString, kind: Kind, range: ByteRange, value: FieldValue?, complete: Bool = true) {
+        (self.id, self.name, self.kind, self.range, self.value, self.complete) = (id, name, kind, range, value, complete)
     }
 }
 
@@ -90,7 +92,7 @@ public final class FieldVisitor: @unchecked Sendable {   // safe: used only by t
             if let n = Self.fixedSize(of: p.spec) {
                 let present = min(n, r.remaining)
                 if present > 0 {
-                    visit(FieldSite(name: p.name, kind: kind, range: ByteRange(offset: start, count: present), value: nil, complete: false))
+                    visit(FieldSite(id: p.id, name: p.name, kind: kind, range: ByteRange(offset: start, count: present), value: nil, complete: false))
                 }
             }
             throw error
@@ -100,7 +102,7 @@ public final class FieldVisitor: @unchecked Sendable {   // safe: used only by t
             if case .address = v { reported = .address }
             if case .secret = v { reported = .secret }
         }
-        visit(FieldSite(name: p.name, kind: reported, range: ByteRange(offset: start, count: r.absoluteOffset &- start), value: v))   // safe: the reader only advances
+        visit(FieldSite(id: p.id, name: p.name, kind: reported, range: ByteRange(offset: start, count: r.absoluteOffset &- start), value: v))   // safe: the reader only advances
         return v
     }
 }

@@ -64,7 +64,7 @@ public enum GATTValues {
         GATTValueEntry(0x2902, "Client Characteristic Configuration", params: [Param("Configuration", .flags(2, GATTNames.clientCharacteristicConfiguration))]),
         GATTValueEntry(0x2903, "Server Characteristic Configuration", params: [Param("Configuration", .flags(2, NameTable([(0x0001, "Broadcast")])))]),
         // GAP and GATT services, Core v5.4 Vol 3 Part C 12 and Part G 7.
-        GATTValueEntry(0x2A00, "Device Name", params: [Param("Name", .custom(utf8Rest))]),
+        GATTValueEntry(0x2A00, "Device Name", params: [Param(.deviceName, "Name", .custom(utf8Rest))]),
         GATTValueEntry(0x2A01, "Appearance", params: [Param("Category", .named(2, GATTNames.appearance))]),
         GATTValueEntry(0x2A04, "Peripheral Preferred Connection Parameters", params: [
             Param("Minimum Connection Interval", .scaled(2, factor: 1.25, unit: "msec")),
