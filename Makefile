@@ -30,7 +30,7 @@ STATIC_BIN   := $(STATIC_BUILD)/release/bleanalyze
 SHARE_BUILD  := $(STATIC_BUILD)/share
 SHARE_STAMP  := $(SHARE_BUILD)/.generated
 
-.PHONY: FORCE dist run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers oui clean bench reports fuzz
+.PHONY: FORCE rules-doc dist run test build release static install uninstall install-check deps venv venv-fleet fleet fleet-test captures assigned-numbers oui clean bench reports fuzz
 
 run: deps release
 	.build/release/bleanalyze $(RUN_CAPTURE)
@@ -168,6 +168,13 @@ assigned-numbers: venv
 oui:
 	@dpkg -s ieee-data >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq ieee-data >/dev/null; }
 	$(PYTHON) scripts/gen_oui.py
+
+# docs/RULES.md's rule table is generated from the rules' RuleInfo (id, severity, doc): a new rule is
+# its family file, its Rules.all entry and a test; this rewrites the table (RulesTableTests fails on a stale one).
+rules-doc: build
+	.build/debug/bleanalyze rules --markdown > .build/rules-table.md
+	awk 'FNR == NR { t = t $$0 "\n"; next } /^\| rule \| severity \|/ { printf "%s", t; skip = 1; next } skip && /^\|/ { next } { skip = 0; print }' \
+	  .build/rules-table.md docs/RULES.md > .build/RULES.md.new && mv .build/RULES.md.new docs/RULES.md
 
 clean:
 	rm -rf .build $(STATIC_BUILD) dist $(BUILDINFO)

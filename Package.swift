@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "BLECapture", dependencies: ["BLEBytes", "CPcap", "CZlib", "CArchive"]),
         .target(name: "BLEProtocol", dependencies: ["BLEBytes"]),
         .target(name: "BLEAnalysis", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol"]),
-        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis", "BLEReplay"]),
+        .target(name: "BLEReport", dependencies: ["BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis"]),
         .target(name: "BLEReplay", dependencies: [
             "BLEBytes", "BLECapture", "BLEProtocol", "BLEAnalysis",
             .target(name: "CBluetooth", condition: .when(platforms: [.linux])),

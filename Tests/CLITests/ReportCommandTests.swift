@@ -66,7 +66,17 @@ import Testing
             #expect(["error", "warning", "info"].contains(rule["severity"] as? String ?? ""))
         }
         let text = try String(contentsOf: CLI.repoRoot.appendingPathComponent("docs/RULES.md"), encoding: .utf8)
-        for rule in rules { #expect(text.contains("`\(rule["id"] as? String ?? "?")`"), "docs/RULES.md documents \(rule["id"] ?? "")") }
+        for rule in rules {
+            #expect(text.contains("`\(rule["id"] as? String ?? "?")`"), "docs/RULES.md documents \(rule["id"] ?? "")")
+            #expect((rule["firesWhen"] as? String)?.isEmpty == false, "\(rule["id"] ?? "") says when it fires")
+        }
+        // `make rules-doc` writes this output into docs/RULES.md: every line of it is there, in order.
+        let md = try CLI.run(["rules", "--markdown"])
+        #expect(md.status == 0)
+        let table = md.stdout.split(separator: "\n").map(String.init)
+        #expect(table.count == rules.count + 2)
+        #expect(text.contains(table.joined(separator: "\n")), "docs/RULES.md's table is not `rules --markdown`: run `make rules-doc`")
+        #expect(try CLI.run(["rules", "--markdown", "--json"]).status == 2)
     }
 }
 

@@ -20,7 +20,16 @@ final class ATTServerStalled: Detector {
         (an Error Response if nothing else, Core v5.4 Vol 3 Part F 3.3.2).
         """,
         thresholds: [.init(name: "wait", defaultValue: 10, unit: "s", meaning: "time a delivered request waits, link up, before it counts")],
-        actor: .peripheralFirmware)
+        actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                a host request delivered — the peer sent something after it, or Number Of Completed Packets \#
+                completed its packet — that the peer's GATT server never answered although the link stayed up \#
+                ≥ `wait` (default 10 s) and < 30 s (`att.timeout`) until the host closed it or the capture \#
+                ended: a deadlocked ATT server (SweynTooth CVE-2019-19192). Not on a lost link \#
+                (`att.unanswered`), nor after sniffer losses
+                """#,
+            evidence: "the request, the peer's later frame"))
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -66,7 +75,15 @@ final class ATTMalformedRequest: Detector {
         fit its opcode) and the server answered it as a valid request instead of Error Response Invalid PDU (Core v5.4 \
         Vol 3 Part F 3.4.1.1). The server parses input it should reject: a robustness bug in its firmware that \
         malformed-packet attacks exploit. The client's stack (or the tool driving it) sent the malformed PDU.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            severity: "warning (info when rejected with Invalid PDU)",
+            firesWhen: #"""
+                a request the capture shows malformed — its L2CAP length claims more or fewer bytes than were \#
+                sent, or its parameters do not fit its opcode — answered by the server as a valid request \#
+                instead of Error Response Invalid PDU (Core v5.4 Vol 3 Part F 3.4.1.1)
+                """#,
+            evidence: "the request, the answer"))
     let kinds: [SessionEvent.Kind] = [.attResponse]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {

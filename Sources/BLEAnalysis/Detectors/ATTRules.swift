@@ -21,7 +21,16 @@ final class ATTTimeout: Detector {
         ATT PDUs may be sent on the bearer: the connection is useless and must be closed. The peer's GATT server is \
         hung or lost the request. iOS reports it as a CBError timeout; Android as GATT_ERROR/timeout in the callback, \
         or never calls back at all — disconnect and reconnect.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                a request with no response within 30 s (Core v5.4 Vol 3 Part F 3.3.3) while the link is proven \#
+                up: an end without Disconnection Complete (a handle reused, a new session inferred) or a \#
+                filtered export (no connection events: the link may have gone any time after its last packet) \#
+                needs traffic on the link 30 s after the request; otherwise it is not decidable and not a \#
+                finding
+                """#,
+            evidence: "the request"))
     let kinds: [SessionEvent.Kind] = [.attResponse, .connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -77,7 +86,18 @@ final class ATTUnanswered: Detector {
         never completed (Android calls back with GATT_ERROR or status 133 on disconnect; iOS fails the pending \
         operation): retry after reconnecting. Information when the link was closed on purpose; a request cut by the \
         end of the capture is not decidable and not reported.
-        """, actor: .app)
+        """, actor: .app,
+        doc: .init(
+            severity: "warning (folded into the loss's `link.disconnect`) / info",
+            firesWhen: #"""
+                a request with no response when the link ended < 30 s after it. When the link was **lost** \#
+                (0x08, 0x22, 0x3E, 0x3D, or an air link that vanished) it is the loss's consequence: cause \#
+                `link-loss`, folded into that `link.disconnect` (whose cause names the request when it \#
+                explains the loss); when the host or the peer closed the link on purpose it is info. A request \#
+                still waiting when the capture ended (< 30 s later) is not decidable and not reported. Air \#
+                captures: not when the sniffer lost packets after the request
+                """#,
+            evidence: "the request"))
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -120,7 +140,20 @@ final class ATTProtocolViolation: Detector {
         a response came with no request, or an indication was sent before the previous one was confirmed. Peers may drop \
         the PDU or disconnect. On Android, never issue a GATT operation before the previous callback; on iOS, this points \
         at the peripheral firmware or another host on the device.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                a second request on a bearer while one is outstanding (requests are then answered in order: \#
+                the first response pairs with the oldest request; an Error Response pairs with the oldest \#
+                request of the opcode it names, Request Opcode In Error, Core v5.4 Vol 3 Part F 3.4.1.1) — one \#
+                finding per client and connection from the first such request, the later ones folded in; a \#
+                response with no outstanding request — only when the capture holds everything its request \#
+                could be in: not on a link whose set-up is not in the capture before that client's first \#
+                request (it predates the capture; an ACL-only export has no set-up at all), info when a frame \#
+                of the client since its last request could not be decoded or the sniffer lost packets; an \#
+                indication sent while one is unconfirmed
+                """#,
+            evidence: "the violating PDU, the outstanding request (or the undecodable frame)"))
     let kinds: [SessionEvent.Kind] = [.attRequest, .attResponse, .attIndication]
     private struct ClientKey: Hashable { var connection: Int; var host: Bool }
     /// Where each client's first overlapping request was reported (`findings` only grows during the pass).
@@ -186,7 +219,16 @@ final class IndicationUnconfirmed: Detector {
         PDUs, or 30 s passed with the link up). The server cannot send another indication until it is confirmed and \
         times out after 30 s. The client's stack confirms automatically on iOS and Android: a missing confirmation \
         points at a stuck host stack or a custom client.
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            severity: "warning (info when the client never subscribed)",
+            firesWhen: #"""
+                an indication never confirmed although the client could have: 30 s passed with the link up \#
+                (set-up in the capture), or the client sent other ATT requests/commands after it. An \#
+                indication shortly before a teardown proves nothing; the host's own indication to a peer that \#
+                never subscribed (Service Changed) is info
+                """#,
+            evidence: "the indication, the client's later PDU"))
     let kinds: [SessionEvent.Kind] = [.attIndication, .connection]
     /// An open indication, with the client's ATT PDU count when it was sent (the model counts them, so
     /// this rule needs no event per PDU to know whether the client spoke since).
@@ -258,7 +300,14 @@ final class ATTErrors: Detector {
         Attribute Not Found, which is not reported. Read/Write Not Permitted and Invalid Handle usually mean the app \
         uses a stale handle cache (Android: refresh the cache after a firmware update; iOS: the peripheral must \
         implement Service Changed).
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                Error Responses other than the expected discovery "Attribute Not Found" (one finding per \#
+                (connection, error code)); the request is the outstanding one of the opcode the response names \#
+                (Request Opcode In Error)
+                """#,
+            evidence: "the first Error Response, its request"))
     let kinds: [SessionEvent.Kind] = [.attResponse]
     private var seen = Set<String>()
 
@@ -289,7 +338,16 @@ final class SlowResponse: Detector {
         phone is its app's GATT server callback (Android: sendResponse late; iOS: respond(to:withResult:) late).
         """, thresholds: [.init(name: "slow", defaultValue: 1.0, unit: "s", meaning: "a response slower than this is reported"),
                           .init(name: "events", defaultValue: 20, unit: "connection events", meaning: "…or slower than this many connection events (and ≥ 250 ms)")],
-        actor: .peripheralFirmware)
+        actor: .peripheralFirmware,
+        doc: .init(
+            severity: "info (warning ≥ 20 s)",
+            firesWhen: #"""
+                responses slower than `slow` (default 1 s) and than 4 of the connection's events (interval × \#
+                (1 + latency): a peer with latency wakes only then), or slower than `events` (default 20) \#
+                connection events of the connection's own interval × (1 + latency) and ≥ 250 ms, below the 30 \#
+                s timeout: one finding per connection with the count and the slowest
+                """#,
+            evidence: "the first slow response, its request, the slowest"))
     let kinds: [SessionEvent.Kind] = [.attResponse]
     private struct Slow { var c: Connection; var count: Int; var worst: Int64; var worstFrame: Int; var byHost: Bool; var finding: Int }
     private var slow: [Int: Slow] = [:]

@@ -12,7 +12,16 @@ final class AdvertisingOversize: Detector {
         Legacy advertising and scan response data hold at most 31 bytes, and each AD structure's length must fit in \
         them. Longer data is rejected by the controller or cut, and scanners drop malformed structures (iOS shows no \
         name or services). Move data to the scan response, shorten the local name, or use extended advertising.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                the host's own legacy advertising/scan response data over 31 bytes or with an AD structure \#
+                running past its data (warning: the app advertises it); a report heard from a device the host \#
+                connected or tried to connect to (warning, its firmware), from any other device (info) — once \#
+                per advertiser, with the number of reports
+                """#,
+            evidence: "the frame"))
     let kinds: [SessionEvent.Kind] = [.advertising]
     /// First problem report per advertiser, with how many reports had one.
     private var heard: [BDAddr: (frame: Int, time: Int64, problem: String, count: Int)] = [:]
@@ -56,7 +65,10 @@ final class AdvertisingNotStopped: Detector {
         The local peripheral enabled advertising while a connection it accepted was open. Fine for a peripheral that \
         serves several centrals; otherwise it wastes radio time and battery and lets other phones connect. On iOS, \
         stopAdvertising() once connected; on Android, stop the AdvertiseCallback / advertising set.
-        """)
+        """,
+        doc: .init(
+            firesWhen: "a local peripheral keeps (or re-enables) advertising while a connection it accepted is open",
+            evidence: "the enable command (or the Connection Complete when it stays enabled)"))
     let kinds: [SessionEvent.Kind] = [.advertising]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -82,7 +94,24 @@ final class Disconnects: Detector {
         explanation: """
         Why each connection ended; the why line is the cause found in the frames (docs/RULES.md "Causes"). Links \
         lost (0x08, 0x3E, 0x22, 0x3D) and ends a problem caused are warnings; closes someone asked for are information.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                warning for 0x08 supervision timeout, 0x3E failed to be established, 0x22 LL response timeout, \#
+                0x3D MIC failure, and for any reason whose cause is a problem (an ATT or SMP transaction \#
+                timeout, key missing); info for the others, once per (connection). On LE air captures also a \#
+                link that vanished without LL_TERMINATE_IND when a new CONNECT_IND to the same peripheral \#
+                follows, or whose **peripheral went silent**: the central resent the same unacknowledged PDU \#
+                (SN and NESN frozen) with no answer for ≥ 6 connection events in a row and then stopped while \#
+                the capture went on, or for longer than the supervision timeout (Connection Timeout inferred, \#
+                the message names the silent frames). Nothing of either side while the capture goes on is the \#
+                sniffer losing the link: a timeline note, no finding; the central's NESN moving without a \#
+                peripheral packet seen is the sniffer missing the peripheral. Every one carries its `cause` \#
+                (below); a disconnect caused by a finding's problem (ATT/SMP timeout, key missing) is folded \#
+                into that finding
+                """#,
+            evidence: "the Disconnection Complete"))
     let kinds: [SessionEvent.Kind] = [.connection]
     static let warnings = LinkLoss.reasons
 
@@ -103,7 +132,10 @@ final class Disconnects: Detector {
 final class DisconnectSummary: Detector {
     static let rule = RuleInfo(
         id: "link.disconnect-summary", severity: .info, title: "Disconnect reasons",
-        explanation: "How many connections ended for each reason over the whole capture.", actor: .none)
+        explanation: "How many connections ended for each reason over the whole capture.", actor: .none,
+        doc: .init(
+            firesWhen: "once per capture: disconnect reasons with counts",
+            evidence: "the Disconnection Completes"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -134,7 +166,16 @@ final class ParameterUpdateRefused: Detector {
         keeps its old interval, latency and supervision timeout. When the peer asked for the change and the host \
         accepted, the peripheral waits for parameters that never come: its firmware should retry the request later, \
         and the host stack should not accept a request it cannot carry out (report it to the phone's stack vendor).
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            firesWhen: #"""
+                an LE Connection Update refused in its Command Status (typically 0x0C), or accepted and then \#
+                failed in its LE Connection Update Complete (e.g. 0x20 Unsupported LL Parameter Value, 0x3B): \#
+                the parameters never change — after the host accepted the peer's L2CAP Connection Parameter \#
+                Update Request the peer waits in vain. A Complete with a link-loss status (0x22, 0x08, 0x28) \#
+                is the loss's: its disconnect's cause is `ll-procedure`. Cause `controller-refused`
+                """#,
+            evidence: "the Command Status or the Complete, the LE Connection Update, the accepted response"))
     let kinds: [SessionEvent.Kind] = [.link]
     /// The last accepted peer request per connection (frame).
     private var accepted = ConnectionState<Int>()
@@ -179,7 +220,15 @@ final class CommandRefused: Detector {
         while advertising or scanning is on); Unknown HCI Command (0x01) means this controller does not have it. The \
         host stack (not the app) sends these: report it to the phone's stack vendor when it causes a visible problem.
         """, thresholds: [.init(name: "count", defaultValue: 3, unit: "refusals", meaning: "refusals of one command with one status before it is reported")],
-        actor: .hostStack)
+        actor: .hostStack,
+        doc: .init(
+            firesWhen: #"""
+                the controller refused the same command with the same status ≥ `count` (default 3) times \#
+                (Command Status or Command Complete with an error): one finding per (adapter, command, status) \#
+                with the count (configuration commands are `hci.config-refused`'s, from the first) — e.g. LE \#
+                Set Advertising Set Random Address refused with Command Disallowed while advertising
+                """#,
+            evidence: "the first refusal, the last"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -213,7 +262,16 @@ final class PeriodicSyncLost: Detector {
         was received from it for its sync timeout — the advertiser stopped, moved away, or interference. Data or \
         broadcast audio carried on it stops until the host synchronises again (a new LE Periodic Advertising Create \
         Sync); a sync timeout set too short for the train's interval loses it often.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                LE Periodic Advertising Sync Lost (Vol 4 Part E 7.7.65.16): the controller heard no \#
+                AUX_SYNC_IND of a periodic train for its sync timeout and stopped following it (Vol 6 Part B \#
+                4.3.5); what the train carried (data, broadcast audio) stops until the host syncs again. \#
+                Information: the loss is seen, not that anyone needed the data. One finding per adapter with \#
+                the count
+                """#,
+            evidence: "the first Sync Lost, the second"))
     let kinds: [SessionEvent.Kind] = [.advertising]
     private var seen: [UInt16: (finding: Int, count: Int)] = [:]
 

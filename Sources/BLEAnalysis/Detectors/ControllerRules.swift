@@ -17,7 +17,19 @@ final class CommandTimeout: Detector {
         maker, with this log.
         """, thresholds: [.init(name: "timeout", defaultValue: 2, unit: "s", meaning: "wait for a command's answer"),
                           .init(name: "held", defaultValue: 2, unit: "s", meaning: "time the host may not send commands (Num_HCI_Command_Packets 0)")],
-        actor: .controller)
+        actor: .controller,
+        doc: .init(
+            severity: "warning (info for vendor commands)",
+            firesWhen: #"""
+                a command answered by Command Complete / Command Status only ≥ `timeout` (default 2 s: Linux's \#
+                HCI_CMD_TIMEOUT, include/net/bluetooth/hci.h) after it was sent, or never although the \#
+                controller sent other events ≥ `timeout` later (one still waiting at the capture's end is not \#
+                decidable); Num_HCI_Command_Packets 0 for ≥ `held` (default 2 s; Linux injects a Hardware \#
+                Error after HCI_NCMD_TIMEOUT, 4 s) (Vol 4 Part E 4.4). Host Number Of Completed Packets has no \#
+                answer (7.3.40); a vendor command (OGF 0x3F) may be answered by a vendor event (firmware \#
+                downloads reboot the controller): information
+                """#,
+            evidence: "the command, its answer"))
     let kinds: [SessionEvent.Kind] = [.controller]
     private struct Late {
         var opcode: HCIOpcode
@@ -71,7 +83,23 @@ final class ConfigRefused: Detector {
         buffer size read (the host cannot do flow control, 7.4.5, 7.8.2), LE or Secure Simple Pairing / Secure \
         Connections host support (7.3.59, 7.3.79, 7.3.92: the controller keeps the feature off). The host works with \
         less than it thinks; report it to the stack or controller maker with this log.
-        """, actor: .controller)
+        """, actor: .controller,
+        doc: .init(
+            severity: #"""
+                warning (info for Unknown HCI Command 0x01: the controller does not have the command — an \#
+                older version — and the host sent it without reading Supported Commands)
+                """#,
+            firesWhen: #"""
+                from the first refusal (Command Complete / Status with an error) of a command whose refusal \#
+                takes something from the host: Set Event Mask, Set Event Mask Page 2, LE Set Event Mask \#
+                (events outside the default mask never come: e.g. LE Enhanced Connection Complete, Data Length \#
+                Change, PHY Update Complete, Vol 4 Part E 7.3.1, 7.3.69, 7.8.1), Read Buffer Size / LE Read \#
+                Buffer Size v1/v2 (no flow control, 7.4.5, 7.8.2), Write LE Host Supported (7.3.79), Write \#
+                Simple Pairing Mode (legacy PIN pairing, 7.3.59), Write Secure Connections Host Support \#
+                (7.3.92). Not LE Set Host Feature: hosts probe optional features with it. One finding per \#
+                command with the count
+                """#,
+            evidence: "the refusal, the command"))
     let kinds: [SessionEvent.Kind] = [.controller]
     /// Commands whose refusal takes something from the host, and what.
     static let deprives: [HCIOpcode: String] = [
@@ -121,7 +149,13 @@ final class HardwareError: Detector {
         The controller sent a Hardware Error event: its firmware or the transport failed. Hosts reset the controller \
         (every link ends, scanning and advertising stop) and may restart Bluetooth. The code is the maker's; report \
         it with this log. Linux also injects one itself after a command timeout (HCI_NCMD_TIMEOUT).
-        """, actor: .controller)
+        """, actor: .controller,
+        doc: .init(
+            firesWhen: #"""
+                the controller sent Hardware Error (Vol 4 Part E 7.7.16): its firmware or transport failed; \#
+                the host resets it and every link ends
+                """#,
+            evidence: "the event"))
     let kinds: [SessionEvent.Kind] = [.controller]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -141,7 +175,13 @@ final class BufferOverflow: Detector {
         The controller sent Data Buffer Overflow: the host sent more ACL (or SCO) packets than the controller's \
         buffers hold (Read Buffer Size, LE Read Buffer Size) and the controller dropped data. The host stack's flow \
         control is broken, or the controller announced more buffers than it has.
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            firesWhen: #"""
+                Data Buffer Overflow (Vol 4 Part E 7.7.26): the host sent more packets than the controller's \#
+                buffers hold; data was dropped
+                """#,
+            evidence: "the event"))
     let kinds: [SessionEvent.Kind] = [.controller]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -161,7 +201,14 @@ final class ControllerRestarted: Detector {
         controller reported another version than before (Read Local Version Information): its firmware was reloaded. \
         Every link ends; apps see their devices disconnect. After a Hardware Error or a command timeout it is the host's \
         recovery; otherwise Bluetooth was turned off and on.
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            firesWhen: #"""
+                HCI Reset while links were open (they end without a Disconnection Complete, Vol 4 Part E \#
+                7.3.2), or Read Local Version Information answering another version than before (a firmware \#
+                reload)
+                """#,
+            evidence: "the Reset (or the version's Command Complete), the Connection Completes of the links"))
     let kinds: [SessionEvent.Kind] = [.controller]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {

@@ -124,11 +124,29 @@ public struct RuleInfo: Sendable {
     public var thresholds: [Threshold]
     /// Who usually has to act on this rule's findings.
     public var actor: Actor
+    /// The rule's row in docs/RULES.md, which is generated from it (`bleanalyze rules --markdown`,
+    /// `make rules-doc`; `RulesTableTests` fails when the file is stale): a rule is documented where
+    /// it is written.
+    public var doc: Doc
+
+    /// A rule-table row's text (Markdown).
+    public struct Doc: Sendable {
+        /// The severity column when it says more than the severity ("warning (info if …)"); nil: the severity.
+        public var severity: String?
+        /// When the rule fires: what the frames show, thresholds, what keeps it quiet.
+        public var firesWhen: String
+        /// The evidence frames it lists, the key one first.
+        public var evidence: String
+
+        public init(severity: String? = nil, firesWhen: String, evidence: String) {
+            (self.severity, self.firesWhen, self.evidence) = (severity, firesWhen, evidence)
+        }
+    }
 
     public init(id: String, severity: Severity, title: String, explanation: String, thresholds: [Threshold] = [],
-                actor: Actor = .app) {
+                actor: Actor = .app, doc: Doc) {
         (self.id, self.severity, self.title, self.explanation, self.thresholds) = (id, severity, title, explanation, thresholds)
-        self.actor = actor
+        (self.actor, self.doc) = (actor, doc)
     }
 }
 

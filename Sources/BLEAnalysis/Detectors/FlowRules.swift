@@ -14,7 +14,21 @@ final class SkippedReady: Detector {
         onCharacteristicWrite / onNotificationSent and retry when writeCharacteristic returns \
         ERROR_GATT_WRITE_REQUEST_BUSY.
         """,
-        thresholds: [.init(name: "stall", defaultValue: 1, unit: "s", meaning: "silence after credits returned")])
+        thresholds: [.init(name: "stall", defaultValue: 1, unit: "s", meaning: "silence after credits returned")],
+        doc: .init(
+            firesWhen: #"""
+                (a) after the host filled the controller's LE ACL buffers (credits reached 0) on a connection, \#
+                Number Of Completed Packets returned credits, and the host sent nothing on that connection for \#
+                ≥ `stall` (default 1 s), then resumed; or (b) a bulk transfer — ≥ 16 Write \#
+                Commands/notifications from the host of exactly ATT_MTU−3 bytes — stops after a full chunk \#
+                (mid-message) for ≥ `stall` and ≥ 20× its pace with every buffer free and nothing received \#
+                from the peer, then goes on at its pace for ≥ 8 more chunks (a shorter chunk ends a message, \#
+                so user-paced commands do not count)
+                """#,
+            evidence: #"""
+                (a) the NOCP that returned the first credit, the first TX after the stall; (b) the last chunk \#
+                before the stall, the first after
+                """#))
     let kinds: [SessionEvent.Kind] = [.aclSent, .credits, .attWrite, .attValueFull]
 
     /// Per connection, touched on every ACL packet (kept small: it is copied in and out): whether the
@@ -138,7 +152,13 @@ final class CreditsExhausted: Detector {
         The host sent an ACL packet while every controller buffer was in use (by (LE) Read Buffer Size and Number Of \
         Completed Packets). Controllers drop such packets or fail (Data Buffer Overflow). This is a host stack bug, or \
         the capture is missing Number Of Completed Packets events; report it to the stack vendor with this capture.
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            firesWhen: #"""
+                the host sent an ACL packet while 0 controller buffers were free (by (LE) Read Buffer Size and \#
+                NOCP accounting)
+                """#,
+            evidence: "the offending ACL TX frame"))
     let kinds: [SessionEvent.Kind] = [.aclSent]
     @exclusivity(unchecked) private var reported = Set<Int>()
 
@@ -158,7 +178,15 @@ final class CreditsLost: Detector {
         explanation: """
         The connection ended with ACL packets the controller had held for a long time without reporting them completed:         the data most likely never reached the peer (packets queued in the last moments before a disconnect are         flushed normally, Core v5.4 Vol 4 Part E 4.3, and are not counted). Writes without response and notifications         are not acknowledged by the peer, so the app believes they were delivered. Use write-with-response (or an         application-level acknowledgement) for data that must arrive, and look at why the controller stopped sending.
         """,
-        thresholds: [.init(name: "age", defaultValue: 1, unit: "s", meaning: "how long a packet must have waited to count as lost")])
+        thresholds: [.init(name: "age", defaultValue: 1, unit: "s", meaning: "how long a packet must have waited to count as lost")],
+        doc: .init(
+            firesWhen: #"""
+                a connection closed by the host or the peer (not lost: a supervision timeout, LL response \#
+                timeout, failed establishment or MIC failure flushes what the controller held, Core v5.4 Vol 4 \#
+                Part E 4.3) with host ACL packets never acknowledged by NOCP that had waited ≥ `age` (default \#
+                1 s)
+                """#,
+            evidence: "the Disconnection Complete, the oldest such TX"))
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {

@@ -12,7 +12,14 @@ final class ParameterRequestRefused: Detector {
         answered "rejected": the link keeps its interval, latency and timeout. Centrals refuse values outside what \
         they allow (Apple's accessory design guidelines list them); the peripheral firmware should ask for values \
         inside those ranges, or live with the central's.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                a Connection Parameter Update Response with result 1 (rejected, Vol 3 Part A 4.21): the \#
+                parameters stay; centrals refuse values outside their limits. One finding per link with the \#
+                count. Actor: the peripheral firmware
+                """#,
+            evidence: "the response, the request it answers (when the host refused the peer's)"))
     let kinds: [SessionEvent.Kind] = [.link]
     private var seen = ConnectionState<(finding: Int, count: Int)>()
 
@@ -48,7 +55,16 @@ final class ChannelRefused: Detector {
         PSM: check the PSM the app opens, on iOS the one the peripheral published), insufficient authentication, \
         authorization or encryption (pair first), no resources. An Enhanced ATT channel refused is information: ATT \
         goes on over its fixed channel.
-        """, actor: .app)
+        """, actor: .app,
+        doc: .init(
+            severity: "warning (info for Enhanced ATT, SPSM 0x0027)",
+            firesWhen: #"""
+                an LE Credit Based or Credit Based Connection Response refusing every channel asked (results \#
+                of Vol 3 Part A 4.23, 4.26; 0x000D–0x000F of 4.26 are pending, not refusals): the app's \#
+                channel never opens. A refused EATT channel is information: ATT stays on its fixed channel \#
+                (Vol 3 Part G 5.4)
+                """#,
+            evidence: "the response"))
     let kinds: [SessionEvent.Kind] = [.link]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -76,7 +92,13 @@ final class CommandRejected: Detector {
         One side answered an L2CAP signalling command with Command Reject: it does not support the command (an \
         older stack without connection parameter requests or credit-based channels), or the command named a CID \
         that is not open or exceeded its signalling MTU. The command had no effect; the sender should not repeat it.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                an L2CAP Command Reject (Vol 3 Part A 4.1): command not understood, signalling MTU exceeded or \#
+                invalid CID. One finding per link and reason, with the count
+                """#,
+            evidence: "the reject, the second"))
     let kinds: [SessionEvent.Kind] = [.link]
     private var seen: [Int: [UInt16: (finding: Int, count: Int)]] = [:]
 
@@ -112,7 +134,20 @@ final class CreditWait: Detector {
         only pace a transfer, a wait of seconds means the receiving app stopped reading the channel (on iOS the \
         L2CAP channel's input stream, on Android the BluetoothSocket's) or gave too few initial credits.
         """, thresholds: [.init(name: "seconds", defaultValue: 1, unit: "s", meaning: "wait for credits that makes it a warning")],
-        actor: .app)
+        actor: .app,
+        doc: .init(
+            severity: "warning (wait ≥ `seconds`, default 1 s) / info",
+            firesWhen: #"""
+                a credit-based channel's sender spent its last credit and sent its next K-frame within 100 ms \#
+                of the LE Flow Control Credit Indication that gave it credits (it was waiting; Vol 3 Part A \#
+                10.1). One finding per channel and sender with the count and the longest wait. 1 s: the stall \#
+                a user sees as a frozen transfer (`link.stall`, `flow.skipped-ready`); a receiver returns \#
+                credits as its app reads, within connection events, so seconds mean its app stopped reading
+                """#,
+            evidence: #"""
+                the credit indication that ended the longest wait, the K-frame that spent the last credit, the \#
+                next K-frame
+                """#))
     let kinds: [SessionEvent.Kind] = [.link]
     private struct Key: Hashable {
         var connection: Int

@@ -21,7 +21,28 @@ final class LinkStallRule: Detector {
         """, thresholds: [.init(name: "seconds", defaultValue: 1, unit: "s", meaning: "shortest stall reported"),
                           .init(name: "events", defaultValue: 20, unit: "connection events", meaning: "shortest stall in connection events"),
                           .init(name: "fraction", defaultValue: 0.4, unit: "of the supervision timeout", meaning: "stall that makes it a warning")],
-        actor: .none)
+        actor: .none,
+        doc: .init(
+            severity: "warning (≥ `fraction` of the supervision timeout) / info",
+            firesWhen: #"""
+                the controller held host ACL packets of a link and neither completed one (no Number Of \#
+                Completed Packets, Core v5.4 Vol 4 Part E 7.7.19) nor delivered a packet from the peer for ≥ \#
+                `seconds` (default 1 s) and, on LE, ≥ `events` (default 20) connection events of interval × (1 \#
+                + peripheral latency) (a peripheral with latency listens only that often, Vol 6 Part B 4.5.1), \#
+                then went on. The stall runs from the last sign of life — the oldest waiting packet, or a \#
+                later completion or received packet — to the completion or packet that ended it. Warning when \#
+                it reached `fraction` (default 0.4) of the supervision timeout: the link layer heard nothing \#
+                from the peer for that long, close to the loss (Vol 6 Part B 4.5.2; Android's Quality Report \#
+                warns at half); the two real cases that asked for it measured 88 events (4.3 s on 48.75 ms) \#
+                and 45 % of a 6 s timeout. A stall the link ended in is told by its `link.disconnect` cause \#
+                (the writes never completed); one at the capture's end is not decidable. One finding per \#
+                connection with the count and the longest; the why line names scanning the host enabled inside \#
+                it
+                """#,
+            evidence: #"""
+                the completion or packet that ended the longest, the oldest waiting packet, the last sign of \#
+                life before it
+                """#))
     let kinds: [SessionEvent.Kind] = [.controller, .aclSent]
     /// Per link: the first stall, the longest, how many, and the finding made at the first (its index).
     private var stalls = ConnectionState<(first: LinkStall, longest: LinkStall, count: Int, finding: Int)>()
@@ -123,14 +144,28 @@ final class ProcedureFailures: Detector {
         Transaction Collision 0x2A): one is rejected and the stack must retry it. Repeated collisions mean both \
         sides start procedures right after connecting (parameter update, PHY, data length): the peripheral firmware \
         should wait a second before its own requests.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                an LL procedure (connection update, PHY update, encryption start) or a command failed with LL \#
+                Procedure Collision (0x23) or Different Transaction Collision (0x2A) (Vol 6 Part B 5.3): both \#
+                sides started procedures at once; the stack retries. A link that ended with it is \#
+                `link.disconnect`'s (cause `ll-procedure`)
+                """#,
+            evidence: "the failing event"))
     static let instantRule = RuleInfo(
         id: "link.instant-passed", severity: .info, title: "LL instant passed",
         explanation: """
         A connection update, channel map or PHY update carries the connection event (the instant) at which it \
         applies; the other side received it too late (Instant Passed 0x28, Core v5.4 Vol 6 Part B 5.5.1): the link \
         layer considers the link lost or the procedure failed. Links with peripheral latency or lost packets meet it.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                an LL procedure failed with Instant Passed (0x28): the other side got the update after its \#
+                instant (Vol 6 Part B 5.5.1). A link that ended with it is `link.disconnect`'s
+                """#,
+            evidence: "the failing event"))
     let kinds: [SessionEvent.Kind] = [.controller]
     let instant: Bool
     init(instant: Bool) { self.instant = instant }
@@ -179,7 +214,18 @@ final class FeatureRefused: Detector {
         LL_UNKNOWN_RSP (it does not support it). The link goes on without the feature: 1M PHY, 27-byte link-layer \
         PDUs, so large transfers take longer. Nothing is broken; a peripheral that must move data fast needs a \
         chip and firmware with LE 2M PHY and Data Length Extension, and the app can stop asking a peer that refused.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                a PHY update or data length update refused, or an LL procedure the peer does not know: LE PHY \#
+                Update Complete with an error (collisions and 0x28 are `link.procedure-collision` / \#
+                `link.instant-passed`'s), LE Set PHY or LE Set Data Length refused (Vol 4 Part E 7.8.49, \#
+                7.8.33; the link named when one LE link is open); on air LL_REJECT_EXT_IND to LL_PHY_REQ or \#
+                LL_LENGTH_REQ (not for a collision), LL_UNKNOWN_RSP (Vol 6 Part B 2.4.2.8, 5.1.9, 5.1.10). The \#
+                link goes on at 1M PHY / its PDU length: information (`perf.data-length` tells the cost when \#
+                it moved data). One finding per link (or adapter) and procedure, with the count
+                """#,
+            evidence: "the refusal, the second"))
     let kinds: [SessionEvent.Kind] = [.link]
     private struct Key: Hashable {
         var connection: Int?
@@ -242,7 +288,14 @@ final class RoleSwitchFailed: Detector {
         A BR/EDR role switch (central and peripheral swapping) failed: the peer or the controller refused it, or it \
         timed out. The link keeps its roles and goes on; a phone that must be central of several links (scatternet) \
         may then fail to connect the next device. The controller and the peer's firmware decide; nothing for the app.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                a BR/EDR Role Change with an error (Vol 4 Part E 7.7.18): Role Change Not Allowed (0x21), Role \#
+                Switch Failed (0x35), Encryption Mode Not Acceptable (0x25)…; the link keeps its roles. A \#
+                collision (0x23) is `link.procedure-collision`'s
+                """#,
+            evidence: "the Role Change"))
     let kinds: [SessionEvent.Kind] = [.controller]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -273,7 +326,14 @@ final class FewChannels: Detector {
         lost on one channel are lost again each time the hop returns to it. Nothing to do in the app; move away \
         from busy Wi-Fi or check the central's channel classification.
         """, thresholds: [.init(name: "channels", defaultValue: 10, unit: "channels", meaning: "maps with fewer used data channels are reported")],
-        actor: .none)
+        actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                on air, a CONNECT_IND or LL_CHANNEL_MAP_IND leaves fewer than `channels` (10) of the 37 data \#
+                channels (the spec allows 2, Vol 6 Part B 4.5.8; one Wi-Fi channel covers about 10 LE \#
+                channels, so fewer than 10 is a crowded band or a fixed map); names the channels
+                """#,
+            evidence: "the CONNECT_IND or LL_CHANNEL_MAP_IND"))
     let kinds: [SessionEvent.Kind] = [.link]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -302,7 +362,14 @@ final class RetransmissionBurst: Detector {
         suffer. Interference, distance or a peer that is busy and misses connection events cause it; a sniffer sees \
         the copies, so they are the devices', not the capture's.
         """, thresholds: [.init(name: "copies", defaultValue: 10, unit: "copies", meaning: "shortest run of copies of one PDU reported")],
-        actor: .none)
+        actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                on air, one side sent the same PDU (same SN, same bytes) `copies` (10) more times in a row, \#
+                unacknowledged (Vol 6 Part B 4.5.9); one per link with the bursts, the copies and the longest, \#
+                and whether the link was lost before a new PDU
+                """#,
+            evidence: "the original PDU, the last copy of the longest burst"))
     let kinds: [SessionEvent.Kind] = [.link]
     /// Per link: the finding (its index), bursts, copies in them, the longest.
     private var seen = ConnectionState<(finding: Int, count: Int, copies: Int, longest: AirRetransmissionBurst)>()

@@ -14,7 +14,16 @@ final class TruncatedRead: Detector {
         iOS and Android read long values for you through readValue/readCharacteristic; this happens with custom \
         stacks, with a firmware that answers Read Blob with an error, or when the value is read by a raw ATT request. \
         Exchange a larger MTU first, or continue with Read Blob (Core v5.4 Vol 3 Part G 4.8.3).
-        """)
+        """,
+        doc: .init(
+            severity: "warning (info when undecidable)",
+            firesWhen: #"""
+                on a connection whose ATT_MTU is known, a Read Response of exactly ATT_MTU−1 bytes never \#
+                continued by a Read Blob of that handle before the link or the capture ended, although the \#
+                client made other requests after it (a Read Blob after requests in between continues it); when \#
+                nothing followed the read, info
+                """#,
+            evidence: "the Read Response, the Read Request"))
     let kinds: [SessionEvent.Kind] = [.attResponse, .attRequest, .connection]
     private struct Pending {
         var handle: UInt16; var responseFrame: Int; var requestFrame: Int; var time: Int64; var length: Int; var hostServes: Bool
@@ -95,7 +104,16 @@ final class TruncatedNotification: Detector {
         silently (Core v5.4 Vol 3 Part F 3.4.7.1). Request a larger MTU right after connecting (Android: \
         requestMtu(247..517); iOS negotiates it itself, check maximumUpdateValueLength on the peripheral side), or \
         have the firmware split values itself.
-        """, actor: .app)
+        """, actor: .app,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                ATT_MTU known, and on this connection **every** notification/indication of a characteristic is \#
+                exactly ATT_MTU−3 bytes (a shorter value means the data is segmented, not cut): warning when \#
+                the same peer sent longer values of that characteristic on another connection (evidence of \#
+                cutting), info otherwise (fixed-size frames are normal)
+                """#,
+            evidence: "the first such value, (warning) the longer value"))
     let kinds: [SessionEvent.Kind] = [.attValueFull, .attIndication]
     private struct Candidate { var c: Connection; var handle: UInt16; var length: Int; var frame: Int; var time: Int64; var indication: Bool; var sent: Bool }
     @exclusivity(unchecked) private var candidates: [Candidate] = []
@@ -146,7 +164,13 @@ final class WriteTooLong: Detector {
         long write (Prepare/Execute — Android WRITE_TYPE_DEFAULT does this, iOS .withResponse does too) or split the \
         data; for writes without response keep each chunk within maximumWriteValueLength(for: .withoutResponse) (iOS) \
         or MTU−3 (Android).
-        """)
+        """,
+        doc: .init(
+            firesWhen: #"""
+                a Write Request/Command whose value exceeds ATT_MTU−3, on a connection whose ATT_MTU is known \#
+                (a mid-connection capture only bounds it below by the largest PDU seen)
+                """#,
+            evidence: "the write"))
     let kinds: [SessionEvent.Kind] = [.attWrite]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -163,7 +187,15 @@ final class LateMTUExchange: Detector {
         explanation: """
         The MTU exchange happened after ATT data (other than discovery) was already sent on the bearer, so those first \
         values were limited to 20 bytes. Exchange the MTU first thing after connecting.
-        """)
+        """,
+        doc: .init(
+            firesWhen: #"""
+                the first MTU exchange on the bearer, on a connection whose set-up is in the capture (ATT_MTU \#
+                23 until then), after ATT data already flowed: not discovery, not GATT configuration (a 2-byte \#
+                CCCD write, the host's own Service Changed indication). A second exchange (a client sends one \#
+                per connection, Core v5.4 Vol 3 Part F 3.4.2.1) is not a late first one
+                """#,
+            evidence: "the MTU request, the first data PDU"))
     let kinds: [SessionEvent.Kind] = [.mtu]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -185,7 +217,13 @@ final class CaptureTruncatedValues: Detector {
         The capture kept fewer bytes than were sent (a snap length, or Android's btsnooz summary that keeps 14 bytes of \
         ACL). Value lengths are not decidable from this log, so no MTU finding is made for those frames. Collect a full \
         btsnoop_hci.log (Developer options → Enable Bluetooth HCI snoop log: Enabled, not Filtered) to check them.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                values cut by the capture (incl_len < orig_len, btsnooz): MTU rules are not decidable from \#
+                this log (once per capture)
+                """#,
+            evidence: "the first capture-truncated ATT frame"))
     let kinds: [SessionEvent.Kind] = [.mtu]
     private var done = false
 

@@ -38,7 +38,17 @@ final class WriteWithResponse: Detector {
         Android: WRITE_TYPE_NO_RESPONSE, one write at a time, the next after onCharacteristicWrite. Keep Write \
         Request for the writes whose outcome the app must know.
         """,
-        thresholds: [.init(name: "count", defaultValue: 50, unit: "writes", meaning: "Write Requests of one side on a connection"), duration])
+        thresholds: [.init(name: "count", defaultValue: 50, unit: "writes", meaning: "Write Requests of one side on a connection"), duration],
+        doc: .init(
+            firesWhen: #"""
+                one side of a connection sent ≥ `count` (default 50) Write Requests / Prepare Write Requests, \#
+                at least half of its value PDUs, over ≥ `duration` (default 1 s); the round trip sets its \#
+                ceiling (`limitedBy` starts with `write-with-response`) and the waits for the responses fill \#
+                at least half of its span (each write paced by its response, not an application pausing \#
+                between writes). The message gives the rate, the wait in connection intervals, the ceiling, \#
+                what Write Commands would allow, and the iOS / Android flow-control calls
+                """#,
+            evidence: "the first value PDU of the side, the last"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -92,7 +102,16 @@ final class SmallMTU: Detector {
         after connecting, then size the pieces from onMtuChanged. iOS negotiates the MTU itself: size writes by \
         maximumWriteValueLength(for:). A peripheral whose server answers a small MTU must raise it in its firmware.
         """,
-        thresholds: [.init(name: "count", defaultValue: 50, unit: "PDUs", meaning: "PDUs of one side filling ATT_MTU−3"), duration])
+        thresholds: [.init(name: "count", defaultValue: 50, unit: "PDUs", meaning: "PDUs of one side filling ATT_MTU−3"), duration],
+        doc: .init(
+            firesWhen: #"""
+                ≥ `count` (default 50) values of one side filled a known ATT_MTU below 247 (value = ATT_MTU − \#
+                3), at least half of its value PDUs (`limitedBy` has `att-mtu`), over ≥ `duration` (1 s), and \#
+                the application was not pausing (`limitedBy` does not start with `application`). Actor: the \#
+                peripheral firmware when the host asked for more and the server answered the small MTU, else \#
+                the app (`requestMtu`, `maximumWriteValueLength(for:)`)
+                """#,
+            evidence: "the first value PDU of the side, the last"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -137,7 +156,14 @@ final class SmallDataLength: Detector {
         BluetoothGatt.setPreferredPhy; iOS chooses itself).
         """,
         thresholds: [.init(name: "count", defaultValue: 50, unit: "PDUs", meaning: "PDUs of one side needing several LL packets"), duration],
-        actor: .peripheralFirmware)
+        actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                ≥ `count` (default 50) PDUs of one side needed several LL data PDUs at a data length below 251 \#
+                octets, at least half of its value PDUs (`limitedBy` has `data-length`), over ≥ `duration` (1 \#
+                s), and the application was not pausing
+                """#,
+            evidence: "the first value PDU of the side, the last"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}

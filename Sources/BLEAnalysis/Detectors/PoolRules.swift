@@ -12,7 +12,15 @@ final class StuckAttempt: Detector {
         after your own timeout. On Android, connectGatt(autoConnect=false) gives up after ~30 s with status 133 but \
         autoConnect=true waits forever: close() the BluetoothGatt you no longer need and retry with a timer.
         """,
-        thresholds: [.init(name: "timeout", defaultValue: 10, unit: "s", meaning: "how long an attempt may stay pending")])
+        thresholds: [.init(name: "timeout", defaultValue: 10, unit: "s", meaning: "how long an attempt may stay pending")],
+        doc: .init(
+            firesWhen: #"""
+                an LE (Extended) Create Connection **to an address** (not through the filter accept list: \#
+                background auto-connect waits by design), accepted by its Command Status, still pending when \#
+                the capture ends ≥ `timeout` (default 10 s) later. An attempt the host cancels (Android's own \#
+                direct-connect timeout) or that connects late was handled, not stuck.
+                """#,
+            evidence: "the create command, its Command Status"))
     let kinds: [SessionEvent.Kind] = [.attempt]
 
     // An attempt that ended — connected, or cancelled by the host's own timer (Android cancels a direct
@@ -41,7 +49,14 @@ final class CancelledAttempt: Detector {
         explanation: """
         The host cancelled a pending connection attempt (LE Create Connection Cancel). This is what a well-behaved app does \
         when the peripheral is out of range; frequent cancels mean the app connects to devices that are not advertising.
-        """)
+        """,
+        doc: .init(
+            firesWhen: #"""
+                an attempt to an address ended by LE Create Connection Cancel (Connection Complete 0x02/0x44); \#
+                the OS's filter-accept-list attempts, cancelled and restarted whenever the list changes, are \#
+                not reported
+                """#,
+            evidence: "the create command, the cancel, the completion"))
     let kinds: [SessionEvent.Kind] = [.attempt]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -66,7 +81,15 @@ final class IdleConnection: Detector {
         keep radio time. On iOS, cancelPeripheralConnection when you are done (and keep no strong reference to a \
         CBPeripheral you do not use); on Android, call BluetoothGatt.disconnect() and close() when done.
         """,
-        thresholds: [.init(name: "idle", defaultValue: 20, unit: "s", meaning: "time without data before a connection counts as idle")])
+        thresholds: [.init(name: "idle", defaultValue: 20, unit: "s", meaning: "time without data before a connection counts as idle")],
+        doc: .init(
+            firesWhen: #"""
+                an LE connection whose set-up is in the capture, with no ATT/L2CAP traffic for ≥ `idle` \#
+                (default 20 s), still open while the host starts an **LE attempt to an address** on the same \#
+                adapter (a BR/EDR page, the OS's background auto-connect or a rejected create do not compete \#
+                for an LE slot)
+                """#,
+            evidence: "the connection's last data frame (or its Connection Complete), the later create command"))
     let kinds: [SessionEvent.Kind] = [.attempt]
     private var reported = Set<Int>()
 
@@ -105,7 +128,18 @@ final class UnresponsivePeer: Detector {
         seconds), and on an ATT timeout (30 s) disconnect: neither iOS nor Android reuses a bearer after an ATT timeout.
         """,
         thresholds: [.init(name: "silence", defaultValue: 10, unit: "s", meaning: "time of host traffic with nothing received while an answer was due")],
-        actor: .peripheralFirmware)
+        actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                the host kept sending (≥ 2 ACL packets) for ≥ `silence` (default 10 s) with nothing received \#
+                from the peer, **while an answer was due**: a host ATT request outstanding since the silence \#
+                began, or host packets the controller never completed (no Number Of Completed Packets). \#
+                One-way traffic the peer's link layer acknowledges (Write Commands, notifications, RFCOMM) is \#
+                not silence; a peer that sends anything is alive. On an air capture, not when the sniffer lost \#
+                packets after the request (its answer may be among them; a peripheral that went silent is \#
+                `link.disconnect`'s)
+                """#,
+            evidence: "the last frame received (or the Connection Complete), the last TX frame"))
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -147,7 +181,14 @@ final class RejectedAttempt: Detector {
         callback that will not come unless the host retries. Host stacks should queue connection requests (one \
         pending LE Create Connection per controller); on Android, serialize connectGatt calls per device and use \
         autoConnect for background reconnection; on iOS, CoreBluetooth queues for you — report it to Apple.
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            firesWhen: #"""
+                a connection attempt answered Command Disallowed (0x0C) in its Command Status while the host's \#
+                previous attempt on that transport was still pending (the controller allows one pending LE \#
+                create, Core v5.4 Vol 4 Part E 7.8.12); the pending attempt stays pending
+                """#,
+            evidence: "the Command Status, the rejected create, the pending create"))
     let kinds: [SessionEvent.Kind] = [.attempt]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -182,7 +223,17 @@ final class RepeatedPageTimeouts: Detector {
         are gone (Settings → Bluetooth → Forget), or let the app stop reconnecting to a device that does not answer.
         """,
         thresholds: [.init(name: "count", defaultValue: 5, unit: "pages", meaning: "failed pages to one device before it is reported")],
-        actor: .hostStack)
+        actor: .hostStack,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                BR/EDR pages (Create Connection) failed with Page Timeout (0x04). Warning: ≥ `count` (default \#
+                5) to one device — one finding per capture with the devices and counts (the OS pages a device \#
+                that is gone again and again, each page holding the radio up to the page timeout, 5.12 s by \#
+                default, Core v5.4 Vol 4 Part E 7.3.16). Info: fewer to a device, one finding per device from \#
+                the first, with the count and the time the radio spent paging it
+                """#,
+            evidence: "the first failed completion, its create, the later failures"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -226,7 +277,13 @@ final class PoolFull: Detector {
         Rejected due to Limited Resources (0x0D): the controller has no room for another link. Look for connections the \
         app no longer needs (pool.idle-connection) and close them; on Android, a BluetoothGatt that was never close()d \
         keeps its client slot even after disconnect.
-        """, actor: .app)
+        """, actor: .app,
+        doc: .init(
+            firesWhen: #"""
+                a connection attempt fails with Connection Limit Exceeded (0x09), Memory Capacity Exceeded \#
+                (0x07) or Limited Resources (0x0D), in Command Status or Connection Complete
+                """#,
+            evidence: "the failing status event, the create command"))
     let kinds: [SessionEvent.Kind] = [.attempt]
     static let statuses: Set<UInt8> = [0x07, 0x09, 0x0D]
 
@@ -248,7 +305,17 @@ final class ConcurrentConnections: Detector {
         explanation: """
         The largest number of connections open at the same time. Phones typically allow 4–8 LE links, shared with \
         every app and accessory (watch, earbuds).
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                once per capture: the maximum number of simultaneous connections, when ≥ 2. In a filtered \#
+                export (no connection events) only links whose data interleaves were provably open together: \#
+                successive sessions on new handles are not
+                """#,
+            evidence: #"""
+                the Connection Complete that reached the maximum (filtered export: the first data frame of the \#
+                link that reached it)
+                """#))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -325,7 +392,16 @@ final class AttemptRefused: Detector {
         lost track of it and connects again), or the peer refused it for security reasons (0x0E) or would not accept \
         this device's address (0x0F). An app that reconnects should first look for the link it has (on Android, \
         getConnectedDevices); a refusal by the peer is the peer's policy.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                a connection attempt fails with ACL Connection Already Exists (0x0B: the host asked for a link \#
+                it has, its bookkeeping lost it), Connection Rejected due to Security Reasons (0x0E) or \#
+                Unacceptable BD_ADDR (0x0F: the peer refused) (Vol 1 Part F 2.11, 2.14, 2.15), in Command \#
+                Status or Connection Complete. Information: the refusal is seen, not that anyone needed the \#
+                link
+                """#,
+            evidence: "the failing status event, the create command"))
     let kinds: [SessionEvent.Kind] = [.attempt]
     static let statuses: Set<UInt8> = [0x0B, 0x0E, 0x0F]
 

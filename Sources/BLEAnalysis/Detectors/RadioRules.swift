@@ -17,7 +17,21 @@ final class ScanContention: Detector {
         filter, or stop it once connected; iOS: stop scanForPeripherals after connecting).
         """, thresholds: [.init(name: "slow", defaultValue: 0.5, unit: "s", meaning: "time the scan enable took to complete"),
                           .init(name: "count", defaultValue: 2, unit: "times", meaning: "occurrences that make it a warning")],
-        actor: .app)
+        actor: .app,
+        doc: .init(
+            severity: "warning (≥ `count`, default 2, times) / info",
+            firesWhen: #"""
+                the host enabled LE scanning (LE Set (Extended) Scan Enable) while an LE link was busy, the \#
+                enable took ≥ `slow` (default 0.5 s) to complete, and the link stopped meanwhile: host packets \#
+                sent before the enable still waited in the controller (no Number Of Completed Packets) when it \#
+                completed, or the peer, which had sent twice in the second before, sent nothing until then. \#
+                One finding per adapter with the count and the longest gap (last packet before the enable to \#
+                the first after its completion); cause `radio-contention`
+                """#,
+            evidence: #"""
+                the first enable, its completion, the link's last packet before, its first after, the later \#
+                enables
+                """#))
     let kinds: [SessionEvent.Kind] = [.controller, .aclReceived, .credits]
     private var watch = ContentionWatch()
 
@@ -60,7 +74,20 @@ final class InquiryContention: Detector {
         cancelDiscovery() before connecting and while transferring), or keep the inquiry short.
         """, thresholds: [.init(name: "slow", defaultValue: 0.5, unit: "s", meaning: "time the inquiry ran"),
                           .init(name: "count", defaultValue: 2, unit: "times", meaning: "occurrences that make it a warning")],
-        actor: .app)
+        actor: .app,
+        doc: .init(
+            severity: "warning (≥ `count`, default 2, times) / info",
+            firesWhen: #"""
+                the host ran a BR/EDR inquiry (Inquiry or Periodic Inquiry Mode, Vol 4 Part E 7.1.1, 7.1.3) \#
+                for ≥ `slow` (default 0.5 s; from the command to its Inquiry Complete, or to Inquiry Cancel / \#
+                Exit Periodic Inquiry Mode) while a link of the same controller was busy, and the link stopped \#
+                meanwhile — the test and thresholds of `radio.scan-contention`: host packets sent before the \#
+                inquiry still waited in the controller when it ended, or the peer, which had sent twice in the \#
+                second before, sent nothing until then. An inquiry takes the radio for Inquiry_Length × 1.28 s \#
+                (Vol 2 Part B 8.4); the why names the length asked. Of a periodic inquiry only the first run \#
+                is timed. One finding per adapter with the count and the longest gap; cause `radio-contention`
+                """#,
+            evidence: "the first inquiry, its end, the link's last packet before, its first after, the later inquiries"))
     let kinds: [SessionEvent.Kind] = [.controller, .aclReceived, .credits]
     private var watch = ContentionWatch()
     private var lengths: [Int: (units: UInt8, periodic: Bool)] = [:]
@@ -198,7 +225,23 @@ final class QualityReports: Detector {
         when audio packets were late or lost, with RSSI, SNR, unused AFH channels, retransmission and NAK counts. \
         Weak RSSI (below −80 dBm) or many unused channels mean distance or interference: move the devices closer, \
         away from Wi-Fi at 2.4 GHz.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            severity: #"""
+                warning (A2DP / SCO / LE Audio choppy) / info (Approaching LSTO on a link that survived, \#
+                monitoring, connect fail)
+                """#,
+            firesWhen: #"""
+                Android's Bluetooth Quality Report (HCI Vendor Specific event 0xFF, sub-event 0x58, laid out \#
+                as AOSP's `BqrLinkQualityEvent`: `QualityReport` in BLEProtocol): the controller's own \#
+                statement that nothing was received for half the link supervision timeout, or audio packets \#
+                were late or lost, with RSSI, SNR, unused AFH channels, retransmissions and NAKs. Approaching \#
+                LSTO is information while the link survives (a weak link the app cannot mend); a link lost \#
+                after it is the `link.disconnect` warning, which folds the reports in. One finding per (link, \#
+                report kind) with the count and the weakest RSSI; cause `link-quality` (RSSI ≤ −80 dBm: \#
+                distance; ≥ 55 unused channels: interference)
+                """#,
+            evidence: "the reports"))
     let kinds: [SessionEvent.Kind] = [.controller]
     /// The link (its index, or the handle when the link is unknown) and the report kind.
     private struct Key: Hashable { var link: Int; var handle: UInt16; var kind: UInt8 }

@@ -10,7 +10,24 @@ final class PairingFailed: Detector {
         Check Failed means a wrong passkey or a key mismatch; Unspecified Reason often follows a user cancel. On iOS, \
         a stale bond on either side causes repeated failures: "Forget This Device" and re-pair; on Android remove the \
         bond (removeBond via reflection in tests, or Settings). Info when a later pairing succeeded.
-        """)
+        """,
+        doc: .init(
+            severity: "error (info if a later pairing on the same connection/peer succeeds)",
+            firesWhen: #"""
+                SMP Pairing Failed (either direction), with the reason; cause `pairing`: the method (legacy or \#
+                LE Secure Connections; Just Works, Numeric Comparison, Passkey Entry, OOB — Core v5.4 Vol 3 \#
+                Part H 2.3.5.1), IO capabilities, key size, bonding, the step it failed after, who ended it \#
+                and what the reason means (Confirm Value Failed: wrong passkey; Unspecified Reason from the \#
+                host: a dismissed prompt, a cancelled bond or the stack's timer). Failures on one connection \#
+                are one finding (the first; the others folded in). BR/EDR Secure Simple Pairing Complete with \#
+                an error is this rule too; when the host had answered the user prompt with a negative reply \#
+                (User Confirmation / Passkey Request Negative Reply, Vol 4 Part E 7.1.31, 7.1.33) a person \#
+                declined: info, actor `user`
+                """#,
+            evidence: #"""
+                the Pairing Failed, the Pairing Request (BR/EDR: the negative reply, Simple Pairing Complete, \#
+                the prompt)
+                """#))
     let kinds: [SessionEvent.Kind] = [.security]
     private struct Failure {
         var c: Connection; var frame: Int; var time: Int64; var request: Int?
@@ -81,7 +98,16 @@ final class EncryptionFailed: Detector {
         Encryption Change (or Key Refresh) reported an error, or the controller refused to start encryption. PIN or Key \
         Missing (0x06) means the peer has no key for this bond — it was reset or bonded with someone else: delete the \
         bond and pair again. MIC Failure (0x3D) means the keys disagree or the link is corrupted.
-        """)
+        """,
+        doc: .init(
+            firesWhen: #"""
+                Encryption Change (v1/v2) or Encryption Key Refresh with non-zero status, or LE Enable \#
+                Encryption rejected in Command Status. A status that is a link-loss reason (0x08, 0x22, 0x28, \#
+                0x3E, 0x3D: the link died while encryption started) is the loss's consequence, folded into its \#
+                `link.disconnect`; PIN or Key Missing (0x06) has cause `key-missing` and absorbs the \#
+                disconnect that follows
+                """#,
+            evidence: "the failing event"))
     let kinds: [SessionEvent.Kind] = [.security]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -101,7 +127,15 @@ final class RepeatedPairing: Detector {
         Three or more pairing attempts on one connection or with one peer. Something keeps failing or one side keeps \
         losing its bond; the user sees repeated pairing prompts. Check the failure reasons and whether the bond is \
         stored (Bonding flag in the Pairing Request/Response).
-        """)
+        """,
+        doc: .init(
+            severity: "warning (info when the pairings succeed)",
+            firesWhen: #"""
+                ≥ 3 Pairing Requests on one connection or ≥ 3 pairing attempts with one peer; a warning only \#
+                when ≥ 2 of those attempts failed or stalled (a phone that removes a bond and pairs again, \#
+                successfully, re-pairs on purpose)
+                """#,
+            evidence: "the third Pairing Request"))
     let kinds: [SessionEvent.Kind] = [.security]
     private var perConnection: [Int: Int] = [:]
     private var perPeer: [String: Int] = [:]
@@ -144,7 +178,17 @@ final class InsufficientSecurity: Detector {
         encrypted (and maybe authenticated) link: pair first. iOS pairs automatically on these errors when the \
         peripheral requests it; Android needs createBond() or retries after ACTION_BOND_STATE_CHANGED. Info when the \
         same request succeeded after encryption.
-        """)
+        """,
+        doc: .init(
+            severity: "warning (info if encryption/pairing followed and the same request then succeeded)",
+            firesWhen: #"""
+                ATT Error Response Insufficient Authentication (0x05), Insufficient Encryption (0x0F), \#
+                Insufficient Encryption Key Size (0x0C) or Insufficient Authorization (0x08) (on an encrypted \#
+                link 0x08 is the server application's own check: the advice says so, the peripheral firmware \#
+                acts). An Error Response to a CCCD write is one problem: folded into its \#
+                `gatt.subscription-failed`
+                """#,
+            evidence: "the Error Response, the request"))
     let kinds: [SessionEvent.Kind] = [.attResponse]
     private struct Refusal { var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode; var recovered = false }
     @exclusivity(unchecked) private var refusals: [Refusal] = []
@@ -191,7 +235,14 @@ final class PairingTimeout: Detector {
         the Security Manager timed out and pairing silently failed; the link can only pair again after reconnecting. When \
         the peer owed the next step, its firmware stalled (often while computing the DH key or after a reset); when the \
         phone owed it, a pairing prompt was left unanswered or the stack lost the procedure.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                a pairing with no SMP PDU for 30 s after its last one and neither Pairing Failed nor key \#
+                distribution/encryption: SMP timed out (Vol 3 Part H 3.4); who owed the next step says who \#
+                acts. A disconnect the timeout causes is folded in
+                """#,
+            evidence: "the last SMP PDU, the Pairing Request"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -225,7 +276,15 @@ final class LegacyPairing: Detector {
         The phone asked for LE Secure Connections but the accessory answered without it, so pairing used LE legacy \
         pairing: anyone who records the pairing over the air can compute the keys and decrypt the link. Enable LE \
         Secure Connections in the accessory's stack (most SDKs have a flag; Bluetooth 4.2 and later support it).
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                the initiator's Pairing Request sets the Secure Connections flag and the responder's Pairing \#
+                Response does not: the pairing falls back to LE legacy pairing (Vol 3 Part H 2.3.5.1), whose \#
+                keys a passive sniffer recording the pairing recovers. Cause `pairing`. Nothing when neither \#
+                side asks for SC. One finding per peer: later fallbacks with the same peer are folded in
+                """#,
+            evidence: "the Pairing Response, the Pairing Request"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -272,7 +331,20 @@ final class KeySizeDowngrade: Detector {
         force the minimum and brute-force the key (KNOB, CVE-2019-9506; BLUFFS, CVE-2023-24023). Refuse key sizes \
         below 16 on the host (read it with Read Encryption Key Size and disconnect), update the controllers' \
         firmware, and use Secure Connections (P-256 link keys, AES-CCM). Info when no longer key was seen.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            severity: "warning (info with nothing to compare)",
+            firesWhen: #"""
+                an encrypted link's key size (Read Encryption Key Size's Command Complete, Vol 4 Part E 7.5.7, \#
+                or Encryption Change v2) below 16 octets: warning when the same peer (same transport) had a \#
+                longer key on an earlier connection in the capture — the key size is negotiated unprotected, \#
+                an attacker forces the minimum (KNOB, CVE-2019-9506; BLUFFS, CVE-2023-24023; minimum 7 octets, \#
+                Vol 2 Part H 4.1 errata) —, info when no longer key was seen. The message adds the weak-key \#
+                facts the capture shows: an unauthenticated or P-192 link key (Link Key Notification, 7.7.24; \#
+                on a reconnection the type made earlier for that peer) and E0 (Encryption_Enabled 0x01 on \#
+                BR/EDR, 7.7.8: no Secure Connections). One finding per peer, later short keys folded in
+                """#,
+            evidence: "the short key size, the earlier longer one"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
@@ -323,7 +395,16 @@ final class AuthenticationFailed: Detector {
         PIN entered was wrong. Profiles that need an authenticated link (audio, HID, SPP with security) will not \
         start. Remove the device from the phone's Bluetooth settings and pair again; an app can start pairing \
         (createBond on Android) after removing the bond.
-        """, actor: .user)
+        """, actor: .user,
+        doc: .init(
+            severity: "warning (0x05) / info",
+            firesWhen: #"""
+                BR/EDR Authentication Complete with an error (Vol 4 Part E 7.7.6). Authentication Failure \#
+                (0x05): the stored link key or the PIN does not match the peer's (the accessory was reset or \#
+                paired elsewhere, Vol 2 Part C 4.2.1); profiles needing an authenticated link fail, a person \#
+                removes the bond and pairs again (actor: the user). Other statuses are information
+                """#,
+            evidence: "the Authentication Complete"))
     let kinds: [SessionEvent.Kind] = [.security]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -353,7 +434,16 @@ final class JustWorksMITM: Detector {
         and an attacker in range during pairing could have intercepted it. If the accessory needs protection, its \
         firmware must offer IO (a display for Passkey Entry or Numeric Comparison) or out-of-band data, or refuse \
         the pairing; if not, it should not set the flag.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                an LE pairing succeeded with Just Works although the **peer's** Pairing Request/Response set \#
+                the MITM flag: the IO capabilities (Vol 3 Part H 2.3.5.1, Table 2.8) allow no authenticated \#
+                method, the key is unauthenticated. The host's flag does not count: phones set it by default \#
+                (every Android Pairing Request in the real corpus does) and would flood. Actor: the peripheral \#
+                firmware (offer IO or OOB, refuse with Authentication Requirements, or not ask)
+                """#,
+            evidence: "the peer's Pairing Request/Response, the other, the encryption or key distribution that ended it"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}

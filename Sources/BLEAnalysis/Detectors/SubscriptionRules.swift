@@ -10,7 +10,15 @@ final class SubscriptionFailed: Detector {
         system pairs when it sees that error only if the peripheral asks for it — make sure the CCCD permission matches; \
         on Android call createBond() first, or retry setCharacteristicNotification + the descriptor write after \
         bonding. Other errors usually mean the wrong handle or a server bug. Info when a later write succeeded.
-        """, actor: .app)
+        """, actor: .app,
+        doc: .init(
+            severity: "warning (info if a later CCCD write on the same handle succeeds)",
+            firesWhen: #"""
+                a CCCD (0x2902) write answered by Error Response, by either side (the peer may subscribe to \#
+                the phone's own server); who acts: the client for security errors (pair first), the server \#
+                otherwise
+                """#,
+            evidence: "the Error Response, the write request"))
     let kinds: [SessionEvent.Kind] = [.subscription]
     private var failures: [(c: Connection, sub: Subscription, responseFrame: Int, time: Int64, recovered: Bool)] = []
 
@@ -50,7 +58,13 @@ final class SubscriptionUnanswered: Detector {
         explanation: """
         A Write Request to a CCCD got no response before the link closed or the capture ended. The app is left waiting \
         for didUpdateNotificationStateFor (iOS) / onDescriptorWrite (Android) and usually blocks its GATT queue.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                a CCCD write request with no response for 30 s with the link up, or before the link was lost; \#
+                one pending when the capture ends or the link is closed on purpose is not decided
+                """#,
+            evidence: "the write request"))
     let kinds: [SessionEvent.Kind] = [.connection]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -89,7 +103,15 @@ final class SubscriptionNoNotifyProperty: Detector {
         characteristic itself will not send values. Often deliberate: vendors use such a descriptor as a switch and \
         deliver the data on another characteristic. If the app expected values of this one, it subscribes to the wrong \
         characteristic, or the peripheral's GATT table is wrong.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                a CCCD write enabling notifications/indications on a characteristic whose properties (known \#
+                from discovery) lack Notify/Indicate, accepted by the server (a Write Command, or a Write \#
+                Response; a refusal is `gatt.subscription-failed`): often a vendor switch whose data arrives \#
+                on another characteristic
+                """#,
+            evidence: "the write request, the write response"))
     let kinds: [SessionEvent.Kind] = [.subscription]
     private var written: [(c: Connection, sub: Subscription, ch: GATTDatabase.Characteristic)] = []
 
@@ -133,7 +155,15 @@ final class SubscriptionSilent: Detector {
         subscription (a non-bonded peer forgets CCCDs on reconnect).
         """,
         thresholds: [.init(name: "wait", defaultValue: 5, unit: "s", meaning: "time a subscription must last before silence counts")],
-        actor: .none)
+        actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                notifications/indications enabled and acknowledged, but none arrived for that characteristic \#
+                before the CCCD was cleared, the link closed or the capture ended (only if ≥ `wait`, default 5 \#
+                s, passed). Information only: silence is normal for Service Changed, values that notify on \#
+                change, a device rebooting into DFU
+                """#,
+            evidence: "the write response, the write request"))
     let kinds: [SessionEvent.Kind] = [.subscription, .connection]
 
     private struct Active { var c: Connection; var sub: Subscription; var valueHandle: UInt16; var responseFrame: Int; var since: Int64 }
@@ -218,7 +248,17 @@ final class UnsubscribedNotification: Detector {
         subscription of an earlier connection — wastes air time and delivers values the app did not ask for (Android \
         drops them without a registered callback, iOS without setNotifyValue). Clear CCCDs on disconnect for \
         non-bonded clients. Information when the peer may be bonded or the capture began later.
-        """, actor: .peripheralFirmware)
+        """, actor: .peripheralFirmware,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                warning: a notification/indication **from the peer** on a connection whose set-up is in the \#
+                capture, never encrypted and without SMP (so not a bonded client whose CCCD the server keeps, \#
+                Core v5.4 Vol 3 Part G 3.3.3.3), before any CCCD write on it (on an air capture: no packet \#
+                lost before it). Info: the peer may be bonded, or the host's own server sent it (e.g. \#
+                Android's Service Changed). Mid-connection captures: nothing
+                """#,
+            evidence: "the first such value"))
     let kinds: [SessionEvent.Kind] = [.subscription, .attValueFirst, .attIndication, .connection]
     /// Value handles subscribed to, per peer (a bonded peer keeps CCCDs across connections).
     private struct Key: Hashable { var peer: UInt64; var connection: Int; var handle: UInt16 }

@@ -6,16 +6,25 @@ import BLEReport
 struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rules", abstract: "List every detector rule with its thresholds and advice.")
     @Flag(name: .long, help: "JSON instead of text.") var json = false
+    @Flag(name: .long, help: "docs/RULES.md's rule table (Markdown), as `make rules-doc` writes it.") var markdown = false
+
+    func validate() throws {
+        if json && markdown { throw ValidationError("--json and --markdown: choose one") }
+    }
 
     func run() throws {
         var out = Output()
-        if json {
+        if markdown {
+            out.write(RulesMarkdown.table(Rules.infos))
+        } else if json {
             var w = JSONWriter()
             w.beginArray()
             for r in Rules.infos {
                 w.beginObject()
                 w.string("id", r.id); w.string("severity", r.severity.rawValue); w.string("title", r.title)
                 w.string("explanation", r.explanation)
+                if let s = r.doc.severity { w.string("severityRule", s) }
+                w.string("firesWhen", r.doc.firesWhen); w.string("evidence", r.doc.evidence)
                 w.beginArray("thresholds")
                 for t in r.thresholds {
                     w.beginObject(); w.string("name", t.name); w.double("default", t.defaultValue); w.string("unit", t.unit)

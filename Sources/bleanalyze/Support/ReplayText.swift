@@ -1,15 +1,16 @@
 import BLEBytes
 import BLEProtocol
 import BLEReplay
+import BLEReport
 
 /// Where replay's text goes, a line at a time (the CLI's standard output).
-public protocol LineOutput {
+protocol LineOutput {
     mutating func line(_ s: String)
 }
 
 /// The twin's result as notes of the replay.
-public enum TwinNotes {
-    public static func lines(_ o: ReplayOutcome) -> [String] {
+enum TwinNotes {
+    static func lines(_ o: ReplayOutcome) -> [String] {
         var lines = ["twin: served \(o.replayed)/\(o.total) recorded central PDUs, \(o.divergences.count) divergence\(o.divergences.count == 1 ? "" : "s")"
                      + (o.error.map { "; stopped: \($0.message)" } ?? "")]
         lines += o.notes.map { "twin: " + $0 }
@@ -19,8 +20,8 @@ public enum TwinNotes {
 }
 
 /// Text, JSON and JUnit output of a replay or emulate outcome.
-public enum ReplayOutput {
-    public static func text<Out: LineOutput>(_ o: ReplayOutcome, verb: String, width: Int, into out: inout Out) {
+enum ReplayOutput {
+    static func text<Out: LineOutput>(_ o: ReplayOutcome, verb: String, width: Int, into out: inout Out) {
         for note in o.notes { out.line("= \(note)") }
         let listed = o.strictEnvironment ? o.divergences : o.behaviourDivergences
         for d in listed {
@@ -92,7 +93,7 @@ public enum ReplayOutput {
         return [heading] + text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
-    public static func json(_ o: ReplayOutcome) -> String {
+    static func json(_ o: ReplayOutcome) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.string("recording", o.recording)
@@ -172,8 +173,8 @@ public enum ReplayOutput {
 /// JUnit XML for a replay: one test suite for the recording, one test case per step (the start,
 /// then each recorded host packet); divergences fail the step they belong to, a transport failure
 /// is an error on the step where it happened.
-public enum JUnitReplay {
-    public static func document(_ o: ReplayOutcome) -> String {
+enum JUnitReplay {
+    static func document(_ o: ReplayOutcome) -> String {
         let steps = o.steps.isEmpty ? [ReplayStep(index: 0, frame: nil, title: "connect")] : o.steps
         let failing = o.divergences.filter { o.strictEnvironment || $0.divergenceClass == .behaviour }
         let failed = Set(failing.map(\.step))
