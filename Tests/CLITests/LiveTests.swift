@@ -58,7 +58,7 @@ import TestSupport
         for event in events {
             let f = (event["finding"] as? [String: Any] ?? [:]) as NSDictionary
             toldKeys.append(key(f))
-            guard event["decided"] as? String == "link-end" else { atEnd.append(f); continue }
+            guard event["decided"] as? String != "session-end" else { atEnd.append(f); continue }
             let r = try #require(byKey[key(f)], "\(original): \(key(f)) told at its link's end, not in the report")
             #expect(f["severity"] as? String == r["severity"] as? String && Self.why(f) == Self.why(r)
                 && Set(f["frames"] as? [Int] ?? []).isSubset(of: Set(r["frames"] as? [Int] ?? [])), "\(original): \(f) became \(r)")
@@ -131,6 +131,49 @@ import TestSupport
         #expect(types.isSuperset(of: ["started", "connection-opened", "connection-closed", "finding", "report"]), "\(types)")
         let (status, text) = try Tool.outcome(python, ["-c", SchemaTests.validator, CLI.repoRoot.appendingPathComponent("docs").path] + documents)
         #expect(status == 0 && text.contains("validated \(documents.count) documents, 0 errors"), "\(text)")
+    }
+
+    /// An ATT request unanswered for 30 s on a link that stays open is told when its timer (and the
+    /// window in which the link's end would be blamed on it) has run out, before the link closes,
+    /// as the report holds it. cccd_unanswered.btsnoop (Bumble, RootCanal) as tshark reads it: the
+    /// Write Request to the CCCD 0x0011 at frame 47 gets no response; frames 48–51 are Number Of
+    /// Completed Packets, the host's Disconnect 31.0 s after it, its Command Status and Disconnection
+    /// Complete. Built from it: those last three records 60 s later, so the link stays open 91 s.
+    @Test func anATTTimeoutOnAnOpenLinkIsToldAtItsTime() throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: CLI.capture("cccd_unanswered.btsnoop")))
+        var offset = 16, record = 0
+        while offset + 24 <= data.count {
+            record += 1
+            let length = data[offset + 4 ..< offset + 8].reduce(0) { $0 << 8 | Int($1) }
+            if record >= 49 {
+                var t = data[offset + 16 ..< offset + 24].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } + 60_000_000
+                for i in (0 ..< 8).reversed() { data[offset + 16 + i] = UInt8(truncatingIfNeeded: t); t >>= 8 }
+            }
+            offset += 24 + length
+        }
+        #expect(record == 51 && offset == data.count)
+        let dir = try Self.scratch("timer")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let built = dir.appendingPathComponent("open_att_timeout.btsnoop").path
+        let saved = dir.appendingPathComponent("saved").path
+        try data.write(to: URL(fileURLWithPath: built))
+        let r = try CLI.run(["live", "-", "--jsonl", "--write", saved], stdin: .pipe(data))
+        try Self.agree(built, saved: saved, stdout: r.stdout, status: r.status, stderr: r.stderr)
+        let events = try r.stdout.split(separator: "\n").dropLast().map { try CLI.json(String($0)) }
+        let told = try #require(events.firstIndex {
+            ($0["finding"] as? [String: Any])?["rule"] as? String == "att.timeout"
+        }, "att.timeout not told: \(r.stdout)")
+        let closed = try #require(events.firstIndex { $0["type"] as? String == "connection-closed" })
+        #expect(told < closed, "att.timeout told after the link closed")
+        #expect(events[told]["decided"] as? String == "timer")
+        let f = try #require(events[told]["finding"] as? [String: Any])
+        #expect(f["frames"] as? [Int] == [47])
+        let report = try CLI.json(try #require(r.stdout.split(separator: "\n").last.map(String.init)))
+        let reported = try #require((report["findings"] as? [[String: Any]])?.first { $0["rule"] as? String == "att.timeout" })
+        // The report's adds only what folds into it at the end (the subscription left unanswered).
+        for key in ["rule", "severity", "connectionIndex", "frames", "cause", "actor", "time", "handle"] {
+            #expect((f[key] as? NSObject) == (reported[key] as? NSObject), "\(key): told \(f[key] ?? "-"), reported \(reported[key] ?? "-")")
+        }
     }
 
     @Test func failOnBaselineAndPeerWorkAsInCheck() throws {

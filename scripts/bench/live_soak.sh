@@ -33,7 +33,7 @@ out, rss, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[
 lines = open(out).read().splitlines()
 report = json.loads(lines[-1])
 events = [json.loads(l) for l in lines[:-1]]
-early = sum(1 for e in events if e.get("type") == "finding" and e.get("decided") == "link-end")
+early = sum(1 for e in events if e.get("type") == "finding" and e.get("decided") in ("link-end", "timer"))
 told = sum(1 for e in events if e.get("type") == "finding")
 closed = sum(1 for e in events if e.get("type") == "connection-closed")
 samples = [int(x) for x in open(rss).read().split()]

@@ -64,11 +64,16 @@ final class ATTTimeout: Detector {
     }
 
     private func report(_ c: Connection, _ p: ATTBearer.Pending, after: Int64?, _ findings: inout [Finding]) {
+        findings.append(Self.finding(c, p, after: after))
+    }
+
+    /// The finding of request `p` on `c`: answered only `after` its sending, or never (nil).
+    static func finding(_ c: Connection, _ p: ATTBearer.Pending, after: Int64?) -> Finding {
         let tail = after.map { "answered only after \(Format.seconds($0))" } ?? "never answered"
         var f = Finding(rule: Self.rule.id, severity: .error, connection: c, time: p.time, frames: [p.frame],
                         message: "\(p.opcode.name)" + (p.handle.map { " for handle 0x\(Format.hex($0, 4))" } ?? "") + " \(tail) (ATT timeout is 30 s)")
         f.handle = p.handle
-        findings.append(f)
+        return f
     }
 }
 

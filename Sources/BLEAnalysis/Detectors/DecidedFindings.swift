@@ -7,7 +7,8 @@
 /// `link.disconnect`'s why is), when its rule is `decidedAtLinkEnd`: then `Causes.link` runs on that
 /// connection's findings alone, as it will at the end (every link it makes but one is within a
 /// connection; `pairing.failed`, folded across reconnects of one peer, waits for the end). An ATT
-/// request that timed out (30 s) is decided with its link, whose end it explains. Everything else —
+/// request that timed out (30 s) is decided with its link, whose end it explains; on a link that stays
+/// open it is decided when the timer's window has passed (`timeoutsDecided`). Everything else —
 /// findings about the capture as a whole, rules that decide or change findings when the pass ends
 /// (`sessionEndRules`), a connection still open — is decided when the session ends.
 ///
@@ -49,6 +50,8 @@ public final class DecidedFindings {
     /// would have been decided too early. Connections whose findings wait for the session's end.
     private var decided = Set<Int>()
     private var deferred = Set<Int>()
+    /// Requests (their frames) whose `att.timeout` was told while their link was open.
+    private var toldTimeouts = Set<Int>()
     /// Findings of link-end rules added for a connection after it was decided (none unless a rule
     /// belongs in `sessionEndRules`).
     public private(set) var lateFindings: [Finding] = []
@@ -80,13 +83,40 @@ public final class DecidedFindings {
         var told: [Finding] = []
         var still: [Connection] = []
         for c in undecided {
-            guard let end = c.lifecycle.disconnectTime, c.lifecycle.disconnectFrame != nil else { still.append(c); continue }
+            guard let end = c.lifecycle.disconnectTime, c.lifecycle.disconnectFrame != nil else {
+                told += timeoutsDecided(c, now: now)
+                still.append(c)
+                continue
+            }
             if c.endedByLoss, !recentlyLost.contains(where: { $0 === c }) { recentlyLost.append(c) }
             guard now > end + SessionModel.lostTogetherWindow else { still.append(c); continue }
             told += decide(c, all)
         }
         undecided = still
         return told
+    }
+
+    /// The `att.timeout` of each request on the open link `c` that has waited past its timer and the
+    /// window in which the link's end would be blamed on it (`SessionModel.explain`: 30 s, Core v5.4
+    /// Vol 3 Part F 3.3.3, + `timerWindow`): whenever the link ends now, or if it never
+    /// does, the report holds this finding with this why (the request's own timeout, not the link's
+    /// end). Decided only where nothing can take it back: an HCI link with its Connection Complete (no
+    /// sniffer loss can hide the response, no handle reuse can end it at its last data). A response
+    /// that still comes (a server answering a dead bearer) changes only its message's tail.
+    private func timeoutsDecided(_ c: Connection, now: Int64) -> [Finding] {
+        guard !c.lifecycle.inferred, analyzer.air.links.isEmpty else { return [] }
+        let window = OutstandingRequests.transactionTimeout + SessionModel.timerWindow
+        var findings: [Finding] = []
+        for p in c.att.allOutstanding where now - p.time > window && !toldTimeouts.contains(p.frame) {
+            // The host's Disconnect is where the link's end is timed (its completion may come later).
+            if let d = c.forensics.localDisconnect, d.time - p.time <= window { continue }
+            toldTimeouts.insert(p.frame)
+            findings.append(ATTTimeout.finding(c, p, after: nil))
+        }
+        guard !findings.isEmpty else { return [] }
+        Causes.link(&findings, model)
+        DetectorEngine.namePeers(&findings, model)
+        return findings
     }
 
     /// The connection's findings as the end of the pass will link them; those of link-end rules are told.
@@ -101,8 +131,11 @@ public final class DecidedFindings {
         let time = c.lifecycle.disconnectTime ?? 0
         model.explainEnd(c, lostNear: near.filter { abs(($0.lifecycle.disconnectTime ?? 0) - time) <= SessionModel.lostTogetherWindow },
                          establishFailures: n)
-        guard !mine.isEmpty else { return [] }
         var findings = mine.map { all[$0] }
+        if !toldTimeouts.isEmpty {
+            findings.removeAll { $0.rule == ATTTimeout.rule.id && toldTimeouts.contains($0.frames.first ?? -1) }
+        }
+        guard !findings.isEmpty else { return [] }
         Causes.link(&findings, model)
         DetectorEngine.namePeers(&findings, model)
         return findings.filter { f in

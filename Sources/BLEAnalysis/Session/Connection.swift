@@ -72,7 +72,8 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     static let maxPairings = 16
     /// Facts that may explain how the connection ended (`Causes`).
     @exclusivity(unchecked) public internal(set) var forensics = LinkForensics()
-    /// Why the connection ended, from the capture (`SessionModel.explainEnds`, when the pass ends).
+    /// Why the connection ended, from the capture (`SessionModel.explainEnds`, when the pass ends; in a
+    /// live session `DecidedFindings` explains it once its end is decided).
     @exclusivity(unchecked) public internal(set) var endCause: LinkEnd?
     /// The peer's GATT server (the host is its client), when discovery or use showed it.
     @exclusivity(unchecked) public internal(set) var peerGATT: GATTDatabase?

@@ -24,8 +24,8 @@ extension SessionModel {
     /// …and no later than this after it (µs): a stack acts on its timer at once.
     static let timerWindow: Int64 = 1_000_000
 
-    /// Ends every pairing that stalled and explains every closed connection. Called once when the
-    /// pass ends.
+    /// Ends every pairing that stalled and explains every closed connection not explained yet. Called
+    /// once when the pass ends.
     func explainEnds(captureEnd: Int64) {
         for c in connections { closeStalledPairings(c, end: c.lifecycle.disconnectTime ?? captureEnd) }
         // Links lost, in time order: the others lost within a second of one are found by bisection (a
@@ -33,7 +33,9 @@ extension SessionModel {
         let lost = connections.filter(\.endedByLoss).sorted { ($0.lifecycle.disconnectTime ?? 0) < ($1.lifecycle.disconnectTime ?? 0) }
         let lostTimes = lost.map { $0.lifecycle.disconnectTime ?? 0 }
         for c in connections {
-            guard c.lifecycle.disconnectReason != nil, c.lifecycle.disconnectFrame != nil, let time = c.lifecycle.disconnectTime else { continue }
+            // A live session (`DecidedFindings`) explained the links it decided already, with these inputs.
+            guard c.endCause == nil, c.lifecycle.disconnectReason != nil, c.lifecycle.disconnectFrame != nil,
+                  let time = c.lifecycle.disconnectTime else { continue }
             let n = c.lifecycle.establishFailureOrdinal
             var lo = 0, hi = lostTimes.count
             while lo < hi { let mid = (lo + hi) / 2; if lostTimes[mid] < time - Self.lostTogetherWindow { lo = mid + 1 } else { hi = mid } }

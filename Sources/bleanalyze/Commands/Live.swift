@@ -153,7 +153,7 @@ struct Live: ParsableCommand {
         let model = session.analyzer.session
         let judged = Check.judge(findings, analyzer: session.analyzer, info: info, frames: summary.frames,
                                  scope: scope, baseline: baseline, level: level)
-        for f in judged.findings where !session.toldEarly.contains(FindingKey(f)) { events.finding(f, early: false) }
+        for f in judged.findings where !session.toldEarly.contains(FindingKey(f)) { events.finding(f, decided: .sessionEnd) }
         let facts = CaptureFacts(path: name, info: info, summary: summary, analyzer: session.analyzer)
         var out = Output()
         if jsonl {

@@ -83,13 +83,16 @@ final class LiveEvents {
         }
     }
 
-    /// A decided finding: `early` when told before the session's end (at its link's end, see
-    /// `DecidedFindings`), else at the end.
-    func finding(_ f: Finding, early: Bool) {
+    /// When a finding was decided (`DecidedFindings`): its link's end, its timer on a link still
+    /// open (`att.timeout`), or the session's end.
+    enum Decided: String { case linkEnd = "link-end", timer, sessionEnd = "session-end" }
+
+    /// A decided finding, told when it was `decided`.
+    func finding(_ f: Finding, decided: Decided) {
         if jsonl {
             var w = JSONWriter()
             ReportJSON.finding(f, &w)
-            emit("{\"type\":\"finding\",\"decided\":\"\(early ? "link-end" : "session-end")\",\"finding\":\(w.output)}")
+            emit("{\"type\":\"finding\",\"decided\":\"\(decided.rawValue)\",\"finding\":\(w.output)}")
         } else {
             var text = "\(f.severity.rawValue.uppercased()) \(f.rule) frames \(f.frames.map { "#\($0)" }.joined(separator: ",")): \(f.text)"
             if let why = f.causeText { text += "\n      why: \(why)" }

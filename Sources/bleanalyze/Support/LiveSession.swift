@@ -72,26 +72,37 @@ final class LiveSession {
     }
 
     /// Analyses every whole record received; connections and decided findings are told every
-    /// `tellEvery` frames too, so a large read (a file piped in at once) tells them where they happen.
+    /// `tellEvery` frames and every second of capture time too, so a large read (a file piped in at
+    /// once) tells them where they happen: a link's window or a request's timer that runs out is told
+    /// before what the frames after it do (the link's close).
     private func drain() throws(CaptureError) {
         let analyzer = analyzer
         var n = 0
         try stream.drain { frame in
             analyzer.consume(frame)
             n &+= 1
-            if n & (Self.tellEvery - 1) == 0 { tellConnections(); tellDecided() }
+            if n & (Self.tellEvery - 1) == 0 || frame.timestamp >= nextTell {
+                tellConnections()
+                tellDecided()
+                nextTell = frame.timestamp &+ Self.tellSpan
+            }
         }
         tellConnections()
         tellDecided()
     }
     private static let tellEvery = 256
+    private static let tellSpan: Int64 = 1_000_000
+    /// Capture time (µs) at which `drain` tells again.
+    private var nextTell: Int64 = .min
 
     /// Findings decided since the last call, as events.
     private func tellDecided() {
         guard let decisions else { return }
+        let connections = analyzer.session.connections
         for f in decisions.poll(clock: wallClockTimes ? Clock.wallMicros() : nil) {
             toldEarly.insert(FindingKey(f))
-            events.finding(f, early: true)
+            let open = f.connectionIndex.map { $0 >= 1 && $0 <= connections.count && connections[$0 - 1].isOpen } ?? false
+            events.finding(f, decided: open ? .timer : .linkEnd)
         }
     }
 
