@@ -175,10 +175,12 @@ final class FeatureRefused: Detector {
     static let rule = RuleInfo(
         id: "link.feature-refused", severity: .info, title: "Link-layer feature refused",
         explanation: """
-        A PHY update (2M or Coded) or a data length update was refused, or the peer answered an LL procedure with \
-        LL_UNKNOWN_RSP (it does not support it). The link goes on without the feature: 1M PHY, 27-byte link-layer \
-        PDUs, so large transfers take longer. Nothing is broken; a peripheral that must move data fast needs a \
-        chip and firmware with LE 2M PHY and Data Length Extension, and the app can stop asking a peer that refused.
+        A link-layer procedure was refused, or the peer answered it with LL_UNKNOWN_RSP (it does not support it); \
+        the finding names the procedure by its LL opcode. The link goes on without it. A PHY update (2M or Coded) or \
+        a data length update refused leaves 1M PHY or 27-byte link-layer PDUs, so large transfers take longer: a \
+        peripheral that must move data fast needs a chip and firmware with LE 2M PHY and Data Length Extension. \
+        Other procedures (channel classification, subrating, power control, ping) simply stay unused. Nothing is \
+        broken; the app or stack can stop asking a peer that refused.
         """, actor: .none)
     let kinds: [SessionEvent.Kind] = [.link]
     private struct Key: Hashable {
@@ -206,6 +208,18 @@ final class FeatureRefused: Detector {
         seen[key] = (findings.count - 1, 1, r.frame)
     }
 
+    /// What the link lacks when the procedure an LL control opcode starts is not carried out (Core v5.4
+    /// Vol 6 Part B 5.1.8 ping, 5.1.19–5.1.22 subrating and channel classification, 5.1.17 power control).
+    static func without(_ opcode: UInt8) -> String {
+        switch opcode {
+        case 0x12: "the link goes on without the LE Ping check of its encryption"
+        case 0x23: "the link goes on without LE power control (each side keeps its transmit power)"
+        case 0x26, 0x27: "the link goes on without subrating (every connection event stays in use)"
+        case 0x28: "the link goes on without channel classification reports (the central classifies channels alone)"
+        default: "the link goes on without it"
+        }
+    }
+
     static func message(_ c: Connection?, _ r: FeatureRefusal, count: Int) -> FindingMessage {
         let what: String
         let after: String
@@ -213,7 +227,8 @@ final class FeatureRefused: Detector {
         case .phy: (what, after) = ("PHY update", "the link stays on its PHY")
         case .dataLength: (what, after) = ("data length update", "link-layer PDUs stay at their length (27 bytes unless changed)")
         case let .control(op):
-            (what, after) = ("\(LinkLayerDisplay.controlNames.name(UInt64(op)) ?? "LL opcode 0x\(Format.hex(op))") procedure", "the link goes on without it")
+            let name = LinkLayerDisplay.controlNames.name(UInt64(op)).map { "\($0) (LL opcode 0x\(Format.hex(op)))" } ?? "LL opcode 0x\(Format.hex(op))"
+            (what, after) = ("\(name) procedure", Self.without(op))
         }
         let status = r.status.map { "\($0.name) (0x\(Format.hex($0.rawValue)))" }
         let how: String
