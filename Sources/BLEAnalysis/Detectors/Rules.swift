@@ -49,6 +49,7 @@ public enum Rules {
         entry(AuthenticationFailed.self) { AuthenticationFailed() },
         entry(RepeatedPairing.self) { RepeatedPairing() },
         entry(InsufficientSecurity.self) { InsufficientSecurity() },
+        entry(PlainAfterEncryption.self) { PlainAfterEncryption() },
         entry(AdvertisingOversize.self) { AdvertisingOversize() },
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(PeriodicSyncLost.self) { PeriodicSyncLost() },

@@ -68,6 +68,8 @@ public enum SessionEvent {
     /// On air: one side sent the same PDU (same SN, same bytes) `copies` times in a row (Core v5.4
     /// Vol 6 Part B 4.5.9), from `first` to `last`; `lost` when the link was lost before the next new PDU.
     indirect case airRetransmissionBurst(Connection, AirRetransmissionBurst)
+    /// On air: a data PDU sent in the clear (or failing its MIC) after both sides encrypted (Vol 6 Part B 5.1.3.1).
+    indirect case airUnencryptedPDU(Connection, AirUnencryptedPDU)
 
     // Controller (`SessionModel+Controller`)
     /// A command's Command Complete or Command Status (`status` nil: a Command Complete without one).
@@ -122,7 +124,7 @@ public enum SessionEvent {
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait,
-             .airChannelMap, .airRetransmissionBurst: .link
+             .airChannelMap, .airRetransmissionBurst, .airUnencryptedPDU: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .inquiryRan, .linkStall,
              .qualityReport, .procedureFailed: .controller
         }
