@@ -231,3 +231,74 @@ final class PeriodicSyncLost: Detector {
         seen[adapter] = (findings.count - 1, 1)
     }
 }
+
+/// `adv.scan-response-missing`: on air, an advertiser left at least `unanswered` (default 16) scan requests
+/// in a row without a SCAN_RSP, each heard by the sniffer right after that advertiser's ADV_IND or
+/// ADV_SCAN_IND on the same channel (so the sniffer hears the advertiser there, and a SCAN_RSP would have
+/// been captured; see `AirCaptureAdapter.scanExchange`). Why 16: a scanner doubles its backoff upper limit on
+/// every two consecutive failures, from 1 to at most 256 (Core v5.4 Vol 6 Part B 4.4.3.2), so 16 failures in
+/// a row take a compliant scanner to its longest backoff; collisions between scanners, which the backoff
+/// exists to resolve, do not leave that many. The advertiser is busy (its link layer has no time between
+/// other radio activity), deaf, or ignores those scanners by its filter policy (4.3.2): information, with
+/// how many requests it answered over the capture. One finding per advertiser, its longest run.
+final class ScanResponseMissing: Detector {
+    static let rule = RuleInfo(
+        id: "adv.scan-response-missing", severity: .info, title: "Scan requests left unanswered (air)",
+        explanation: """
+        Scanners asked this advertiser for its scan response (SCAN_REQ) again and again and it never answered \
+        (no SCAN_RSP), although the sniffer heard its advertising on the same channel just before each request. \
+        Scanners then do not get the data in its scan response (often the name or service UUIDs), and they back \
+        off. The advertiser is busy (its radio serves a connection or other advertising sets), does not hear the \
+        scanners, or its filter policy answers only known scanners. Check the peripheral firmware's advertising \
+        set-up (scannable type, filter policy) and its radio schedule.
+        """, thresholds: [.init(name: "unanswered", defaultValue: 16, unit: "requests", meaning: "shortest run of unanswered scan requests reported")],
+        actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = [.advertising]
+    private struct Run {
+        var count = 0
+        var first = 0, firstTime: Int64 = 0
+        var last = 0, lastTime: Int64 = 0
+        var scanners: Set<BDAddr> = []
+    }
+    private struct State {
+        var heard = 0, answered = 0
+        var run = Run(), longest = Run()
+    }
+    /// Per advertiser, in the order first heard; bounded (a busy air capture has a few hundred advertisers).
+    private var advertisers: [BDAddr: State] = [:]
+    private var order: [BDAddr] = []
+    static let maxAdvertisers = 4096
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airScanRequest(advertiser, scanner, frame, time, answered) = event else { return }
+        guard var s = advertisers[advertiser] ?? (advertisers.count < Self.maxAdvertisers ? State() : nil) else { return }
+        if s.heard == 0 { order.append(advertiser) }
+        s.heard += 1
+        if answered {
+            s.answered += 1
+            s.run = Run()
+        } else {
+            if s.run.count == 0 { (s.run.first, s.run.firstTime) = (frame, time) }
+            s.run.count += 1
+            (s.run.last, s.run.lastTime) = (frame, time)
+            if s.run.scanners.count < 16 { s.run.scanners.insert(scanner) }
+            if s.run.count > s.longest.count { s.longest = s.run }
+        }
+        advertisers[advertiser] = s
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let least = Int(threshold("unanswered", context))
+        for address in order {
+            guard let s = advertisers[address], s.longest.count >= least else { continue }
+            let l = s.longest
+            let name = context.model.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
+            let scanners = l.scanners.count == 1 ? "one scanner" : "\(l.scanners.count)\(l.scanners.count >= 16 ? "+" : "") scanners"
+            let overall = s.answered == 0 ? "it answered none of the \(s.heard) requests heard" : "over the capture it answered \(s.answered) of \(s.heard)"
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: l.firstTime, frames: [l.first, l.last],
+                                    message: "\(name) left \(l.count) scan requests in a row unanswered (frames \(l.first)–\(l.last), "
+                                        + "\(Format.duration(l.lastTime - l.firstTime)), from \(scanners)), each heard right after its advertising "
+                                        + "on the same channel; \(overall)"))
+        }
+    }
+}

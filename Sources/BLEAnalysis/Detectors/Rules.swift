@@ -53,6 +53,7 @@ public enum Rules {
         entry(AdvertisingOversize.self) { AdvertisingOversize() },
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(PeriodicSyncLost.self) { PeriodicSyncLost() },
+        entry(ScanResponseMissing.self) { ScanResponseMissing() },
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
         entry(CommandRefused.self) { CommandRefused() },

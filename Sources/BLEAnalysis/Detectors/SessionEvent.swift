@@ -96,6 +96,9 @@ public enum SessionEvent {
     case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
     /// LE Periodic Advertising Sync Lost: the controller lost the train of `syncHandle`.
     case periodicSyncLost(adapter: UInt16, frame: Int, time: Int64, syncHandle: UInt16)
+    /// On air: a SCAN_REQ heard right after the advertiser's scannable PDU on the same channel, and whether
+    /// its SCAN_RSP came next (Core v5.4 Vol 6 Part B 4.4.3).
+    case airScanRequest(advertiser: BDAddr, scanner: BDAddr, frame: Int, time: Int64, answered: Bool)
 
     /// The kinds, for routing events only to the detectors that want them: fine-grained, because
     /// notifications and ACL packets are most of a capture and only a few rules look at them.
@@ -122,7 +125,7 @@ public enum SessionEvent {
         case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
-        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
+        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost, .airScanRequest: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait,
              .airChannelMap, .airRetransmissionBurst, .airUnencryptedPDU: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .inquiryRan, .linkStall,
