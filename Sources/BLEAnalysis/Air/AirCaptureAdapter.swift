@@ -82,6 +82,16 @@ public final class AirCaptureAdapter {
     /// the packet before (Core v5.4 Vol 6 Part B 4.4.2.3, 4.4.3): 2 ms covers the longest legacy packet on 1M
     /// (376 µs) and sniffers that time-stamp packet ends.
     static let scanResponseWindow: Int64 = 2_000
+    /// The last legacy advertising PDU of each kind on each primary channel, by the sniffer's clock (`advertisingGap`).
+    var lastOnChannel: [AdvertisingPDUKey: (time: UInt32, frame: Int)] = [:]
+    struct AdvertisingPDUKey: Hashable {
+        var address: BDAddr
+        var type: UInt8
+        var channel: UInt8
+        var data: [UInt8]
+    }
+    /// advInterval's least value for legacy advertising (Core v5.4 Vol 6 Part B 4.4.2.2.1), µs.
+    static let minimumAdvertisingGap: Int64 = 20_000
     /// The last AUX_SCAN_REQ (advertiser, time): the AUX_ADV_IND-shaped answer to it is an AUX_SCAN_RSP.
     var lastAuxScanRequest: (advertiser: BDAddr, time: Int64)?
     var nextHandle: UInt16 = 1

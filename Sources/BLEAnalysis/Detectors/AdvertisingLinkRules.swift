@@ -302,3 +302,56 @@ final class ScanResponseMissing: Detector {
         }
     }
 }
+
+/// `adv.interval-short`: on air, an advertiser sent the same legacy advertising PDU (ADV_IND, ADV_NONCONN_IND,
+/// ADV_SCAN_IND: type, address and data) on the same primary channel less than 20 ms after the last one, by
+/// the sniffer's own clock, at least `count` (default 6: two doubled events heard on three channels) times. One advertising set's events are advInterval
+/// (≥ 20 ms) + advDelay (0–10 ms) apart and use each channel once (Core v5.4 Vol 6 Part B 4.4.2.2.1), so one
+/// set cannot do it; a device running several advertising sets with the same PDU can (Vol 4 Part E 7.8.53),
+/// and the air cannot tell them apart: information, naming both. Only captures whose header carries the
+/// sniffer's clock (nRF Sniffer protocol 3) are judged: their file timestamps are the host's reception
+/// times. One finding per advertiser with the count and the shortest gap.
+final class AdvertisingIntervalShort: Detector {
+    static let rule = RuleInfo(
+        id: "adv.interval-short", severity: .info, title: "Advertising events closer than 20 ms (air)",
+        explanation: """
+        The device sent the same advertising packet on the same channel again less than 20 ms later. One \
+        advertising set may not advertise faster than every 20 ms (plus a random 0–10 ms delay), so either the \
+        device runs several advertising sets with the same data, or its firmware breaks the minimum interval. \
+        Either way it takes more air time and battery than one set would, and crowds the advertising channels \
+        for everyone nearby. Check the peripheral firmware's advertising sets and intervals.
+        """, thresholds: [.init(name: "count", defaultValue: 6, unit: "gaps", meaning: "fewest gaps under 20 ms reported")],
+        actor: .peripheralFirmware)
+    let kinds: [SessionEvent.Kind] = [.advertising]
+    private struct State {
+        var count = 0
+        var shortest: (gap: Int64, channel: UInt8, previous: Int, frame: Int, time: Int64)
+    }
+    private var advertisers: [BDAddr: State] = [:]
+    private var order: [BDAddr] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airAdvertisingGap(advertiser, channel, previous, frame, time, gap) = event else { return }
+        guard var s = advertisers[advertiser] ?? (advertisers.count < ScanResponseMissing.maxAdvertisers
+            ? State(shortest: (gap, channel, previous, frame, time)) : nil) else { return }
+        if s.count == 0 { order.append(advertiser) }
+        s.count += 1
+        if gap < s.shortest.gap { s.shortest = (gap, channel, previous, frame, time) }
+        advertisers[advertiser] = s
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let least = Int(threshold("count", context))
+        for address in order {
+            guard let s = advertisers[address], s.count >= least else { continue }
+            let l = s.shortest
+            let name = context.model.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
+            let gap = "\(l.gap / 1000).\(l.gap % 1000 / 100) ms"
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: l.time, frames: [l.frame, l.previous],
+                                    message: "\(name) sent the same advertising packet on the same channel less than 20 ms after the last one "
+                                        + "\(s.count) times (the shortest: \(gap) on channel \(l.channel), frames \(l.previous) and \(l.frame), by the "
+                                        + "sniffer's clock): one advertising set may not (advInterval ≥ 20 ms), so it runs several sets with the "
+                                        + "same data or breaks the interval"))
+        }
+    }
+}

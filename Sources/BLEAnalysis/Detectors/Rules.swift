@@ -54,6 +54,7 @@ public enum Rules {
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(PeriodicSyncLost.self) { PeriodicSyncLost() },
         entry(ScanResponseMissing.self) { ScanResponseMissing() },
+        entry(AdvertisingIntervalShort.self) { AdvertisingIntervalShort() },
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },
         entry(CommandRefused.self) { CommandRefused() },
