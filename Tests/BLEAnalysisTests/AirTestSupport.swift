@@ -29,7 +29,7 @@ enum AirCaptureBuilder {
 
     /// AA + header + payload + CRC behind the pseudo-header of `linkType`.
     static func packet(linkType: UInt32, aa: UInt32, crcInit: UInt32, header0: UInt8, payload: [UInt8], direction: Direction,
-                       channel: UInt8, stripDirection: Bool = false) -> [UInt8] {
+                       channel: UInt8, stripDirection: Bool = false, nordicFlags: UInt8 = 0, snifferTime: UInt32 = 0) -> [UInt8] {
         var pdu: [UInt8] = [header0, UInt8(payload.count)] + payload
         let crc = pdu.withUnsafeBytes { LinkLayer.crc($0, crcInit: crcInit) }
         pdu = withUnsafeBytes(of: aa.littleEndian, Array.init) + pdu + [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16)]
@@ -41,9 +41,11 @@ enum AirCaptureBuilder {
                 + [UInt8(flags & 0xFF), UInt8(flags >> 8)] + pdu
         case 272:
             let isData = direction != .advertising
-            let flags: UInt8 = 0x01 | (direction == .centralToPeripheral ? 0x02 : 0)
+            // Nordic flags: 0x01 CRC OK, 0x02 central → peripheral, `nordicFlags` adds 0x04 encrypted, 0x08 MIC OK.
+            let flags: UInt8 = 0x01 | (direction == .centralToPeripheral ? 0x02 : 0) | nordicFlags
             let length = UInt16(10 + pdu.count)
-            return [0, UInt8(length & 0xFF), UInt8(length >> 8), 3, 0, 0, isData ? 0x06 : 0x02, 10, flags, channel, 50, 0, 0, 0, 0, 0, 0] + pdu
+            return [0, UInt8(length & 0xFF), UInt8(length >> 8), 3, 0, 0, isData ? 0x06 : 0x02, 10, flags, channel, 50, 0, 0]
+                + withUnsafeBytes(of: snifferTime.littleEndian, Array.init) + pdu
         default:
             return pdu
         }

@@ -85,6 +85,19 @@ import Testing
         #expect(Self.of("link.feature-refused", try Self.airLink([[0x11, 0x16, 0x23]])).isEmpty)
     }
 
+    /// nrf_sniffer_surplife_led_long.pcapng frame 10765: the peripheral answers LL_UNKNOWN_RSP to 0x28; the
+    /// finding names the procedure (Core v5.4 Vol 6 Part B 2.4.2) and what the link goes without.
+    @Test func unknownProcedureNamedByItsOpcode() throws {
+        let f = Self.of("link.feature-refused", try Self.airLink([[0x07, 0x28]]))
+        #expect(f.map(\.frames) == [[5]], "\(f.map(\.message))")
+        let text = f.first?.message.description ?? ""
+        #expect(text.contains("LL_CHANNEL_REPORTING_IND (LL opcode 0x28) procedure"), "\(text)")
+        #expect(text.contains("without channel classification reports"), "\(text)")
+        // An opcode no table names yet is given as a number.
+        let g = Self.of("link.feature-refused", try Self.airLink([[0x07, 0x7E]]))
+        #expect(g.first?.message.description.contains("The LL opcode 0x7e procedure") == true, "\(g.map(\.message))")
+    }
+
     // MARK: L2CAP signalling
 
     @Test func parameterRequestRefused() throws {

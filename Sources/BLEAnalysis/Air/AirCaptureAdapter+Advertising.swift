@@ -8,14 +8,17 @@ extension AirCaptureAdapter {
         advertisingPackets += 1
         var crc = p.radio.crc
         if crc == .unchecked { crc = p.computedCRC(frame.payload, crcInit: LinkLayer.advertisingCRCInit) }
-        guard crc != .invalid else { advertisingCRCErrors += 1; return }
+        guard crc != .invalid else { advertisingCRCErrors += 1; pendingScanRequest = nil; return }
         let pdu: LLAdvertisingPDU
         do { pdu = try LLAdvertisingPDU.decode(p, frame.payload, base: frame.payloadOffset) } catch {
             status = .decode(error)
+            pendingScanRequest = nil
             return
         }
+        scanExchange(pdu, p, frame, analyzer.session)
         switch pdu {
         case let .advertising(type, address, random, dataOffset, dataLength):
+            if type != 4 { advertisingGap(type, address, p, frame, frame.payload[dataOffset ..< dataOffset + dataLength], analyzer.session) }
             guard newAdvertisingEvent(address, type: type, time: frame.timestamp) else { return }
             let data = Array(frame.payload[dataOffset ..< dataOffset + dataLength])
             advertisingReport(Self.reportEventType(type), address, random, data, p.radio.rssi, frame, analyzer, &status)
@@ -31,6 +34,58 @@ extension AirCaptureAdapter {
         case .other:
             break
         }
+    }
+
+    /// Legacy scanning on a primary channel (Core v5.4 Vol 6 Part B 4.4.3): a SCAN_REQ the sniffer heard right
+    /// after the advertiser's ADV_IND or ADV_SCAN_IND on the same channel (so it hears that advertiser there)
+    /// is answered when the next packet is that advertiser's SCAN_RSP, T_IFS after the request, and unanswered
+    /// when nothing came within `scanResponseWindow`. Another packet within the window (it may have hidden
+    /// the answer), a bad CRC or a data packet next (the sniffer went elsewhere) decide nothing. Each decided request goes to the detectors
+    /// (`adv.scan-response-missing`).
+    func scanExchange(_ pdu: LLAdvertisingPDU, _ p: LLAirPacket, _ frame: Frame, _ session: SessionModel) {
+        if let r = pendingScanRequest {
+            pendingScanRequest = nil
+            let inTime = frame.timestamp - r.time <= Self.scanResponseWindow
+            var answered = false
+            if case let .advertising(4, address, _, _, _) = pdu, address == r.advertiser { answered = inTime }
+            // Another packet within the window may have hidden the answer from the sniffer: not decided.
+            if answered || !inTime {
+                session.emit(.advertising, .airScanRequest(advertiser: r.advertiser, scanner: r.scanner, frame: r.frame, time: r.time, answered: answered))
+            }
+        }
+        defer {
+            switch pdu {
+            case let .advertising(type, address, _, _, _) where type == 0 || type == 6:
+                lastScannable = (address, p.radio.channel, frame.timestamp)
+            default:
+                lastScannable = nil
+            }
+        }
+        guard case let .scanRequest(scanner, _, advertiser, _) = pdu, p.radio.primaryChannel != false,
+              let last = lastScannable, last.advertiser == advertiser, last.channel == p.radio.channel,
+              frame.timestamp - last.time <= Self.scanResponseWindow else { return }
+        pendingScanRequest = (advertiser, scanner, frame.number, frame.timestamp)
+    }
+
+    /// Legacy undirected advertising (ADV_IND, ADV_NONCONN_IND, ADV_SCAN_IND) by the sniffer's own clock: the
+    /// same PDU (type, address, data) on the same primary channel again less than `minimumAdvertisingGap`
+    /// after the last one goes to the detectors (`adv.interval-short`). Each advertising event uses a channel
+    /// once, and events are advInterval (≥ 20 ms) + advDelay (0–10 ms) apart (Core v5.4 Vol 6 Part B
+    /// 4.4.2.2.1). Only with the sniffer's clock: the capture's timestamps of nRF Sniffer files are the
+    /// host's reception times, bursts a fraction of a millisecond apart.
+    func advertisingGap(_ type: UInt8, _ address: BDAddr, _ p: LLAirPacket, _ frame: Frame, _ data: Slice<UnsafeRawBufferPointer>,
+                        _ session: SessionModel) {
+        guard let now = p.radio.snifferTime, let channel = p.radio.channel, p.radio.primaryChannel != false else { return }
+        let key = AdvertisingPDUKey(address: address, type: type, channel: channel, data: Array(data))
+        if let last = lastOnChannel[key] {
+            let gap = Int64(now &- last.time)   // the clock wraps at 2^32 µs (71 min)
+            if gap < Self.minimumAdvertisingGap {
+                session.emit(.advertising, .airAdvertisingGap(advertiser: address, channel: channel, previous: last.frame, frame: frame.number,
+                                                              time: frame.timestamp, gap: gap))
+            }
+        }
+        if lastOnChannel.count > 10_000 { lastOnChannel.removeAll(keepingCapacity: true) }
+        lastOnChannel[key] = (now, frame.number)
     }
 
     /// The legacy advertising report's Event_Type (Core v5.4 Vol 4 Part E 7.7.65.2) of an advertising

@@ -34,6 +34,7 @@ extension AirCaptureAdapter {
             note(i, session, frame, .security, .air("LL_ENC_REQ from the \(from) (encryption start)"))
         case .startEncryptionRequest:
             links[i].encrypted = true
+            links[i].encryptedFrom = [nil, nil]
             encryptionStarted(handle, frame, analyzer, &status)
             note(i, session, frame, .security, .air("LL_START_ENC_REQ: the link is encrypted from here"
                  + (p.radio.decrypted ? " (the sniffer decrypts it)" : "; payloads the sniffer did not decrypt are counted, not decoded")))

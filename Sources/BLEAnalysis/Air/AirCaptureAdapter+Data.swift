@@ -80,6 +80,7 @@ extension AirCaptureAdapter {
             links[i].emptyPDUs += 1
             return
         }
+        if links[i].encrypted { encryptedLinkPDU(i, side: side, p, frame, analyzer.session) }
         if undecodable {
             links[i].encryptedPDUs += 1
             if p.radio.mic == .invalid { links[i].micFailures += 1 }
@@ -105,6 +106,26 @@ extension AirCaptureAdapter {
         case .reserved:
             break
         }
+    }
+
+    /// A non-empty PDU on a link past LL_START_ENC_REQ. Every one is encrypted until LL_PAUSE_ENC (Core v5.4
+    /// Vol 6 Part B 5.1.3.1). Each side's first PDU the header marks encrypted is its LL_START_ENC_RSP; once
+    /// both sides sent one, a PDU the header marks as sent in the clear (Nordic flag 0x04 clear), or whose MIC
+    /// failed while the sniffer decrypted others, goes to the detectors (`link.plain-after-encryption`). A
+    /// sniffer that decrypts without saying so marks the LL_START_ENC_RSPs plain too, so it never gets here;
+    /// headers that do not say (PHDR without the decrypted flag, 251) tell nothing.
+    private func encryptedLinkPDU(_ i: Int, side: Int, _ p: LLAirPacket, _ frame: Frame, _ session: SessionModel) {
+        let markedEncrypted = p.radio.encrypted == true || p.radio.decrypted || p.radio.mic != .unchecked
+        let micFailed = p.radio.mic == .invalid && links[i].micChecked
+        if p.radio.mic == .valid { links[i].micChecked = true }
+        guard let central = links[i].encryptedFrom[0], let peripheral = links[i].encryptedFrom[1] else {
+            if markedEncrypted, links[i].encryptedFrom[side] == nil { links[i].encryptedFrom[side] = frame.number }
+            return
+        }
+        guard p.radio.encrypted == false || micFailed,
+              let c = session.live[LinkKey(adapter: frame.adapter, handle: links[i].handle)] else { return }
+        session.emit(.link, .airUnencryptedPDU(c, AirUnencryptedPDU(frame: frame.number, time: frame.timestamp, byPeripheral: side == 1,
+                                                                    micFailed: micFailed, started: (central, peripheral))))
     }
 
     /// Whether a data PDU's payload is ciphertext we cannot read. The sniffer's header decides when it

@@ -74,6 +74,24 @@ public final class AirCaptureAdapter {
     public internal(set) var extendedReports = 0
     public internal(set) var extendedWithoutAdvertiser = 0
     var pendingExtended: [PendingExtendedReport] = []
+    /// The last advertising packet when it was a scannable legacy PDU (ADV_IND, ADV_SCAN_IND), and a SCAN_REQ
+    /// heard right after one, waiting for the next packet to tell whether a SCAN_RSP answered it (`scanExchange`).
+    var lastScannable: (advertiser: BDAddr, channel: UInt8?, time: Int64)?
+    var pendingScanRequest: (advertiser: BDAddr, scanner: BDAddr, frame: Int, time: Int64)?
+    /// A SCAN_REQ follows its advertising PDU, and the SCAN_RSP the SCAN_REQ, T_IFS (150 µs) after the end of
+    /// the packet before (Core v5.4 Vol 6 Part B 4.4.2.3, 4.4.3): 2 ms covers the longest legacy packet on 1M
+    /// (376 µs) and sniffers that time-stamp packet ends.
+    static let scanResponseWindow: Int64 = 2_000
+    /// The last legacy advertising PDU of each kind on each primary channel, by the sniffer's clock (`advertisingGap`).
+    var lastOnChannel: [AdvertisingPDUKey: (time: UInt32, frame: Int)] = [:]
+    struct AdvertisingPDUKey: Hashable {
+        var address: BDAddr
+        var type: UInt8
+        var channel: UInt8
+        var data: [UInt8]
+    }
+    /// advInterval's least value for legacy advertising (Core v5.4 Vol 6 Part B 4.4.2.2.1), µs.
+    static let minimumAdvertisingGap: Int64 = 20_000
     /// The last AUX_SCAN_REQ (advertiser, time): the AUX_ADV_IND-shaped answer to it is an AUX_SCAN_RSP.
     var lastAuxScanRequest: (advertiser: BDAddr, time: Int64)?
     var nextHandle: UInt16 = 1
@@ -107,6 +125,7 @@ public final class AirCaptureAdapter {
         if packet.isAdvertising {
             advertising(packet, frame, analyzer, &status)
         } else {
+            pendingScanRequest = nil
             data(packet, frame, analyzer, &status)
         }
     }

@@ -14,6 +14,17 @@ public struct AirRetransmissionBurst: Sendable {
     static let reported = 3
 }
 
+/// A data PDU the sniffer's header marks as sent in the clear, or whose MIC it found wrong while it decrypted
+/// the link's other PDUs, after both sides encrypted (their first encrypted PDUs after LL_START_ENC_REQ:
+/// the LL_START_ENC_RSPs, Core v5.4 Vol 6 Part B 5.1.3.1). `started`: those two frames, central's first.
+public struct AirUnencryptedPDU: Sendable {
+    public var frame: Int, time: Int64
+    public var byPeripheral: Bool
+    /// The sniffer decrypted the link's other PDUs and this one's MIC failed (rather than "not encrypted").
+    public var micFailed: Bool
+    public var started: (central: Int, peripheral: Int)
+}
+
 extension AirCaptureAdapter {
     /// What one connection looked like on air, tracked by its access address.
     public struct Link: Sendable {
@@ -49,6 +60,10 @@ extension AirCaptureAdapter {
         /// direction is the other one.
         public var correctedDirections = 0
         public var encrypted = false
+        /// Per side: the frame of its first PDU the header marks encrypted after LL_START_ENC_REQ (its LL_START_ENC_RSP).
+        var encryptedFrom: [Int?] = [nil, nil]
+        /// The sniffer checked a MIC and found it right on this link (it holds the key).
+        var micChecked = false
         public var terminated = false
         public var channelMap: UInt64?
         public var intervalUnits: UInt16 = 0

@@ -289,3 +289,157 @@ final class PeriodicSyncLost: Detector {
         seen[adapter] = (findings.count - 1, 1)
     }
 }
+
+/// `adv.scan-response-missing`: on air, an advertiser left at least `unanswered` (default 16) scan requests
+/// in a row without a SCAN_RSP, each heard by the sniffer right after that advertiser's ADV_IND or
+/// ADV_SCAN_IND on the same channel (so the sniffer hears the advertiser there, and a SCAN_RSP would have
+/// been captured; see `AirCaptureAdapter.scanExchange`). Why 16: a scanner doubles its backoff upper limit on
+/// every two consecutive failures, from 1 to at most 256 (Core v5.4 Vol 6 Part B 4.4.3.2), so 16 failures in
+/// a row take a compliant scanner to its longest backoff; collisions between scanners, which the backoff
+/// exists to resolve, do not leave that many. The advertiser is busy (its link layer has no time between
+/// other radio activity), deaf, or ignores those scanners by its filter policy (4.3.2): information, with
+/// how many requests it answered over the capture. One finding per advertiser, its longest run.
+final class ScanResponseMissing: Detector {
+    static let rule = RuleInfo(
+        id: "adv.scan-response-missing", severity: .info, title: "Scan requests left unanswered (air)",
+        explanation: """
+        Scanners asked this advertiser for its scan response (SCAN_REQ) again and again and it never answered \
+        (no SCAN_RSP), although the sniffer heard its advertising on the same channel just before each request. \
+        Scanners then do not get the data in its scan response (often the name or service UUIDs), and they back \
+        off. The advertiser is busy (its radio serves a connection or other advertising sets), does not hear the \
+        scanners, or its filter policy answers only known scanners. Check the peripheral firmware's advertising \
+        set-up (scannable type, filter policy) and its radio schedule.
+        """, thresholds: [.init(name: "unanswered", defaultValue: 16, unit: "requests", meaning: "shortest run of unanswered scan requests reported")],
+        actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                on air, an advertiser left ≥ `unanswered` (default 16) SCAN_REQs in a row without a SCAN_RSP, \#
+                each heard right after its ADV_IND / ADV_SCAN_IND on the same channel (within 2 ms: the \#
+                sniffer hears the advertiser there, so its answer, T_IFS after the request, would be \#
+                captured); a request followed within 2 ms by another packet (it may have hidden the answer), a \#
+                bad CRC or a data packet is not decided, and SCAN_REQs to an advertiser the sniffer does not \#
+                hear prove nothing (in the real nRF captures 316 SCAN_REQs to one faint advertiser drew no \#
+                SCAN_RSP the sniffer could hear). Why 16: a scanner doubles its backoff upper limit on every \#
+                two consecutive failures, from 1 to 256 (Vol 6 Part B 4.4.3.2), so 16 in a row take a \#
+                compliant scanner to its longest backoff; collisions, which the backoff resolves, do not leave \#
+                that many. The advertiser is busy, deaf, or filters scanners (4.3.2): information with how \#
+                many it answered. Actor: the peripheral firmware. One finding per advertiser, its longest run
+                """#,
+            evidence: "the first and last request of the longest run"))
+    let kinds: [SessionEvent.Kind] = [.advertising]
+    private struct Run {
+        var count = 0
+        var first = 0, firstTime: Int64 = 0
+        var last = 0, lastTime: Int64 = 0
+        var scanners: Set<BDAddr> = []
+    }
+    private struct State {
+        var heard = 0, answered = 0
+        var run = Run(), longest = Run()
+    }
+    /// Per advertiser, in the order first heard; bounded (a busy air capture has a few hundred advertisers).
+    private var advertisers: [BDAddr: State] = [:]
+    private var order: [BDAddr] = []
+    static let maxAdvertisers = 4096
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airScanRequest(advertiser, scanner, frame, time, answered) = event else { return }
+        guard var s = advertisers[advertiser] ?? (advertisers.count < Self.maxAdvertisers ? State() : nil) else { return }
+        if s.heard == 0 { order.append(advertiser) }
+        s.heard += 1
+        if answered {
+            s.answered += 1
+            s.run = Run()
+        } else {
+            if s.run.count == 0 { (s.run.first, s.run.firstTime) = (frame, time) }
+            s.run.count += 1
+            (s.run.last, s.run.lastTime) = (frame, time)
+            if s.run.scanners.count < 16 { s.run.scanners.insert(scanner) }
+            if s.run.count > s.longest.count { s.longest = s.run }
+        }
+        advertisers[advertiser] = s
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let least = Int(threshold("unanswered", context))
+        for address in order {
+            guard let s = advertisers[address], s.longest.count >= least else { continue }
+            let l = s.longest
+            let name = context.model.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
+            let scanners = l.scanners.count == 1 ? "one scanner" : "\(l.scanners.count)\(l.scanners.count >= 16 ? "+" : "") scanners"
+            let overall = s.answered == 0 ? "it answered none of the \(s.heard) requests heard" : "over the capture it answered \(s.answered) of \(s.heard)"
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: l.firstTime, frames: [l.first, l.last],
+                                    message: "\(name) left \(l.count) scan requests in a row unanswered (frames \(l.first)–\(l.last), "
+                                        + "\(Format.duration(l.lastTime - l.firstTime)), from \(scanners)), each heard right after its advertising "
+                                        + "on the same channel; \(overall)"))
+        }
+    }
+}
+
+/// `adv.interval-short`: on air, an advertiser sent the same legacy advertising PDU (ADV_IND, ADV_NONCONN_IND,
+/// ADV_SCAN_IND: type, address and data) on the same primary channel less than 20 ms after the last one, by
+/// the sniffer's own clock, at least `count` (default 6: two doubled events heard on three channels) times. One advertising set's events are advInterval
+/// (≥ 20 ms) + advDelay (0–10 ms) apart and use each channel once (Core v5.4 Vol 6 Part B 4.4.2.2.1), so one
+/// set cannot do it; a device running several advertising sets with the same PDU can (Vol 4 Part E 7.8.53),
+/// and the air cannot tell them apart: information, naming both. Only captures whose header carries the
+/// sniffer's clock (nRF Sniffer protocol 3) are judged: their file timestamps are the host's reception
+/// times. One finding per advertiser with the count and the shortest gap.
+final class AdvertisingIntervalShort: Detector {
+    static let rule = RuleInfo(
+        id: "adv.interval-short", severity: .info, title: "Advertising events closer than 20 ms (air)",
+        explanation: """
+        The device sent the same advertising packet on the same channel again less than 20 ms later. One \
+        advertising set may not advertise faster than every 20 ms (plus a random 0–10 ms delay), so either the \
+        device runs several advertising sets with the same data, or its firmware breaks the minimum interval. \
+        Either way it takes more air time and battery than one set would, and crowds the advertising channels \
+        for everyone nearby. Check the peripheral firmware's advertising sets and intervals.
+        """, thresholds: [.init(name: "count", defaultValue: 6, unit: "gaps", meaning: "fewest gaps under 20 ms reported")],
+        actor: .peripheralFirmware,
+        doc: .init(
+            firesWhen: #"""
+                on air, an advertiser sent the same legacy advertising PDU (ADV_IND, ADV_NONCONN_IND, \#
+                ADV_SCAN_IND: type, address, data) on the same primary channel less than 20 ms after the last \#
+                one, by the sniffer's own clock, ≥ `count` (default 6: two doubled events heard on three \#
+                channels) times. One advertising set's events are advInterval (≥ 20 ms) + advDelay (0–10 ms) \#
+                apart and use each channel once (Vol 6 Part B 4.4.2.2.1); several sets with the same PDU can \#
+                do it and the air cannot tell them apart, so information naming both. Only headers with the \#
+                sniffer's clock (nRF Sniffer protocol 3) are judged: the file timestamps of nRF captures are \#
+                the host's reception times (surplife frames 92–116: 0.27 ms apart in the file, 0.1–11 ms by \#
+                the sniffer clock). Interval far above an advertised Advertising Interval (AD 0x1A): not \#
+                judged (a sniffer misses events). One finding per advertiser with the count and the shortest \#
+                gap
+                """#,
+            evidence: "the PDU after the shortest gap, the one before it"))
+    let kinds: [SessionEvent.Kind] = [.advertising]
+    private struct State {
+        var count = 0
+        var shortest: (gap: Int64, channel: UInt8, previous: Int, frame: Int, time: Int64)
+    }
+    private var advertisers: [BDAddr: State] = [:]
+    private var order: [BDAddr] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airAdvertisingGap(advertiser, channel, previous, frame, time, gap) = event else { return }
+        guard var s = advertisers[advertiser] ?? (advertisers.count < ScanResponseMissing.maxAdvertisers
+            ? State(shortest: (gap, channel, previous, frame, time)) : nil) else { return }
+        if s.count == 0 { order.append(advertiser) }
+        s.count += 1
+        if gap < s.shortest.gap { s.shortest = (gap, channel, previous, frame, time) }
+        advertisers[advertiser] = s
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        let least = Int(threshold("count", context))
+        for address in order {
+            guard let s = advertisers[address], s.count >= least else { continue }
+            let l = s.shortest
+            let name = context.model.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
+            let gap = "\(l.gap / 1000).\(l.gap % 1000 / 100) ms"
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: l.time, frames: [l.frame, l.previous],
+                                    message: "\(name) sent the same advertising packet on the same channel less than 20 ms after the last one "
+                                        + "\(s.count) times (the shortest: \(gap) on channel \(l.channel), frames \(l.previous) and \(l.frame), by the "
+                                        + "sniffer's clock): one advertising set may not (advInterval ≥ 20 ms), so it runs several sets with the "
+                                        + "same data or breaks the interval"))
+        }
+    }
+}

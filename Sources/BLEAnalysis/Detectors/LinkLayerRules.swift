@@ -210,10 +210,12 @@ final class FeatureRefused: Detector {
     static let rule = RuleInfo(
         id: "link.feature-refused", severity: .info, title: "Link-layer feature refused",
         explanation: """
-        A PHY update (2M or Coded) or a data length update was refused, or the peer answered an LL procedure with \
-        LL_UNKNOWN_RSP (it does not support it). The link goes on without the feature: 1M PHY, 27-byte link-layer \
-        PDUs, so large transfers take longer. Nothing is broken; a peripheral that must move data fast needs a \
-        chip and firmware with LE 2M PHY and Data Length Extension, and the app can stop asking a peer that refused.
+        A link-layer procedure was refused, or the peer answered it with LL_UNKNOWN_RSP (it does not support it); \
+        the finding names the procedure by its LL opcode. The link goes on without it. A PHY update (2M or Coded) or \
+        a data length update refused leaves 1M PHY or 27-byte link-layer PDUs, so large transfers take longer: a \
+        peripheral that must move data fast needs a chip and firmware with LE 2M PHY and Data Length Extension. \
+        Other procedures (channel classification, subrating, power control, ping) simply stay unused. Nothing is \
+        broken; the app or stack can stop asking a peer that refused.
         """, actor: .none,
         doc: .init(
             firesWhen: #"""
@@ -221,9 +223,13 @@ final class FeatureRefused: Detector {
                 Update Complete with an error (collisions and 0x28 are `link.procedure-collision` / \#
                 `link.instant-passed`'s), LE Set PHY or LE Set Data Length refused (Vol 4 Part E 7.8.49, \#
                 7.8.33; the link named when one LE link is open); on air LL_REJECT_EXT_IND to LL_PHY_REQ or \#
-                LL_LENGTH_REQ (not for a collision), LL_UNKNOWN_RSP (Vol 6 Part B 2.4.2.8, 5.1.9, 5.1.10). The \#
-                link goes on at 1M PHY / its PDU length: information (`perf.data-length` tells the cost when \#
-                it moved data). One finding per link (or adapter) and procedure, with the count
+                LL_LENGTH_REQ (not for a collision), LL_UNKNOWN_RSP (Vol 6 Part B 2.4.2.8, 5.1.9, 5.1.10), \#
+                named by its opcode (the LL control table runs to 0x2C: LL_SUBRATE_REQ/IND 0x26/0x27, \#
+                LL_CHANNEL_REPORTING_IND 0x28, LL_CHANNEL_STATUS_IND 0x29, LL_PERIODIC_SYNC_WR_IND 0x2A, \#
+                LL_FEATURE_EXT_REQ/RSP 0x2B/0x2C) with what the link goes without. The link goes on at 1M PHY \#
+                / its PDU length (or without subrating, channel classification…): information \#
+                (`perf.data-length` tells the cost when it moved data). One finding per link (or adapter) and \#
+                procedure, with the count
                 """#,
             evidence: "the refusal, the second"))
     let kinds: [SessionEvent.Kind] = [.link]
@@ -252,6 +258,18 @@ final class FeatureRefused: Detector {
         seen[key] = (findings.count - 1, 1, r.frame)
     }
 
+    /// What the link lacks when the procedure an LL control opcode starts is not carried out (Core v5.4
+    /// Vol 6 Part B 5.1.8 ping, 5.1.19–5.1.22 subrating and channel classification, 5.1.17 power control).
+    static func without(_ opcode: UInt8) -> String {
+        switch opcode {
+        case 0x12: "the link goes on without the LE Ping check of its encryption"
+        case 0x23: "the link goes on without LE power control (each side keeps its transmit power)"
+        case 0x26, 0x27: "the link goes on without subrating (every connection event stays in use)"
+        case 0x28: "the link goes on without channel classification reports (the central classifies channels alone)"
+        default: "the link goes on without it"
+        }
+    }
+
     static func message(_ c: Connection?, _ r: FeatureRefusal, count: Int) -> FindingMessage {
         let what: String
         let after: String
@@ -259,7 +277,8 @@ final class FeatureRefused: Detector {
         case .phy: (what, after) = ("PHY update", "the link stays on its PHY")
         case .dataLength: (what, after) = ("data length update", "link-layer PDUs stay at their length (27 bytes unless changed)")
         case let .control(op):
-            (what, after) = ("\(LinkLayerDisplay.controlNames.name(UInt64(op)) ?? "LL opcode 0x\(Format.hex(op))") procedure", "the link goes on without it")
+            let name = LinkLayerDisplay.controlNames.name(UInt64(op)).map { "\($0) (LL opcode 0x\(Format.hex(op)))" } ?? "LL opcode 0x\(Format.hex(op))"
+            (what, after) = ("\(name) procedure", Self.without(op))
         }
         let status = r.status.map { "\($0.name) (0x\(Format.hex($0.rawValue)))" }
         let how: String

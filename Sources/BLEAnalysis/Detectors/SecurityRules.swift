@@ -462,3 +462,60 @@ final class JustWorksMITM: Detector {
         }
     }
 }
+
+/// `security.plain-after-encryption`: on air, after both sides encrypted the link (each sent a PDU the
+/// sniffer marks encrypted after LL_START_ENC_REQ: the LL_START_ENC_RSPs), a non-empty data PDU the
+/// sniffer's header marks as sent in the clear, or whose MIC failed while the sniffer decrypted the link's
+/// other PDUs. A Link Layer encrypts every such PDU until LL_PAUSE_ENC (Core v5.4 Vol 6 Part B 5.1.3.1,
+/// 5.1.3.2); a third device injecting into the link (InjectaBLE) sends in the clear or with a wrong MIC, and
+/// the receiver then drops the link with MIC Failure (0x3D). A sniffer can also mislabel a packet. The
+/// capture cannot tell which, so information, never a warning. One finding per link, with the count.
+final class PlainAfterEncryption: Detector {
+    static let rule = RuleInfo(
+        id: "security.plain-after-encryption", severity: .info, title: "Unencrypted PDU on an encrypted link (air)",
+        explanation: """
+        Once both sides of an LE link started encryption, every data packet is encrypted with a MIC. The sniffer \
+        marked this one as sent in the clear (or its MIC failed while the sniffer decrypted the others). Either a \
+        third device injected a packet into the link (InjectaBLE-style attacks; the receiver then fails the MIC and \
+        drops the link with 0x3D), or the sniffer mislabeled or mis-decrypted it. Look at the packet's content and \
+        at how the link ended; capture again with another sniffer before calling it an attack.
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                on air, after both sides encrypted the link (each sent a PDU the sniffer marks encrypted after \#
+                LL_START_ENC_REQ: the LL_START_ENC_RSPs), a non-empty data PDU the sniffer's header marks as \#
+                sent in the clear (nRF Sniffer flag 0x04 clear), or whose MIC failed while the sniffer \#
+                decrypted the link's other PDUs. Every such PDU is encrypted until LL_PAUSE_ENC (Vol 6 Part B \#
+                5.1.3.1, 5.1.3.2): a third device injecting (InjectaBLE) or a sniffer artefact; the capture \#
+                cannot tell which, so information. A sniffer that decrypts without saying so marks the \#
+                LL_START_ENC_RSPs plain too and is never judged; headers that do not say (PHDR without the \#
+                decrypted flag, 251) tell nothing. One finding per link with the counts
+                """#,
+            evidence: "the first such PDU, the two LL_START_ENC_RSPs"))
+    let kinds: [SessionEvent.Kind] = [.link]
+    /// Per link: the finding (its index), the first PDU, and how many were plain and how many failed their MIC.
+    private var seen = ConnectionState<(finding: Int, first: AirUnencryptedPDU, plain: Int, badMIC: Int)>()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .airUnencryptedPDU(c, u) = event else { return }
+        var s = seen[c] ?? (findings.count, u, 0, 0)
+        if u.micFailed { s.badMIC += 1 } else { s.plain += 1 }
+        let message = Self.message(c, s.first, plain: s.plain, badMIC: s.badMIC)
+        if s.finding == findings.count {
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: u.time,
+                                    frames: [u.frame, u.started.central, u.started.peripheral], message: message))
+        } else {
+            findings[s.finding].message = message
+        }
+        seen[c] = s
+    }
+
+    static func message(_ c: Connection, _ first: AirUnencryptedPDU, plain: Int, badMIC: Int) -> FindingMessage {
+        var what: [String] = []
+        if plain > 0 { what.append("\(plain) data PDU\(plain == 1 ? "" : "s") as sent unencrypted") }
+        if badMIC > 0 { what.append("\(badMIC) as failing the MIC while it decrypted the others") }
+        return "On the link to \(peer: c), after both sides encrypted it (their first encrypted PDUs: frames \(first.started.central) and "
+            + "\(first.started.peripheral)), the sniffer marks \(what.joined(separator: " and ")) (the first: frame \(first.frame), from the "
+            + "\(first.byPeripheral ? "peripheral" : "central")): a packet injected into the link, or a sniffer artefact; the capture cannot tell which"
+    }
+}

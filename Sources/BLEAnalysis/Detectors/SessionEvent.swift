@@ -68,6 +68,8 @@ public enum SessionEvent {
     /// On air: one side sent the same PDU (same SN, same bytes) `copies` times in a row (Core v5.4
     /// Vol 6 Part B 4.5.9), from `first` to `last`; `lost` when the link was lost before the next new PDU.
     indirect case airRetransmissionBurst(Connection, AirRetransmissionBurst)
+    /// On air: a data PDU sent in the clear (or failing its MIC) after both sides encrypted (Vol 6 Part B 5.1.3.1).
+    indirect case airUnencryptedPDU(Connection, AirUnencryptedPDU)
 
     // Controller (`SessionModel+Controller`)
     /// A command's Command Complete or Command Status (`status` nil: a Command Complete without one).
@@ -94,6 +96,12 @@ public enum SessionEvent {
     case advertisingEnable(frame: Int, time: Int64, adapter: UInt16, enabled: Bool)
     /// LE Periodic Advertising Sync Lost: the controller lost the train of `syncHandle`.
     case periodicSyncLost(adapter: UInt16, frame: Int, time: Int64, syncHandle: UInt16)
+    /// On air: a SCAN_REQ heard right after the advertiser's scannable PDU on the same channel, and whether
+    /// its SCAN_RSP came next (Core v5.4 Vol 6 Part B 4.4.3).
+    case airScanRequest(advertiser: BDAddr, scanner: BDAddr, frame: Int, time: Int64, answered: Bool)
+    /// On air: the same legacy advertising PDU on the same channel `gap` µs (sniffer clock) after its last
+    /// copy there (`previous`), less than the 20 ms advInterval minimum (Vol 6 Part B 4.4.2.2.1).
+    case airAdvertisingGap(advertiser: BDAddr, channel: UInt8, previous: Int, frame: Int, time: Int64, gap: Int64)
 
     /// The kinds, for routing events only to the detectors that want them: fine-grained, because
     /// notifications and ACL packets are most of a capture and only a few rules look at them.
@@ -120,9 +128,9 @@ public enum SessionEvent {
         case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
-        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost: .advertising
+        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost, .airScanRequest, .airAdvertisingGap: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait,
-             .airChannelMap, .airRetransmissionBurst: .link
+             .airChannelMap, .airRetransmissionBurst, .airUnencryptedPDU: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .inquiryRan, .linkStall,
              .qualityReport, .procedureFailed: .controller
         }

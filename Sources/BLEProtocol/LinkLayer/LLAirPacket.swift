@@ -98,6 +98,10 @@ public struct LLRadioInfo: Sendable {
     public var codingIndicator: UInt8?
     /// Nordic event counter.
     public var eventCounter: UInt16?
+    /// The sniffer's own clock (µs, wrapping at 2^32) when the packet started: nRF Sniffer protocol 3
+    /// (Wireshark packet-nordic_ble.c, "Timestamp"). The capture's timestamps of those files are the host's
+    /// reception times: packets arrive in bursts over USB, a fraction of a millisecond apart in the file.
+    public var snifferTime: UInt32?
     /// The header says this is a data-channel (connection) PDU, an advertising one, or does not say.
     public var isData: Bool?
     /// The advertising packet went on a primary advertising channel (37, 38, 39) rather than a
@@ -257,7 +261,8 @@ public struct LLAirPacket: Sendable {
             radio.channel = try r.u8("Channel")
             radio.rssi = Int8(truncatingIfNeeded: -Int(try r.u8("RSSI")))
             radio.eventCounter = try r.u16le("Event Counter")
-            _ = try r.u32le("Timestamp")
+            let timestamp = try r.u32le("Timestamp")
+            if version >= 3 { radio.snifferTime = timestamp }   // before 3: the time since the previous packet
             try r.skip(eventLength - 10, "Event Packet Header")
             radio.crc = flags & 1 != 0 ? .valid : .invalid
             radio.phy = (flags >> 4) & 7

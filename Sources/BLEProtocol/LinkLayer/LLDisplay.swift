@@ -261,5 +261,14 @@ public enum LinkLayerDisplay {
         MessageEntry(0x23, "LL_POWER_CONTROL_REQ", [Param("PHY", .hex(1)), Param("Delta", .signed(1, unit: "dB")), Param("TxPower", .txPower)]),
         MessageEntry(0x24, "LL_POWER_CONTROL_RSP", [Param("MinMax", .hex(1)), Param("Delta", .signed(1, unit: "dB")), Param("TxPower", .txPower), Param("APR", .uint(1))]),
         MessageEntry(0x25, "LL_POWER_CHANGE_IND", [Param("PHY", .hex(1)), Param("MinMax", .hex(1)), Param("Delta", .signed(1, unit: "dB")), Param("TxPower", .txPower)]),
+        // Connection subrating and channel classification (Core v5.4 Vol 6 Part B 2.4.2, 5.1.19–5.1.22), periodic
+        // sync transfer with responses (v5.4); LL_FEATURE_EXT_REQ/RSP (feature pages beyond 0) came with Core 6.0.
+        MessageEntry(0x26, "LL_SUBRATE_REQ", [Param("Parameters", .rest)]),
+        MessageEntry(0x27, "LL_SUBRATE_IND", [Param("Parameters", .rest)]),
+        MessageEntry(0x28, "LL_CHANNEL_REPORTING_IND", [Param("Enable", .uint(1)), Param("MinSpacing", .uint(1)), Param("MaxDelay", .uint(1))]),
+        MessageEntry(0x29, "LL_CHANNEL_STATUS_IND", [Param("ChannelStatus", .rest)]),
+        MessageEntry(0x2A, "LL_PERIODIC_SYNC_WR_IND", [Param("Parameters", .rest)]),
+        MessageEntry(0x2B, "LL_FEATURE_EXT_REQ", [Param("Parameters", .rest)]),
+        MessageEntry(0x2C, "LL_FEATURE_EXT_RSP", [Param("Parameters", .rest)]),
     ])
 }
