@@ -187,6 +187,87 @@ struct ATTTests {
     }
 }
 
+/// Every ATT PDU is built by key from its table row (`ATTEncoding.pdu`): the bytes are the vectors
+/// above (values read off Core v5.4 Vol 3 Part F 3.4), so the row that decodes a PDU also lays it out.
+@Suite("ATT encoding")
+struct ATTEncodingTests {
+    typealias K = ATT.Key
+    static let byKey: [(ATTOpcode, [ParamKey: ATTEncoding.Value], String)] = [
+        (.errorResponse, [K.requestOpcodeInError: .int(0x0A), K.attributeHandleInError: .int(0x0C), K.errorCode: .int(0x05)], "01 0a 0c 00 05"),
+        (.exchangeMTURequest, [K.clientRxMTU: .int(247)], "02 f7 00"),
+        (.exchangeMTUResponse, [K.serverRxMTU: .int(23)], "03 17 00"),
+        (.findInformationRequest, [K.startingHandle: .int(1), K.endingHandle: .int(0xFFFF)], "04 01 00 ff ff"),
+        (.findInformationResponse, [K.format: .int(1), K.informationData: .bytes(S.bytes("03 00 02 29 04 00 01 29"))], "05 01 03 00 02 29 04 00 01 29"),
+        (.findByTypeValueRequest, [K.startingHandle: .int(1), K.endingHandle: .int(0xFFFF), K.attributeType: .bytes([0x00, 0x28]),
+                                   K.attributeValue: .bytes([0x0D, 0x18])], "06 01 00 ff ff 00 28 0d 18"),
+        (.readByTypeRequest, [K.startingHandle: .int(1), K.endingHandle: .int(0xFFFF), K.attributeType: .bytes([0x03, 0x28])], "08 01 00 ff ff 03 28"),
+        (.readRequest, [K.attributeHandle: .int(3)], "0a 03 00"),
+        (.readBlobRequest, [K.attributeHandle: .int(3), K.valueOffset: .int(22)], "0c 03 00 16 00"),
+        (.readMultipleVariableRequest, [K.setOfHandles: .bytes([3, 0, 5, 0])], "20 03 00 05 00"),
+        (.writeRequest, [K.attributeHandle: .int(0x0D), K.attributeValue: .bytes([1, 0])], "12 0d 00 01 00"),
+        (.prepareWriteRequest, [K.attributeHandle: .int(0x0E), K.valueOffset: .int(18), K.partAttributeValue: .bytes([0x41, 0x42])], "16 0e 00 12 00 41 42"),
+        (.executeWriteRequest, [K.flags: .int(1)], "18 01"),
+        (.handleValueConfirmation, [:], "1e"),
+        (.signedWriteCommand, [K.attributeHandle: .int(0x0D), K.attributeValue: .bytes([1, 2]), K.signCounter: .int(1),
+                               K.mac: .bytes(S.bytes("a1 a2 a3 a4 a5 a6 a7 a8"))], "d2 0d 00 01 02 01 00 00 00 a1 a2 a3 a4 a5 a6 a7 a8"),
+    ]
+
+    @Test(arguments: byKey.indices)
+    func everyKindOfParameterEncodesByKey(_ i: Int) throws {
+        let (op, values, hex) = Self.byKey[i]
+        #expect(try ATTEncoding.pdu(op, values) == S.bytes(hex))
+        // The row's keys are the ones given, in wire order.
+        #expect(Set(ATTDecoding.parameterKeys(op)) == Set(values.keys))
+    }
+
+    @Test func aMissingKeyOrAnUnknownOpcodeIsRefused() {
+        #expect(throws: ATTEncoding.Failure.missingParameter("Error")) {
+            try ATTEncoding.pdu(.errorResponse, [K.requestOpcodeInError: .int(0x0A), K.attributeHandleInError: .int(0x0C)])
+        }
+        #expect(throws: ATTEncoding.Failure.unknownCommand(0x99)) { try ATTEncoding.pdu(ATTOpcode(0x99)) }
+        // A fixed field given bytes of another width is refused, not padded.
+        #expect(throws: ATTEncoding.Failure.unsupportedSpec("MAC")) {
+            try ATTEncoding.pdu(.signedWriteCommand, [K.attributeHandle: .int(1), K.attributeValue: .bytes([]), K.signCounter: .int(0), K.mac: .bytes([1])])
+        }
+    }
+
+    /// The server PDUs the twin sends, each decoded back by the same table.
+    @Test func theTwinsPDUsDecodeBack() throws {
+        func decode(_ b: [UInt8]) throws -> ATT.PDU { try b.withUnsafeBytes { raw throws in var rd = ByteReader(raw); return try ATT.decode(&rd) } }
+        #expect(try decode(ATTEncoding.errorResponse(request: .readRequest, handle: 0x0C, .insufficientAuthentication))
+            == .errorResponse(requestOpcode: .readRequest, handle: 0x0C, error: .insufficientAuthentication))
+        #expect(try decode(ATTEncoding.exchangeMTUResponse(serverMTU: 185)) == .exchangeMTUResponse(mtu: 185))
+        #expect(ATTEncoding.findInformationResponse([(3, u16(0x2902)), (4, u16(0x2901))]) == S.bytes("05 01 03 00 02 29 04 00 01 29"))
+        #expect(ATTEncoding.findByTypeValueResponse([(0x0A, 0x0F), (0x10, 0xFFFF)]) == S.bytes("07 0a 00 0f 00 10 00 ff ff"))
+        #expect(ATTEncoding.readByTypeResponse([(2, S.bytes("02 03 00 00 2a")), (4, S.bytes("02 05 00 01 2a"))])
+            == S.bytes("09 07 02 00 02 03 00 00 2a 04 00 02 05 00 01 2a"))
+        #expect(ATTEncoding.readByGroupTypeResponse([(1, 5, [0x00, 0x18]), (6, 0x0B, [0x0D, 0x18])]) == S.bytes("11 06 01 00 05 00 00 18 06 00 0b 00 0d 18"))
+        #expect(ATTEncoding.readResponse(S.bytes("48 65 6c 6c 6f")[...]) == S.bytes("0b 48 65 6c 6c 6f"))
+        #expect(ATTEncoding.readResponse([1, 2][...], blob: true) == S.bytes("0d 01 02"))
+        #expect(ATTEncoding.writeResponse() == [0x13])
+        #expect(ATTEncoding.executeWriteResponse() == [0x19])
+        #expect(ATTEncoding.prepareWriteResponse(handle: 0x0E, offset: 18, part: [0x41, 0x42][...]) == S.bytes("17 0e 00 12 00 41 42"))
+        #expect(ATTEncoding.handleValue(0x0C, [0x06, 0x48][...], indication: false) == S.bytes("1b 0c 00 06 48"))
+        #expect(ATTEncoding.handleValue(0x0E, [0x01, 0x00, 0xFF, 0xFF][...], indication: true) == S.bytes("1d 0e 00 01 00 ff ff"))
+    }
+
+    /// The size rule of each row is its field list's width: the spec's minimum sizes (3.4).
+    @Test func sizeRulesComeFromTheFieldLists() {
+        let expected: [(ATTOpcode, Int, Bool)] = [
+            (.errorResponse, 4, true), (.exchangeMTURequest, 2, true), (.findInformationRequest, 4, true),
+            (.findInformationResponse, 5, false), (.findByTypeValueRequest, 6, false), (.findByTypeValueResponse, 4, false),
+            (.readByTypeRequest, 6, false), (.readByTypeResponse, 1, false), (.readRequest, 2, true), (.readResponse, 0, false),
+            (.readBlobRequest, 4, true), (.readMultipleRequest, 4, false), (.readMultipleVariableResponse, 2, false),
+            (.writeRequest, 2, false), (.writeResponse, 0, true), (.prepareWriteRequest, 4, false), (.executeWriteRequest, 1, true),
+            (.signedWriteCommand, 2 + ATT.signatureLength, false), (.multipleHandleValueNotification, 4, false),
+        ]
+        for (op, minimum, fixed) in expected {
+            let size = ATTDecoding.index[op.rawValue]?.size
+            #expect(size == (fixed ? PDUSize.exactly(minimum) : .atLeast(minimum)), "\(op)")
+        }
+    }
+}
+
 @Suite("ATT opcode metadata")
 struct ATTOpcodeTests {
     @Test(arguments: [

@@ -1,11 +1,13 @@
 import BLEBytes
 
 /// One row of the ATT table (btmon's `att_opcode_table`, made type-safe; STYLE 6.4): the opcode,
-/// its spec name, its kind and paired response, the size rule the dispatcher enforces once, the
-/// typed decoder for the analysis and the display decoder.
+/// its spec name, its kind and paired response, and its parameters. The parameter list is the
+/// layout: it drives display and JSON (`ATTDisplay`), the size rule the dispatcher enforces once,
+/// the typed decoder's offsets (`ATTLayout`) and encoding (`ATTEncoding`).
 struct ATTEntry: Sendable {
+    /// Reads the PDU from the reader's cursor (the first parameter). Fixed fields are read at their
+    /// row offsets without moving it; list readers move it; `ATT.decode` ends at the PDU's end.
     typealias Decode = @Sendable (inout ByteReader) throws(DecodeError) -> ATT.PDU
-    typealias Display = @Sendable (inout ByteReader, ATTDisplayContext, inout [Field]) throws(DecodeError) -> Void
 
     let opcode: ATTOpcode
     let name: StaticString
@@ -15,16 +17,18 @@ struct ATTEntry: Sendable {
     let kind: ATTMethodKind
     /// The response a request expects (the confirmation for an indication).
     let response: ATTOpcode?
-    /// The parameters after the opcode.
+    /// The parameters after the opcode, in wire order.
+    let params: [ATTParam]
+    /// For each parameter, the width of the fixed ones after it (`ATTParam.tails`).
+    let tails: [Int]
+    /// The parameters' size rule (`ATTParam.size`).
     let size: PDUSize
     let decode: Decode
-    /// Appends fields as it reads them, so a decoding error keeps the partial decode.
-    let display: Display
 
     init(_ opcode: ATTOpcode, _ name: StaticString, _ kind: ATTMethodKind, response: ATTOpcode? = nil,
-         size: PDUSize, decode: @escaping Decode, display: @escaping Display) {
-        (self.opcode, self.name, self.kind, self.response, self.size) = (opcode, name, kind, response, size)
-        (self.decode, self.display) = (decode, display)
+         _ params: [ATTParam], decode: @escaping Decode) {
+        (self.opcode, self.name, self.kind, self.response, self.params) = (opcode, name, kind, response, params)
+        (size, tails, self.decode) = (ATTParam.size(params), ATTParam.tails(params), decode)
         nameText = name.description
     }
 }
@@ -33,6 +37,8 @@ struct ATTEntry: Sendable {
 /// each, assembled from the opcode-family files (`ATTError`, `ATTDiscovery`, `ATTRead`, `ATTWrite`,
 /// `ATTNotify`).
 public enum ATTDecoding {
+    typealias K = ATT.Key
+    typealias L = ATTLayout
     static let rows: [ATTEntry] = controlRows + discoveryRows + readRows + writeRows + notifyRows
     static let index = ByteCodeIndex(rows) { $0.opcode.rawValue }
 
@@ -68,15 +74,12 @@ public enum ATTDecoding {
 
     /// Opcodes with more than one row (should be empty; checked by a test).
     public static var duplicateOpcodes: [UInt8] { index.duplicateCodes }
+    /// The parameters of `opcode`'s row by key, in wire order (empty for an unknown opcode).
+    public static func parameterKeys(_ opcode: ATTOpcode) -> [ParamKey] { index[opcode.rawValue]?.params.map(\.key) ?? [] }
 }
 
 // Shared readers for the typed decoders.
 extension ATTDecoding {
-    /// Starting Handle, Ending Handle.
-    static func handleRange(_ r: inout ByteReader) throws(DecodeError) -> ATT.HandleRange {
-        ATT.HandleRange(start: try r.u16le("Starting Handle"), end: try r.u16le("Ending Handle"))
-    }
-
     /// An Attribute Type that is the rest of the PDU: a 2- or 16-byte UUID.
     /// - Throws: `.invalidValue(count)` for any other length.
     static func restUUID(_ r: inout ByteReader, _ field: StaticString) throws(DecodeError) -> BluetoothUUID {
@@ -107,4 +110,44 @@ extension ATTDecoding {
             throw DecodeError(kind: .lengthMismatch(declared: element, actual: n), offset: r.absoluteOffset, field: field)
         }
     }
+}
+
+/// The fixed ATT fields the typed decoder reads, located in their `ATTDecoding` rows by key.
+/// Offsets count from the first parameter after the opcode.
+enum ATTLayout {
+    typealias K = ATT.Key
+    typealias D = ATTDecoding
+    /// Starting Handle, Ending Handle (3.4.3.1, 3.4.3.3, 3.4.4.1, 3.4.4.9: the same offsets in each).
+    static let startingHandle = ATTRowField(D.handleRange, K.startingHandle)
+    static let endingHandle = ATTRowField(D.handleRange, K.endingHandle)
+    static func handleRange(_ r: ByteReader) throws(DecodeError) -> ATT.HandleRange {
+        ATT.HandleRange(start: try startingHandle.u16(r), end: try endingHandle.u16(r))
+    }
+    static let errorRequestOpcode = ATTRowField(D.errorResponse, K.requestOpcodeInError)
+    static let errorHandle = ATTRowField(D.errorResponse, K.attributeHandleInError)
+    static let errorCode = ATTRowField(D.errorResponse, K.errorCode)
+    static let clientMTU = ATTRowField(D.exchangeMTURequest, K.clientRxMTU)
+    static let serverMTU = ATTRowField(D.exchangeMTUResponse, K.serverRxMTU)
+    static let findByTypeValueType = ATTRowField(D.findByTypeValueRequest, K.attributeType)
+    static let findByTypeValueValue = ATTRowField(D.findByTypeValueRequest, K.attributeValue)
+    static let readByTypeType = ATTRowField(D.readByTypeRequest, K.attributeType)
+    static let readByGroupTypeType = ATTRowField(D.readByGroupTypeRequest, K.attributeGroupType)
+    static let readHandle = ATTRowField(D.readRequest, K.attributeHandle)
+    static let readValue = ATTRowField(D.readResponse, K.attributeValue)
+    static let readBlobHandle = ATTRowField(D.readBlobRequest, K.attributeHandle)
+    static let readBlobOffset = ATTRowField(D.readBlobRequest, K.valueOffset)
+    static let readBlobValue = ATTRowField(D.readBlobResponse, K.partAttributeValue)
+    static let readMultipleValues = ATTRowField(D.readMultipleResponse, K.setOfValues)
+    static let writeHandle = ATTRowField(D.write, K.attributeHandle)
+    static let writeValue = ATTRowField(D.write, K.attributeValue)
+    static let prepareHandle = ATTRowField(D.prepareWrite, K.attributeHandle)
+    static let prepareOffset = ATTRowField(D.prepareWrite, K.valueOffset)
+    static let prepareValue = ATTRowField(D.prepareWrite, K.partAttributeValue)
+    static let executeFlags = ATTRowField(D.executeWriteRequest, K.flags)
+    static let signedHandle = ATTRowField(D.signedWrite, K.attributeHandle)
+    static let signedValue = ATTRowField(D.signedWrite, K.attributeValue)
+    /// The Authentication Signature: from the Sign Counter to the end (Core v5.4 Vol 3 Part H 2.4.5).
+    static let signCounter = ATTRowField(D.signedWrite, K.signCounter)
+    static let handleValueHandle = ATTRowField(D.handleValue, K.attributeHandle)
+    static let handleValueValue = ATTRowField(D.handleValue, K.attributeValue)
 }

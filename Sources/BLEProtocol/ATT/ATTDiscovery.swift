@@ -3,133 +3,86 @@ import BLEBytes
 /// Discovery PDUs, Core v5.4 Vol 3 Part F 3.4.3 (Find Information, Find By Type Value) and
 /// 3.4.4.1–2 / 3.4.4.9–10 (Read By Type, Read By Group Type).
 extension ATTDecoding {
+    static let handleRange: [ATTParam] = [
+        ATTParam("Start Handle", spec: "Starting Handle", .hex16, key: K.startingHandle),
+        ATTParam("End Handle", spec: "Ending Handle", .hex16, key: K.endingHandle),
+    ]
+    static let findInformationResponse: [ATTParam] = [
+        ATTParam("Format", spec: "Format", .named(1, formatNames), key: K.format),
+        ATTParam("Information Data", spec: "Information Data", .list(.informationData), key: K.informationData),
+    ]
+    static let findByTypeValueRequest: [ATTParam] = handleRange + [
+        ATTParam("Attribute Type", spec: "Attribute Type", .uuid16, key: K.attributeType),
+        ATTParam("Attribute Value", spec: "Attribute Value", .value(.type), key: K.attributeValue),
+    ]
+    static let findByTypeValueResponse: [ATTParam] = [
+        ATTParam("Handles Information", spec: "Handles Information List", .list(.handlesInformation), key: K.handlesInformationList),
+    ]
+    static let readByTypeRequest: [ATTParam] = handleRange + [ATTParam("Attribute Type", spec: "Attribute Type", .uuidRest, key: K.attributeType)]
+    static let readByTypeResponse: [ATTParam] = [
+        ATTParam("Length", spec: "Length", .uint(1), key: K.length),
+        ATTParam("Attribute Data", spec: "Attribute Data List", .list(.attributeData), key: K.attributeDataList),
+    ]
+    static let readByGroupTypeRequest: [ATTParam] = handleRange + [
+        ATTParam("Attribute Group Type", spec: "Attribute Group Type", .uuidRest, key: K.attributeGroupType),
+    ]
+    static let readByGroupTypeResponse: [ATTParam] = [
+        ATTParam("Length", spec: "Length", .uint(1), key: K.length),
+        ATTParam("Attribute Data", spec: "Attribute Data List", .list(.groupData), key: K.attributeDataList),
+    ]
+
     static let discoveryRows: [ATTEntry] = [
-        ATTEntry(.findInformationRequest, "Find Information Request", .request, response: .findInformationResponse,
-                 size: .exactly(4),
-                 decode: { r throws(DecodeError) in .findInformationRequest(range: try handleRange(&r)) },
-                 display: { r, _, f throws(DecodeError) in try ATTShow.handleRange(&r, &f) }),
-        ATTEntry(.findInformationResponse, "Find Information Response", .response, size: .atLeast(5),
-                 decode: { r throws(DecodeError) in .findInformationResponse(try findInformation(&r)) },
-                 display: { r, ctx, f throws(DecodeError) in
-                     let format = try r.u8("Format")
-                     f.append(Field("Format", .integer(UInt64(format), .named(bytes: 1, formatNames))))
-                     let width = try uuidWidth(format: format, &r)
-                     try evenList(r, element: 2 + width, "Information Data")
-                     var items: [[Field]] = []
-                     while !r.isAtEnd {
-                         var item: [Field] = []
-                         try ATTShow.handle(&r, ctx, &item)
-                         item.append(Field("UUID", ATTShow.uuid(try r.uuid(width: width))))
-                         items.append(item)
-                     }
-                     f.append(Field("Information Data", .list(items)))
-                 }),
+        ATTEntry(.findInformationRequest, "Find Information Request", .request, response: .findInformationResponse, handleRange) { r throws(DecodeError) in
+            .findInformationRequest(range: try L.handleRange(r))
+        },
+        ATTEntry(.findInformationResponse, "Find Information Response", .response, findInformationResponse) { r throws(DecodeError) in
+            .findInformationResponse(try findInformation(&r))
+        },
         ATTEntry(.findByTypeValueRequest, "Find By Type Value Request", .request, response: .findByTypeValueResponse,
-                 size: .atLeast(6),
-                 decode: { r throws(DecodeError) in
-                     .findByTypeValueRequest(ATT.FindByTypeValueRequest(
-                         range: try handleRange(&r), type: try r.uuid(width: 2, "Attribute Type"), value: r.takeRest()))
-                 },
-                 display: { r, _, f throws(DecodeError) in
-                     try ATTShow.handleRange(&r, &f)
-                     let type = try r.uuid(width: 2, "Attribute Type")
-                     f.append(Field("Attribute Type", ATTShow.uuid(type)))
-                     ATTShow.value(r.rest(), uuid: type, &f, "Attribute Value")
-                 }),
-        ATTEntry(.findByTypeValueResponse, "Find By Type Value Response", .response, size: .atLeast(4),
-                 decode: { r throws(DecodeError) in
-                     try evenList(r, element: 4, "Handles Information List")
-                     var handles: [ATT.HandleRange] = []
-                     handles.reserveCapacity(r.remaining / 4)   // safe: constant divisor
-                     while !r.isAtEnd {
-                         handles.append(ATT.HandleRange(start: try r.u16le("Found Attribute Handle"), end: try r.u16le("Group End Handle")))
-                     }
-                     return .findByTypeValueResponse(handles: handles)
-                 },
-                 display: { r, ctx, f throws(DecodeError) in
-                     try evenList(r, element: 4, "Handles Information List")
-                     var items: [[Field]] = []
-                     while !r.isAtEnd {
-                         var item: [Field] = []
-                         try ATTShow.handle(&r, ctx, &item, "Found Handle")
-                         item.append(Field("Group End Handle", .integer(UInt64(try r.u16le("Group End Handle")), .hex(bytes: 2))))
-                         items.append(item)
-                     }
-                     f.append(Field("Handles Information", .list(items)))
-                 }),
-        ATTEntry(.readByTypeRequest, "Read By Type Request", .request, response: .readByTypeResponse, size: .atLeast(6),
-                 decode: { r throws(DecodeError) in
-                     .readByTypeRequest(range: try handleRange(&r), type: try restUUID(&r, "Attribute Type"))
-                 },
-                 display: { r, _, f throws(DecodeError) in
-                     try ATTShow.handleRange(&r, &f)
-                     f.append(Field("Attribute Type", ATTShow.uuid(try restUUID(&r, "Attribute Type"))))
-                 }),
-        ATTEntry(.readByTypeResponse, "Read By Type Response", .response, size: .atLeast(1),
-                 decode: { r throws(DecodeError) in
-                     let length = try listLength(&r, minimum: 2, "Length")
-                     var elements: [ATT.HandleValue] = []
-                     elements.reserveCapacity(r.remaining / Int(length))   // safe: listLength guarantees length >= 2
-                     while !r.isAtEnd {
-                         elements.append(ATT.HandleValue(handle: try r.u16le("Attribute Handle"),
-                                                         value: try r.takeRange(Int(length) &- 2, "Attribute Value")))   // safe: length >= 2
-                     }
-                     return .readByTypeResponse(ATT.ReadByTypeResponse(length: length, elements: elements))
-                 },
-                 display: { r, ctx, f throws(DecodeError) in
-                     let offset = r.absoluteOffset
-                     let length = try r.u8("Length")
-                     f.append(Field("Length", .integer(UInt64(length), .decimal(bytes: 1))))
-                     try checkList(r, length: length, at: offset, minimum: 2, "Length")
-                     var items: [[Field]] = []
-                     while !r.isAtEnd {
-                         var item: [Field] = []
-                         let h = try ATTShow.handle(&r, ctx, &item)
-                         let value = try r.slice(Int(length) &- 2, "Attribute Value")   // safe: length >= 2
-                         ATTShow.value(value, uuid: ctx.requestedType ?? ctx.valueUUID(h) ?? guessDeclaration(handle: h, value), &item)
-                         items.append(item)
-                     }
-                     f.append(Field("Attribute Data", .list(items)))
-                 }),
+                 findByTypeValueRequest) { r throws(DecodeError) in
+            var type = try L.findByTypeValueType.reader(r)
+            return .findByTypeValueRequest(ATT.FindByTypeValueRequest(
+                range: try L.handleRange(r), type: try type.uuid(width: 2, "Attribute Type"), value: try L.findByTypeValueValue.range(r)))
+        },
+        ATTEntry(.findByTypeValueResponse, "Find By Type Value Response", .response, findByTypeValueResponse) { r throws(DecodeError) in
+            try evenList(r, element: 4, "Handles Information List")
+            var handles: [ATT.HandleRange] = []
+            handles.reserveCapacity(r.remaining / 4)   // safe: constant divisor
+            while !r.isAtEnd {
+                handles.append(ATT.HandleRange(start: try r.u16le("Found Attribute Handle"), end: try r.u16le("Group End Handle")))
+            }
+            return .findByTypeValueResponse(handles: handles)
+        },
+        ATTEntry(.readByTypeRequest, "Read By Type Request", .request, response: .readByTypeResponse, readByTypeRequest) { r throws(DecodeError) in
+            var type = try L.readByTypeType.reader(r)
+            return .readByTypeRequest(range: try L.handleRange(r), type: try restUUID(&type, "Attribute Type"))
+        },
+        ATTEntry(.readByTypeResponse, "Read By Type Response", .response, readByTypeResponse) { r throws(DecodeError) in
+            let length = try listLength(&r, minimum: 2, "Length")
+            var elements: [ATT.HandleValue] = []
+            elements.reserveCapacity(r.remaining / Int(length))   // safe: listLength guarantees length >= 2
+            while !r.isAtEnd {
+                elements.append(ATT.HandleValue(handle: try r.u16le("Attribute Handle"),
+                                                value: try r.takeRange(Int(length) &- 2, "Attribute Value")))   // safe: length >= 2
+            }
+            return .readByTypeResponse(ATT.ReadByTypeResponse(length: length, elements: elements))
+        },
         ATTEntry(.readByGroupTypeRequest, "Read By Group Type Request", .request, response: .readByGroupTypeResponse,
-                 size: .atLeast(6),
-                 decode: { r throws(DecodeError) in
-                     .readByGroupTypeRequest(range: try handleRange(&r), type: try restUUID(&r, "Attribute Group Type"))
-                 },
-                 display: { r, _, f throws(DecodeError) in
-                     try ATTShow.handleRange(&r, &f)
-                     f.append(Field("Attribute Group Type", ATTShow.uuid(try restUUID(&r, "Attribute Group Type"))))
-                 }),
-        ATTEntry(.readByGroupTypeResponse, "Read By Group Type Response", .response, size: .atLeast(1),
-                 decode: { r throws(DecodeError) in
-                     let length = try listLength(&r, minimum: 4, "Length")
-                     var elements: [ATT.GroupValue] = []
-                     elements.reserveCapacity(r.remaining / Int(length))   // safe: listLength guarantees length >= 4
-                     while !r.isAtEnd {
-                         elements.append(ATT.GroupValue(handle: try r.u16le("Attribute Handle"),
-                                                        endGroupHandle: try r.u16le("End Group Handle"),
-                                                        value: try r.takeRange(Int(length) &- 4, "Attribute Value")))   // safe: length >= 4
-                     }
-                     return .readByGroupTypeResponse(ATT.ReadByGroupTypeResponse(length: length, elements: elements))
-                 },
-                 display: { r, ctx, f throws(DecodeError) in
-                     let offset = r.absoluteOffset
-                     let length = try r.u8("Length")
-                     f.append(Field("Length", .integer(UInt64(length), .decimal(bytes: 1))))
-                     try checkList(r, length: length, at: offset, minimum: 4, "Length")
-                     var items: [[Field]] = []
-                     while !r.isAtEnd {
-                         var item: [Field] = []
-                         try ATTShow.handle(&r, ctx, &item)
-                         item.append(Field("End Group Handle", .integer(UInt64(try r.u16le("End Group Handle")), .hex(bytes: 2))))
-                         let value = try r.slice(Int(length) &- 4, "Attribute Value")   // safe: length >= 4
-                         // Group types are service declarations in practice (Core v5.4 Vol 3 Part G 4.4.1).
-                         let type = ctx.requestedType ?? ((value.remaining == 2 || value.remaining == 16) ? BluetoothUUID.primaryService : nil)
-                         ATTShow.value(value, uuid: type, &item)
-                         items.append(item)
-                     }
-                     f.append(Field("Attribute Data", .list(items)))
-                 }),
+                 readByGroupTypeRequest) { r throws(DecodeError) in
+            var type = try L.readByGroupTypeType.reader(r)
+            return .readByGroupTypeRequest(range: try L.handleRange(r), type: try restUUID(&type, "Attribute Group Type"))
+        },
+        ATTEntry(.readByGroupTypeResponse, "Read By Group Type Response", .response, readByGroupTypeResponse) { r throws(DecodeError) in
+            let length = try listLength(&r, minimum: 4, "Length")
+            var elements: [ATT.GroupValue] = []
+            elements.reserveCapacity(r.remaining / Int(length))   // safe: listLength guarantees length >= 4
+            while !r.isAtEnd {
+                elements.append(ATT.GroupValue(handle: try r.u16le("Attribute Handle"),
+                                               endGroupHandle: try r.u16le("End Group Handle"),
+                                               value: try r.takeRange(Int(length) &- 4, "Attribute Value")))   // safe: length >= 4
+            }
+            return .readByGroupTypeResponse(ATT.ReadByGroupTypeResponse(length: length, elements: elements))
+        },
     ]
 
     static let formatNames = NameTable([(1, "UUID-16"), (2, "UUID-128")])

@@ -101,7 +101,7 @@ public enum ATTDisplay {
         var fields: [Field] = []
         fields.reserveCapacity(4)
         do {
-            try entry.display(&r, context, &fields)
+            try ATTParam.show(entry.params, tails: entry.tails, &r, context, &fields)
         } catch {
             layer.error = error
         }
@@ -115,11 +115,6 @@ public enum ATTDisplay {
 
 /// Display helpers shared by the ATT rows.
 enum ATTShow {
-    /// A row displayed straight from field specs (no context needed).
-    static func params(_ p: [Param]) -> ATTEntry.Display {
-        { r, _, f throws(DecodeError) in try FieldDecoder.decode(p, &r, into: &f) }
-    }
-
     /// Reads a handle, shows it in hex and, when the session knows it, what it is.
     @discardableResult
     static func handle(_ r: inout ByteReader, _ ctx: ATTDisplayContext, _ f: inout [Field],
@@ -128,12 +123,6 @@ enum ATTShow {
         f.append(Field(name, .integer(UInt64(h), .hex(bytes: 2))))
         if let d = ctx.attribute(h) { f.append(Field("Attribute", .text(d))) }
         return h
-    }
-
-    /// Starting Handle, Ending Handle.
-    static func handleRange(_ r: inout ByteReader, _ f: inout [Field]) throws(DecodeError) {
-        f.append(Field("Start Handle", .integer(UInt64(try r.u16le("Starting Handle")), .hex(bytes: 2))))
-        f.append(Field("End Handle", .integer(UInt64(try r.u16le("Ending Handle")), .hex(bytes: 2))))
     }
 
     /// A UUID with its SIG name: `Heart Rate (0x180D)`.
@@ -148,11 +137,5 @@ enum ATTShow {
         if let decoded = GATTValues.decode(uuid: uuid, &v), !decoded.isEmpty {
             f.append(Field(.attValue, "Decoded", .group(decoded)))
         }
-    }
-
-    /// The rest of the PDU as the value of the attribute at `handle`.
-    static func restValue(_ r: inout ByteReader, handle: UInt16?, _ ctx: ATTDisplayContext, _ f: inout [Field],
-                          _ name: StaticString = "Value") {
-        value(r.rest(), uuid: handle.flatMap(ctx.valueUUID), &f, name)
     }
 }

@@ -71,21 +71,24 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
 
 /// Error Response and MTU exchange rows, Core v5.4 Vol 3 Part F 3.4.1–3.4.2.
 extension ATTDecoding {
+    static let errorResponse: [ATTParam] = [
+        ATTParam(.attRequestOpcode, "Request Opcode", spec: "Request Opcode In Error", .opcode, key: K.requestOpcodeInError),
+        ATTParam("Handle", spec: "Attribute Handle In Error", .handle, key: K.attributeHandleInError),
+        ATTParam(.errorCode, "Error", spec: "Error Code", .named(1, ATTErrorCode.names), key: K.errorCode),
+    ]
+    static let exchangeMTURequest: [ATTParam] = [ATTParam("Client RX MTU", spec: "Client Rx MTU", .uint(2), key: K.clientRxMTU)]
+    static let exchangeMTUResponse: [ATTParam] = [ATTParam("Server RX MTU", spec: "Server Rx MTU", .uint(2), key: K.serverRxMTU)]
+
     static let controlRows: [ATTEntry] = [
-        ATTEntry(.errorResponse, "Error Response", .response, size: .exactly(4), decode: { r throws(DecodeError) in
-            .errorResponse(requestOpcode: ATTOpcode(try r.u8("Request Opcode In Error")),
-                           handle: try r.u16le("Attribute Handle In Error"),
-                           error: ATTErrorCode(try r.u8("Error Code")))
-        }, display: { r, ctx, f throws(DecodeError) in
-            f.append(Field(.attRequestOpcode, "Request Opcode", .integer(UInt64(try r.u8("Request Opcode In Error")), .named(bytes: 1, ATTDecoding.opcodeNames))))
-            _ = try ATTShow.handle(&r, ctx, &f)
-            f.append(Field(.errorCode, "Error", .integer(UInt64(try r.u8("Error Code")), .named(bytes: 1, ATTErrorCode.names))))
-        }),
-        ATTEntry(.exchangeMTURequest, "Exchange MTU Request", .request, response: .exchangeMTUResponse, size: .exactly(2),
-                 decode: { r throws(DecodeError) in .exchangeMTURequest(mtu: try r.u16le("Client Rx MTU")) },
-                 display: ATTShow.params([Param("Client RX MTU", .uint(2))])),
-        ATTEntry(.exchangeMTUResponse, "Exchange MTU Response", .response, size: .exactly(2),
-                 decode: { r throws(DecodeError) in .exchangeMTUResponse(mtu: try r.u16le("Server Rx MTU")) },
-                 display: ATTShow.params([Param("Server RX MTU", .uint(2))])),
+        ATTEntry(.errorResponse, "Error Response", .response, errorResponse) { r throws(DecodeError) in
+            .errorResponse(requestOpcode: ATTOpcode(try L.errorRequestOpcode.u8(r)), handle: try L.errorHandle.u16(r),
+                           error: ATTErrorCode(try L.errorCode.u8(r)))
+        },
+        ATTEntry(.exchangeMTURequest, "Exchange MTU Request", .request, response: .exchangeMTUResponse, exchangeMTURequest) { r throws(DecodeError) in
+            .exchangeMTURequest(mtu: try L.clientMTU.u16(r))
+        },
+        ATTEntry(.exchangeMTUResponse, "Exchange MTU Response", .response, exchangeMTUResponse) { r throws(DecodeError) in
+            .exchangeMTUResponse(mtu: try L.serverMTU.u16(r))
+        },
     ]
 }

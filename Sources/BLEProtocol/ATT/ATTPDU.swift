@@ -249,6 +249,13 @@ public enum ATT {
             return .unknown(ATTOpcode(op), payload: r.takeRest())
         }
         try entry.size.check(r, entry.name)
-        return try entry.decode(&r)
+        let pdu = try entry.decode(&r)
+        // Fixed fields are read in place: step over them. A fixed-size PDU leaves any trailing bytes
+        // unread (reported, not malformed); every other runs to the end of its L2CAP payload.
+        switch entry.size {
+        case let .exactly(n): try r.skip(n, entry.name)
+        case .atLeast: _ = r.rest()
+        }
+        return pdu
     }
 }
