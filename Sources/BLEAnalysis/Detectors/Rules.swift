@@ -40,6 +40,7 @@ public enum Rules {
         entry(ATTMalformedRequest.self) { ATTMalformedRequest() },
         entry(IndicationUnconfirmed.self) { IndicationUnconfirmed() },
         entry(ATTErrors.self) { ATTErrors() },
+        entry(StaleCache.self) { StaleCache() },
         entry(PairingFailed.self) { PairingFailed() },
         entry(PairingTimeout.self) { PairingTimeout() },
         entry(LegacyPairing.self) { LegacyPairing() },
