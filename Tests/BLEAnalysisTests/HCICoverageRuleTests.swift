@@ -11,6 +11,42 @@ import Testing
     typealias B = CaptureBuilder
     static func of(_ rule: String, _ b: B) throws -> [Finding] { try PrecisionRuleTests.analyze(b).1.filter { $0.rule == rule } }
 
+    // MARK: radio.audio-contention
+
+    /// An LE link writing 20-byte Write Commands; a Classic link to a headset, then an eSCO link on it
+    /// (`sco`); then the controller holds one write for 1.2 s (`stall`); the eSCO link closes at the end,
+    /// or (`closedBefore`) before the writes.
+    static func audio(sco: Bool, stall: Bool, closedBefore: Bool = false) -> B {
+        var b = B()
+        b.leConnected(1000, handle: 0x40)                                                  // 1
+        b.classicConnected(1000, handle: 0x0B, peer: ClassicSecurityTests.carkit)          // 2
+        if sco {
+            // Synchronous Connection Complete: success, handle 0x0101, eSCO (0x02), T_eSCO 12, window 2,
+            // 60-byte packets, air mode transparent (0x03).
+            b.event(1000, 0x2C, [0x00] + B.le16(0x0101) + ClassicSecurityTests.carkit + [0x02, 0x0C, 0x02] + B.le16(60) + B.le16(60) + [0x03])   // 3
+            if closedBefore { b.disconnected(1000, handle: 0x0101, reason: 0x16) }
+        }
+        for _ in 0 ..< 4 { ControllerRuleTests.write(&b, 30_000); b.completed(29_000, handle: 0x40) }
+        ControllerRuleTests.write(&b, 30_000)
+        b.completed(stall ? 1_200_000 : 30_000, handle: 0x40)
+        if sco, !closedBefore { b.disconnected(1000, handle: 0x0101, reason: 0x13) }
+        return b
+    }
+
+    @Test func leLinkStalledBesideAVoiceLinkIsInformation() throws {
+        let f = try Self.of("radio.audio-contention", Self.audio(sco: true, stall: true))
+        #expect(f.count == 1, "\(f.map(\.message.description))")
+        let hit = try #require(f.first)
+        #expect(hit.severity == .info && hit.cause?.kind == .radioContention)
+        // The Synchronous Connection Complete (3), the held write (12), the completion 1.2 s later (13).
+        #expect(hit.frames == [3, 12, 13], "\(hit.frames)")
+        #expect(hit.message.description.contains("voice (SCO/eSCO) link"), "\(hit.message)")
+        // Counter-examples: no voice link; a voice link closed before the stall; no stall.
+        #expect(try Self.of("radio.audio-contention", Self.audio(sco: false, stall: true)).isEmpty)
+        #expect(try Self.of("radio.audio-contention", Self.audio(sco: true, stall: true, closedBefore: true)).isEmpty)
+        #expect(try Self.of("radio.audio-contention", Self.audio(sco: true, stall: false)).isEmpty)
+    }
+
     // MARK: att.stale-cache
 
     /// An LE link: the host discovers the peer's GATT service (Service Changed at value handle 3), the peer

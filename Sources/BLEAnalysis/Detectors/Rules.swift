@@ -75,6 +75,7 @@ public enum Rules {
         entry(ControllerRestarted.self) { ControllerRestarted() },
         entry(ScanContention.self) { ScanContention() },
         entry(InquiryContention.self) { InquiryContention() },
+        entry(AudioContention.self) { AudioContention() },
         entry(QualityReports.self) { QualityReports() },
         entry(WriteWithResponse.self) { WriteWithResponse() },
         entry(SmallMTU.self) { SmallMTU() },

@@ -81,6 +81,7 @@ extension SessionModel {
         case .inquiryCancel:
             inquiryEnded(frame: frame)
         case .reset:
+            controller.audio[frame.adapter] = nil
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
             controllerReset(closing: live.filter { $0.key.adapter == frame.adapter }.values.sorted { $0.index < $1.index }, frame: frame)
@@ -113,6 +114,7 @@ extension SessionModel {
             connectionComplete(cc, frame: frame)
         case let .disconnectionComplete(status, handle, reason):
             guard status == .success else { return }
+            if controller.audio[frame.adapter]?.removeValue(forKey: handle) != nil { return }
             let key = LinkKey(adapter: frame.adapter, handle: handle)
             guard let c = live.removeValue(forKey: key) else { return }
             if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
@@ -351,6 +353,8 @@ extension SessionModel {
             guard status != .success else { return }
             emit(.controller, .procedureFailed(classicLink(address, frame), adapter: frame.adapter, frame: frame.number, time: frame.timestamp,
                                                status: status, procedure: .roleSwitch(peer: address, role: role)))
+        case let .synchronousConnectionComplete(status, handle, _, _):
+            if status == .success { audioOpened(handle: handle, frame: frame) }
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:
