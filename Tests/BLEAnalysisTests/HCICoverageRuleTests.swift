@@ -47,6 +47,50 @@ import Testing
         #expect(try Self.of("radio.audio-contention", Self.audio(sco: true, stall: false)).isEmpty)
     }
 
+    // MARK: security.sc-downgrade
+
+    /// The phone says Secure Connections (host write, controller page 2), connects to a peer whose pages
+    /// say `peerHost` / `peerController`; pairing gives `key` (nil: a stored key), encryption `mode`.
+    static func classic(peerHost: Bool = true, peerController: Bool = true, localController: Bool = true,
+                        key: UInt8?, mode: UInt8) -> B {
+        var b = B(peer: ClassicSecurityTests.carkit)
+        b.command(1000, 0x0C7A, [0x01])                                                    // 1 Write SC Host Support
+        b.commandComplete(1000, 0x0C7A, [0x00])                                            // 2
+        b.command(1000, 0x1004, [0x02])                                                    // 3 Read Local Extended Features p2
+        b.commandComplete(1000, 0x1004, [0x00, 0x02, 0x02, 0x00, localController ? 0x01 : 0x00, 0, 0, 0, 0, 0, 0])   // 4
+        b.classicConnected(1000, handle: 0x0B)                                             // 5
+        b.event(1000, 0x23, [0x00] + B.le16(0x0B) + [0x01, 0x02, peerHost ? 0x08 : 0x00, 0, 0, 0, 0, 0, 0, 0])         // 6 page 1
+        b.event(1000, 0x23, [0x00] + B.le16(0x0B) + [0x02, 0x02, 0x00, peerController ? 0x01 : 0x00, 0, 0, 0, 0, 0, 0]) // 7 page 2
+        if let key {
+            b.linkKeyRequest(100_000, found: false)                                        // 8, 9
+            b.simplePairing(10_000, hostIO: 0x01, hostAuth: 0x05, peerIO: 0x03, peerAuth: 0x02)   // 10–15
+            b.linkKeyNotification(50_000, type: key)                                       // 16
+        } else {
+            b.linkKeyRequest(100_000, found: true)                                         // 8, 9
+        }
+        b.event(20_000, 0x06, [0x00] + B.le16(0x0B))                                       // Authentication Complete
+        b.encryptionChange(20_000, handle: 0x0B, mode: mode)
+        b.disconnected(5_000_000, handle: 0x0B, reason: 0x13)
+        return b
+    }
+
+    @Test func p192OrE0WithSecureConnectionsOnBothSidesIsADowngrade() throws {
+        let f = try Self.of("security.sc-downgrade", Self.classic(key: 0x04, mode: 0x01))
+        #expect(f.count == 1, "\(f.map(\.message.description))")
+        let hit = try #require(f.first)
+        #expect(hit.severity == .warning)
+        #expect(hit.frames == [16, 6, 7, 18], "the P-192 key, the peer's pages 1 and 2, the E0 Encryption Change: \(hit.frames)")
+        #expect(hit.message.description.contains("unauthenticated P-192"), "\(hit.message)")
+        // E0 with a stored key the capture did not see made: information.
+        let stored = try Self.of("security.sc-downgrade", Self.classic(key: nil, mode: 0x01))
+        #expect(stored.map(\.severity) == [.info] && stored.first?.frames.first == 11, "\(stored.map(\.frames))")
+        // Not decidable: the peer's controller without Secure Connections (as on the real car kit), the
+        // local controller's page not showing it. And the right outcome: a P-256 key with AES-CCM.
+        #expect(try Self.of("security.sc-downgrade", Self.classic(peerController: false, key: 0x04, mode: 0x01)).isEmpty)
+        #expect(try Self.of("security.sc-downgrade", Self.classic(localController: false, key: 0x04, mode: 0x01)).isEmpty)
+        #expect(try Self.of("security.sc-downgrade", Self.classic(key: 0x07, mode: 0x02)).isEmpty)
+    }
+
     // MARK: att.stale-cache
 
     /// An LE link: the host discovers the peer's GATT service (Service Changed at value handle 3), the peer

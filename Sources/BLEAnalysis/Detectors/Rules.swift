@@ -46,6 +46,7 @@ public enum Rules {
         entry(LegacyPairing.self) { LegacyPairing() },
         entry(JustWorksMITM.self) { JustWorksMITM() },
         entry(KeySizeDowngrade.self) { KeySizeDowngrade() },
+        entry(SecureConnectionsDowngrade.self) { SecureConnectionsDowngrade() },
         entry(EncryptionFailed.self) { EncryptionFailed() },
         entry(AuthenticationFailed.self) { AuthenticationFailed() },
         entry(RepeatedPairing.self) { RepeatedPairing() },

@@ -54,6 +54,12 @@ public struct ControllerWatch: Sendable {
     /// SCO/eSCO links open, per adapter and handle: their Synchronous Connection Complete (Core v5.4 Vol 4
     /// Part E 7.7.35) until their Disconnection Complete. Bounded: a controller has a few.
     var audio: [UInt16: [UInt16: Mark]] = [:]
+    /// The local side's BR/EDR Secure Connections support, per adapter: the host's (Write Secure Connections
+    /// Host Support, 7.3.92, answered with success) and the controller's (Read Local Extended Features page 2
+    /// bit 8, 7.4.4); nil until the capture shows it.
+    public internal(set) var localSecureConnections: [UInt16: (host: Bool?, controller: Bool?)] = [:]
+    /// Write Secure Connections Host Support sent, waiting for its Command Complete.
+    var secureConnectionsHostWrite: [UInt16: Bool] = [:]
     static let maxPending = 64
     /// Host Number Of Completed Packets has no event unless it fails (Vol 4 Part E 7.3.40).
     static let silentCommands: Set<HCIOpcode> = [HCIOpcode(rawValue: 0x0C35)]
