@@ -57,6 +57,20 @@ struct TypedEventAgreementTests {
         #expect(code == 0x5A)
     }
 
+    @Test("Read Remote Extended Features Complete (7.7.34), Synchronous Connection Complete (7.7.35)")
+    func classicLinkEvents() throws {
+        let page = try HCIEventEncoding.event(0x23, [ParamKey("Status"): .int(0), ParamKey("Connection_Handle"): .int(0x0B42), ParamKey("Page_Number"): .int(2),
+                                                     ParamKey("Maximum_Page_Number"): .int(3), ParamKey("Extended_LMP_Features"): .int(0x0102_0304_0506_0100)])
+        guard case let .remoteExtendedFeatures(s1, h1, p1, features) = try HCITest.typedEvent(page) else { Issue.record("Read Remote Extended Features not typed"); return }
+        #expect(s1 == .success && h1 == 0x0B42 && p1 == 2 && features == 0x0102_0304_0506_0100)
+        #expect(LMPFeatures.secureConnections(page: 2, features: features) == true && LMPFeatures.secureConnections(page: 1, features: features) == false)
+        let sco = try HCIEventEncoding.event(0x2C, [ParamKey("Status"): .int(0), ParamKey("Connection_Handle"): .int(0x0101), ParamKey("BD_ADDR"): .address(Self.peer),
+                                                    ParamKey("Link_Type"): .int(2), ParamKey("Transmission_Interval"): .int(12), ParamKey("Retransmission_Window"): .int(4),
+                                                    ParamKey("RX_Packet_Length"): .int(60), ParamKey("TX_Packet_Length"): .int(61), ParamKey("Air_Mode"): .int(3)])
+        guard case let .synchronousConnectionComplete(s2, h2, a2, type) = try HCITest.typedEvent(sco) else { Issue.record("Synchronous Connection Complete not typed"); return }
+        #expect(s2 == .success && h2 == 0x0101 && a2 == Self.peer && type == 2)
+    }
+
     @Test("Number Of Completed Packets (7.7.19)")
     func completedPackets() throws {
         let e = try HCIEventEncoding.event(0x13, [ParamKey("Num_Handles"): .list([[ParamKey("Connection_Handle"): .int(0x0040), ParamKey("Num_Completed_Packets"): .int(3)],

@@ -329,6 +329,82 @@ final class ATTErrors: Detector {
     }
 }
 
+/// `att.stale-cache`: the server said its database changed (a Service Changed indication naming a handle
+/// range, Core v5.4 Vol 3 Part G 7.1, or a Database Out Of Sync error, 0x12, 2.5.2.1) and the client went on
+/// reading or writing handles in that range without discovering it again (no Read By Group Type, Read By
+/// Type, Find Information or Find By Type Value from a handle at or below the range's end): it uses handles
+/// from its cache, which may now name other attributes (2.5.2: the client shall rediscover the affected
+/// range). Information: the frames show the use, not that the handles moved; warning when such a request was
+/// answered Invalid Handle (0x01) or Database Out Of Sync (0x12): the server refused the stale handle. Who
+/// acts: the client (the app when the host is the client). One finding per connection.
+final class StaleCache: Detector {
+    static let rule = RuleInfo(
+        id: "att.stale-cache", severity: .warning, title: "Handles used from a stale cache after Service Changed",
+        explanation: """
+        The GATT server said its attributes changed (Service Changed, or Database Out Of Sync) and the client went on \
+        using handles in the changed range without discovering them again: they may now belong to other \
+        characteristics. Discover services again after Service Changed (Android: BluetoothGatt.discoverServices(); \
+        iOS does it when the peripheral indicates Service Changed, which the peripheral must then support).
+        """, actor: .app)
+    let kinds: [SessionEvent.Kind] = [.attRequest, .attWrite, .attResponse]
+    private struct Use { var c: Connection; var change: ServiceChange; var first: Int; var time: Int64; var handle: UInt16; var count: Int; var refused: Int? }
+    private var rediscovered: [Int: Int] = [:]        // connection → the change frame it rediscovered after
+    private var uses: [Int: Use] = [:]                // connection → its stale use (of its first change used so)
+    private var order: [Int] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        switch event {
+        case let .attRequest(c, p, sent, _):
+            guard let change = c.att.serviceChanged, sent == change.clientIsHost, rediscovered[c.index] != change.frame else { return }
+            if [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(p.opcode) {
+                if (p.handle ?? 1) <= change.range.upperBound { rediscovered[c.index] = change.frame }
+                return
+            }
+            guard p.opcode != .writeRequest, let h = p.handle else { return }   // writes are counted by `.attWrite`
+            use(c, change, handle: h, frame: p.frame, time: p.time)
+        case let .attWrite(c, handle, _, _, frame, time, sent):
+            guard let change = c.att.serviceChanged, sent == change.clientIsHost, rediscovered[c.index] != change.frame else { return }
+            use(c, change, handle: handle, frame: frame, time: time)
+        case let .attError(c, request, error, _, frame, _, _):
+            guard error == .invalidHandle || error == .databaseOutOfSync, let request, var u = uses[c.index], u.refused == nil,
+                  request.frame >= u.first, request.frame > u.change.frame else { return }
+            u.refused = frame
+            uses[c.index] = u
+        default:
+            break
+        }
+    }
+
+    private func use(_ c: Connection, _ change: ServiceChange, handle: UInt16, frame: Int, time: Int64) {
+        guard change.range.contains(handle), frame > change.frame else { return }
+        if var u = uses[c.index] {
+            if u.change.frame == change.frame { u.count += 1; uses[c.index] = u }
+            return
+        }
+        guard uses.count < 500 else { return }
+        uses[c.index] = Use(c: c, change: change, first: frame, time: time, handle: handle, count: 1, refused: nil)
+        order.append(c.index)
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for i in order {
+            guard let u = uses[i] else { continue }
+            let r = u.change.range
+            let told = u.change.outOfSync
+                ? "the server answered Database Out Of Sync (frame \(u.change.frame))"
+                : "the server indicated Service Changed for handles 0x\(Format.hex(r.lowerBound, 4))–0x\(Format.hex(r.upperBound, 4)) (frame \(u.change.frame))"
+            let more = u.count > 1 ? " (\(u.count) requests)" : ""
+            let refused = u.refused.map { "; the server refused it (frame \($0))" } ?? ""
+            var f = Finding(rule: Self.rule.id, severity: u.refused != nil ? .warning : .info, connection: u.c, time: u.time,
+                            frames: [u.first, u.change.frame] + (u.refused.map { [$0] } ?? []),
+                            message: "After \(told), the client used handle 0x\(Format.hex(u.handle, 4)) at frame \(u.first)\(more) without discovering the range again: handles from a stale cache\(refused)")
+            f.handle = u.handle
+            f.actor = u.change.clientIsHost ? .app : .peripheralFirmware
+            findings.append(f)
+        }
+    }
+}
+
 /// `att.slow-response`: responses that took long for the link — over a second, or many connection
 /// events for the connection's own interval and latency — below the 30 s transaction timeout
 /// (`att.timeout`). One finding per connection, keyed on the first slow response, with the count and

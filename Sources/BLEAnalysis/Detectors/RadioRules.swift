@@ -116,6 +116,42 @@ final class InquiryContention: Detector {
     }
 }
 
+/// `radio.audio-contention`: an LE link stalled (`LinkStall`: the controller held its host packets with no
+/// sign of life for ≥ 0.5 s) while an SCO/eSCO link of the same controller was open (from its Synchronous
+/// Connection Complete, Core v5.4 Vol 4 Part E 7.7.35, to its Disconnection Complete). Voice links reserve
+/// slots every T_eSCO (Vol 2 Part B 8.6.2, 8.6.3) and a combined BR/EDR-LE controller gives them priority:
+/// LE connection events are skipped. Information: the frames show the overlap, not that the voice link
+/// caused it (a link may stall for other reasons). Shares `ContentionWatch` with the scan and inquiry rules;
+/// one finding per adapter.
+final class AudioContention: Detector {
+    static let rule = RuleInfo(
+        id: "radio.audio-contention", severity: .info, title: "LE link stalled beside a voice link",
+        explanation: """
+        A Classic voice link (SCO/eSCO: a call, a headset) was open on the same controller and the LE link's data \
+        stopped: voice takes reserved slots every few milliseconds and the controller skips LE connection events for \
+        them. Expect lower LE throughput during calls; use a longer LE connection interval or send less then.
+        """, actor: .none)
+    let kinds: [SessionEvent.Kind] = [.controller]
+    private var watch = ContentionWatch()
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard case let .linkStall(c, stall) = event, c.isLE, let audio = stall.audioLink else { return }
+        watch.record(adapter: c.adapter, .init(c: c, command: audio, answer: audio, before: stall.from, after: stall.to, held: true))
+    }
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        for list in watch.byAdapter {
+            let s = ContentionWatch.Summary(list)
+            let first = s.first
+            let message: FindingMessage = list.count == 1
+                ? "The link to \(peer: first.c) stalled for \(Format.duration(ContentionWatch.gap(first))) while a voice (SCO/eSCO) link was open: \(s.what)"
+                : "\(s.linkText.prefix(1).uppercased() + s.linkText.dropFirst()) stalled \(list.count) times while a voice (SCO/eSCO) link was open, \(s.worstText)"
+            findings.append(s.finding(Self.rule.id, warning: false, message: message,
+                                      cause: "the SCO/eSCO link opened at frame \(first.command.frame) was open"))
+        }
+    }
+}
+
 /// The host's own radio use (a scan enable, an inquiry) from `command` to `answer`, and the busy links that
 /// stopped meanwhile: host packets sent before it still waiting in the controller (no Number Of Completed
 /// Packets) at its end, or a peer that had sent twice in the second before and sent nothing until then.
@@ -177,7 +213,8 @@ struct ContentionWatch {
         guard let first = list.first else { return [] }
         var frames = [first.command.frame, first.answer.frame, first.before.frame] + (first.after.map { [$0.frame] } ?? [])
         frames += list.dropFirst().prefix(24).map(\.command.frame)
-        return frames.filter { $0 > 0 }
+        var seen = Set<Int>()
+        return frames.filter { $0 > 0 && seen.insert($0).inserted }
     }
 
     mutating func radioTaken(adapter: UInt16, from command: LinkForensics.Mark, to answer: LinkForensics.Mark,
@@ -194,6 +231,12 @@ struct ContentionWatch {
             hits[adapter, default: []].append(Hit(c: c, command: command, answer: answer, before: before, after: nil, held: held))
             open[c.index] = (adapter, hits[adapter, default: []].count - 1)
         }
+    }
+
+    /// A hit already measured (the link's stall while a voice link was open): kept as it is.
+    mutating func record(adapter: UInt16, _ hit: Hit) {
+        guard (hits[adapter]?.count ?? 0) < 500 else { return }
+        hits[adapter, default: []].append(hit)
     }
 
     /// A packet from the peer or credits returned: the link's first sign after a hit.

@@ -382,6 +382,62 @@ final class KeySizeDowngrade: Detector {
     }
 }
 
+/// `security.sc-downgrade`: a BR/EDR link without Secure Connections although the capture proves all four
+/// parts support it: the local host (Write Secure Connections Host Support, Core v5.4 Vol 4 Part E 7.3.92,
+/// answered with success), the local controller (Read Local Extended Features page 2 bit 8, 7.4.4), the peer's
+/// host and controller (Read Remote Extended Features Complete pages 1 bit 3 and 2 bit 8, 7.7.34; Vol 2 Part C
+/// 3.3). Then pairing must make a P-256 key and encryption must be AES-CCM (Vol 2 Part F 4.2; Vol 3 Part C
+/// 5.2.2.6): a P-192 key notified on the link (types 0x04/0x05, 7.7.24), or E0 (Encryption Change
+/// Encryption_Enabled 0x01, 7.7.8) with such a key or one made on the link, is the downgrade BIAS
+/// (CVE-2020-10135) and BLUFFS (CVE-2023-24023) force: warning. E0 with a stored key the capture did not see
+/// made may be a key from before both sides had Secure Connections: information. When any of the four is
+/// not shown, nothing is decidable and nothing is said. One finding per peer; later links fold in.
+final class SecureConnectionsDowngrade: Detector {
+    static let rule = RuleInfo(
+        id: "security.sc-downgrade", severity: .warning, title: "BR/EDR without Secure Connections although both sides support it",
+        explanation: """
+        Both hosts and both controllers said they support BR/EDR Secure Connections, yet the link got a P-192 link key \
+        or E0 encryption: what a man in the middle forces by pretending one side lacks Secure Connections (BIAS, \
+        CVE-2020-10135; BLUFFS, CVE-2023-24023), or a stack that does not use it. Delete the bond on both sides and \
+        pair again; the phone's stack can require Secure Connections for this peer (Secure Connections Only mode). \
+        Info when E0 runs with a stored key that may predate Secure Connections.
+        """, actor: .hostStack)
+    let kinds: [SessionEvent.Kind] = []
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+        var reported: [String: Int] = [:]
+        for c in context.model.connections where !c.isLE {
+            let e = c.encryption
+            guard let local = context.model.controller.localSecureConnections[c.adapter], local.host == true, local.controller == true,
+                  let host = e.peerSecureConnections.host, host.0, let controller = e.peerSecureConnections.controller, controller.0 else { continue }
+            let madeHere = e.linkKey.flatMap { e.linkKeyFromEarlier ? nil : $0 }
+            let p192 = madeHere.map { !$0.isSecureConnections && !$0.isLegacy } ?? false
+            let e0 = e.e0Frame
+            guard p192 || e0 != nil else { continue }
+            let proven = p192 || madeHere != nil || e.linkKey?.isSecureConnections == true
+            let key = p192 ? e.linkKeyFrame : nil
+            let peer = c.peerAddress?.description ?? "conn\(c.index)"
+            if let i = reported[peer] {
+                findings[i].fold(rule: Self.rule.id, frame: key ?? e0 ?? 0)
+                if proven, findings[i].severity == .info { findings[i].severity = .warning }
+                continue
+            }
+            let keyFrame = key ?? e0 ?? 0
+            let time = c.timeline.first { $0.frame == keyFrame }?.time ?? c.startTime ?? 0
+            var what: [String] = []
+            if let k = e.linkKey, let f = e.linkKeyFrame ?? key, p192 { what.append("a \(k) link key (frame \(f))") }
+            if let e0 { what.append("E0 encryption (frame \(e0))\(e.linkKeyFromEarlier || e.linkKey == nil ? " with a stored link key" : "")") }
+            let message: FindingMessage = "The link to \(peer: c) got \(what.joined(separator: " and ")) although both sides support Secure Connections: the phone's host and controller, the peer's host (frame \(host.1)) and controller (frame \(controller.1)); a downgrade (BIAS / BLUFFS class)\(proven ? "" : ", or a stored key from before Secure Connections")"
+            var frames = [keyFrame, host.1, controller.1]
+            if let e0, e0 != keyFrame { frames.append(e0) }
+            reported[peer] = findings.count
+            findings.append(Finding(rule: Self.rule.id, severity: proven ? .warning : .info, connection: c, time: time, frames: frames, message: message))
+        }
+    }
+}
+
 /// `security.authentication-failed`: BR/EDR Authentication Complete with Authentication Failure (0x05,
 /// Core v5.4 Vol 4 Part E 7.7.6; Vol 2 Part C 4.2.1): the two sides' link keys (or the PIN) disagree — the
 /// peer lost or replaced the bond, or the PIN was wrong. Warning: the link is not authenticated, profiles

@@ -152,6 +152,10 @@ public struct ATTBearer: Sendable {
     public var partialSent: (opcode: UInt8, frame: Int)?
     public var partialReceived: (opcode: UInt8, frame: Int)?
 
+    /// The last Service Changed indication (its handle range, Core v5.4 Vol 3 Part G 7.1) or Database Out Of
+    /// Sync error (0x12, 2.5.2.1: the whole database) on this bearer.
+    public var serviceChanged: ServiceChange?
+
     public var requests = 0
     public var responses = 0
     public var errors = 0
@@ -210,4 +214,16 @@ public struct ATTBearer: Sendable {
     public init() {}
 
     public var averageLatency: Int64? { responses > 0 ? latencyTotal / Int64(responses) : nil }
+}
+
+/// The server told the client its database changed over `range`: a Service Changed indication or a
+/// Database Out Of Sync error (`outOfSync`). The client must discover the range again before using its
+/// handles (Core v5.4 Vol 3 Part G 2.5.2).
+public struct ServiceChange: Sendable, Equatable {
+    public var range: ClosedRange<UInt16>
+    public var frame: Int
+    public var time: Int64
+    /// The host is the client told of the change (the peer is the server).
+    public var clientIsHost: Bool
+    public var outOfSync: Bool
 }

@@ -56,6 +56,8 @@ public struct EncryptionState: Sendable {
     public internal(set) var keySize: (size: UInt8, frame: Int, time: Int64)?
     /// BR/EDR: the cipher of the last Encryption Change on (E0 or AES-CCM, 7.7.8).
     public internal(set) var cipher: LinkCipher?
+    /// BR/EDR: the first Encryption Change that turned E0 on (frame).
+    public internal(set) var e0Frame: Int?
     /// BR/EDR: the link key made by pairing on this connection (Link Key Notification, 7.7.24), or, for
     /// a reconnection with a stored key, the type the capture showed for this peer earlier (`linkKeyFromEarlier`).
     public internal(set) var linkKey: LinkKeyType?
@@ -68,6 +70,9 @@ public struct EncryptionState: Sendable {
     public internal(set) var method: SMP.PairingMethod?
     /// The host answered User Confirmation / Passkey Request with a negative reply (frame).
     public internal(set) var declinedFrame: Int?
+    /// BR/EDR: the peer's Secure Connections support as its LMP feature pages show it (Read Remote Extended
+    /// Features Complete, Core v5.4 Vol 4 Part E 7.7.34): host on page 1, controller on page 2, with the frame.
+    public internal(set) var peerSecureConnections: (host: (Bool, Int)?, controller: (Bool, Int)?) = (nil, nil)
 
     mutating func keySizeShown(_ size: UInt8, frame: Int, time: Int64) {
         guard size > 0 else { return }   // 0: not reported (Apple's controllers, LE v2)

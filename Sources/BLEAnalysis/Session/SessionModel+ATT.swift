@@ -71,6 +71,9 @@ extension SessionModel {
             transferAnswered(c, p, requestSentByHost: !sent, at: frame.timestamp)
             c.att.errors += 1
             emit(.attResponse, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
+            if error == .databaseOutOfSync {
+                c.att.serviceChanged = .init(range: 1...0xFFFF, frame: frame.number, time: frame.timestamp, clientIsHost: !sent, outOfSync: true)
+            }
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
             if let p, let h = p.handle, c.gatt(serverIsHost: server)?.isCCCD(h) == true || c.subscriptions[h] != nil {
                 c.subscriptions[h]?.outcome = .failed(error)
@@ -179,6 +182,13 @@ extension SessionModel {
             transferPDU(c, .indication, value: value.count, attLength: value.count + 3, overhead: 3,
                         time: frame.timestamp, frame: frame.number, sent: sent)
             c.att.indicate(.init(opcode: pdu.opcode, handle: handle, frame: frame.number, time: frame.timestamp), from: me)
+            if c.gatt(serverIsHost: sent)?.characteristic(valueHandle: handle)?.uuid == GATTValues.serviceChangedUUID {
+                withBytes(value, frame: frame) { r in
+                    guard let range = GATTValues.serviceChangedRange(r) else { return }
+                    c.att.serviceChanged = .init(range: range.start...range.end, frame: frame.number, time: frame.timestamp,
+                                                 clientIsHost: !sent, outOfSync: false)
+                }
+            }
         case .handleValueConfirmation:
             emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication(from: peer), frame: frame.number, time: frame.timestamp))
             let confirmed = c.att.confirm(indicationFrom: peer)
@@ -245,7 +255,7 @@ extension SessionModel {
     /// The host's own Service Changed indication (Core v5.4 Vol 3 Part G 7.1: a 4-byte handle range),
     /// sent by the OS's GATT server, not by the application: by discovery, or by its shape.
     private func isServiceChanged(_ c: Connection, _ handle: UInt16, length: Int) -> Bool {
-        if let ch = c.localGATT?.characteristic(valueHandle: handle) { return ch.uuid == BluetoothUUID(uuid16: 0x2A05) }
+        if let ch = c.localGATT?.characteristic(valueHandle: handle) { return ch.uuid == GATTValues.serviceChangedUUID }
         return length == 4
     }
 

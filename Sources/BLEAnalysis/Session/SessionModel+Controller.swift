@@ -22,6 +22,9 @@ public struct LinkStall: Sendable {
     /// The host's LE Set Scan Enable that had scanning on while the link stalled (issued before the stall
     /// ended and not disabled since), if any: scanning shares the radio with the link.
     public var scanEnable: Mark?
+    /// An SCO/eSCO link of the same controller open when the stall ended (its Synchronous Connection
+    /// Complete): voice takes reserved slots (Core v5.4 Vol 2 Part B 8.6.2).
+    public var audioLink: Mark?
     public var duration: Int64 { to.time - from.time }
 }
 
@@ -48,6 +51,15 @@ public struct ControllerWatch: Sendable {
     var inquiry: [UInt16: (mark: Mark, lengthUnits: UInt8, periodic: Bool)] = [:]
     /// The scan enable that turned scanning on, per adapter, while it is on.
     var scanningSince: [UInt16: Mark] = [:]
+    /// SCO/eSCO links open, per adapter and handle: their Synchronous Connection Complete (Core v5.4 Vol 4
+    /// Part E 7.7.35) until their Disconnection Complete. Bounded: a controller has a few.
+    var audio: [UInt16: [UInt16: Mark]] = [:]
+    /// The local side's BR/EDR Secure Connections support, per adapter: the host's (Write Secure Connections
+    /// Host Support, 7.3.92, answered with success) and the controller's (Read Local Extended Features page 2
+    /// bit 8, 7.4.4); nil until the capture shows it.
+    public internal(set) var localSecureConnections: [UInt16: (host: Bool?, controller: Bool?)] = [:]
+    /// Write Secure Connections Host Support sent, waiting for its Command Complete.
+    var secureConnectionsHostWrite: [UInt16: Bool] = [:]
     static let maxPending = 64
     /// Host Number Of Completed Packets has no event unless it fails (Vol 4 Part E 7.3.40).
     static let silentCommands: Set<HCIOpcode> = [HCIOpcode(rawValue: 0x0C35)]
@@ -102,6 +114,12 @@ extension SessionModel {
                                       lengthUnits: run.lengthUnits, periodic: run.periodic))
     }
 
+    /// Synchronous Connection Complete with success: an SCO/eSCO link is open until its Disconnection Complete.
+    func audioOpened(handle: UInt16, frame: Frame) {
+        guard controller.audio[frame.adapter, default: [:]].count < 16 else { return }
+        controller.audio[frame.adapter, default: [:]][handle] = .init(frame: frame.number, time: frame.timestamp)
+    }
+
     /// HCI Reset while links were open: they end without a Disconnection Complete.
     func controllerReset(closing links: [Connection], frame: Frame) {
         guard !links.isEmpty else { return }
@@ -127,8 +145,9 @@ extension SessionModel {
         if let heard = c.traffic.lastReceivedTime, let f = c.traffic.lastReceivedFrame, heard > from.time { from = .init(frame: f, time: heard) }
         guard frame.timestamp - from.time >= LinkStall.floor else { return }
         let scan = controller.scanningSince[c.adapter]
+        let audio = controller.audio[c.adapter]?.values.min { $0.frame < $1.frame }
         let stall = LinkStall(from: from, to: .init(frame: frame.number, time: frame.timestamp), end: end,
-                              waiting: c.buffers.unacknowledged.count, oldest: oldest, scanEnable: scan)
+                              waiting: c.buffers.unacknowledged.count, oldest: oldest, scanEnable: scan, audioLink: audio)
         if stall.duration > (c.buffers.longestStall?.duration ?? 0) { c.buffers.longestStall = stall }
         if case .disconnected = end { c.buffers.stallAtEnd = stall }
         emit(.controller, .linkStall(c, stall))

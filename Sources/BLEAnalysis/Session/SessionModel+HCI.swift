@@ -80,7 +80,10 @@ extension SessionModel {
             controller.inquiry[frame.adapter] = (.init(frame: frame.number, time: frame.timestamp), length, periodic)
         case .inquiryCancel:
             inquiryEnded(frame: frame)
+        case let .secureConnectionsHostSupport(enabled):
+            controller.secureConnectionsHostWrite[frame.adapter] = enabled
         case .reset:
+            controller.audio[frame.adapter] = nil
             // HCI_Reset ends the links of the controller it was sent to, not those of other adapters
             // in the same (monitor) capture.
             controllerReset(closing: live.filter { $0.key.adapter == frame.adapter }.values.sorted { $0.index < $1.index }, frame: frame)
@@ -113,6 +116,7 @@ extension SessionModel {
             connectionComplete(cc, frame: frame)
         case let .disconnectionComplete(status, handle, reason):
             guard status == .success else { return }
+            if controller.audio[frame.adapter]?.removeValue(forKey: handle) != nil { return }
             let key = LinkKey(adapter: frame.adapter, handle: handle)
             guard let c = live.removeValue(forKey: key) else { return }
             if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
@@ -201,6 +205,14 @@ extension SessionModel {
                 if let v = try? LocalVersion.decode(&r) { localVersionRead(v, frame: frame) }
                 return
             }
+            if cc.opcode == .writeSecureConnectionsHostSupport, let enabled = controller.secureConnectionsHostWrite.removeValue(forKey: frame.adapter) {
+                controller.localSecureConnections[frame.adapter, default: (nil, nil)].host = enabled
+                return
+            }
+            if let f = try? LocalExtendedFeatures.decode(cc.opcode, &r) {
+                if f.page == 2 { controller.localSecureConnections[frame.adapter, default: (nil, nil)].controller = LMPFeatures.secureConnections(page: 2, features: f.features) }
+                return
+            }
             if let k = try? EncryptionKeySize.decode(cc.opcode, &r) {
                 if let c = live[LinkKey(adapter: frame.adapter, handle: k.handle)] { keySizeRead(c, k.size, frame: frame) }
                 return
@@ -238,6 +250,7 @@ extension SessionModel {
                 } else {
                     let cipher = LinkCipher.of(encryptionEnabled: mode, isLE: false)
                     if let cipher { c.encryption.cipher = cipher }
+                    if cipher == .e0, c.encryption.e0Frame == nil { c.encryption.e0Frame = frame.number }
                     c.note(frame.timestamp, frame.number, .security, .classicEncryption(on: enabled, cipher: cipher, keySize: keySize),
                            .init(security: enabled ? .encryptionOn : .encryptionOff, keySize: keySize == 0 ? nil : keySize, cipher: cipher))
                     if let keySize, keySize > 0, enabled { rememberKeySize(c, keySize) }
@@ -351,6 +364,12 @@ extension SessionModel {
             guard status != .success else { return }
             emit(.controller, .procedureFailed(classicLink(address, frame), adapter: frame.adapter, frame: frame.number, time: frame.timestamp,
                                                status: status, procedure: .roleSwitch(peer: address, role: role)))
+        case let .synchronousConnectionComplete(status, handle, _, _):
+            if status == .success { audioOpened(handle: handle, frame: frame) }
+        case let .remoteExtendedFeatures(status, handle, page, features):
+            guard status == .success, let c = live[LinkKey(adapter: frame.adapter, handle: handle)], !c.isLE,
+                  let sc = LMPFeatures.secureConnections(page: page, features: features) else { return }
+            if page == 1 { c.encryption.peerSecureConnections.host = (sc, frame.number) } else { c.encryption.peerSecureConnections.controller = (sc, frame.number) }
         case let .longTermKeyRequest(handle, _, _):
             live[LinkKey(adapter: frame.adapter, handle: handle)]?.forensics.pendingEncryption = .init(frame: frame.number, time: frame.timestamp)
         default:

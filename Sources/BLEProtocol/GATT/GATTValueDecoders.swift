@@ -125,6 +125,19 @@ public enum GATTValues {
     }
 }
 
+extension GATTValues {
+    /// The Service Changed characteristic (Core v5.4 Vol 3 Part G 7.1).
+    public static let serviceChangedUUID = BluetoothUUID(uuid16: 0x2A05)
+
+    /// A Service Changed value: the affected handle range (Start, End), nil unless exactly 4 bytes with a
+    /// valid range (Vol 3 Part G 7.1: start ≤ end, never 0).
+    public static func serviceChangedRange(_ r: ByteReader) -> ATT.HandleRange? {
+        var r = r
+        guard r.remaining == 4, let range = try? ATTDecoding.handleRange(&r), range.isValid else { return nil }
+        return range
+    }
+}
+
 // Value readers shared by the rows.
 extension GATTValues {
     /// The rest as UTF-8 text; trailing NULs (C strings) are dropped. Invalid UTF-8 is repaired.

@@ -116,6 +116,8 @@ public enum HCIEventCode {
     public static let roleChange: UInt8 = 0x12
     public static let numberOfCompletedPackets: UInt8 = 0x13
     public static let linkKeyRequest: UInt8 = 0x17
+    public static let readRemoteExtendedFeaturesComplete: UInt8 = 0x23
+    public static let synchronousConnectionComplete: UInt8 = 0x2C
     public static let linkKeyNotification: UInt8 = 0x18
     public static let dataBufferOverflow: UInt8 = 0x1A
     public static let encryptionKeyRefreshComplete: UInt8 = 0x30

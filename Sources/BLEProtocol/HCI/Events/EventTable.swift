@@ -56,11 +56,13 @@ enum EventTable {
             Param("Address", .address), Param("Page Scan Repetition Mode", .pageScanRepetitionMode), Param("Reserved", .hex(1)),
             Param("Class", .classOfDevice), Param("Clock Offset", .clockOffset), Param(.rssi, "RSSI", .rssi)]))]),
         .init(0x23, "Read Remote Extended Features", statusHandle + [
-            Param("Page", .uint(1)), Param("Max Page", .uint(1)), Param("Features", .hex(8))]),
+            Param("Page", .uint(1), key: "Page_Number"), Param("Max Page", .uint(1), key: "Maximum_Page_Number"),
+            Param("Features", .hex(8), key: "Extended_LMP_Features")]),
         .init(0x2C, "Synchronous Connect Complete", statusHandle + [
-            Param("Address", .address), Param("Link Type", .named(1, HCINames.linkType)),
-            Param("Transmission Interval", .uint(1)), Param("Retransmission Window", .uint(1)),
-            Param("RX Packet Length", .uint(2)), Param("TX Packet Length", .uint(2)), Param("Air Mode", .named(1, HCINames.airMode))]),
+            Param("Address", .address, key: "BD_ADDR"), Param("Link Type", .named(1, HCINames.linkType), key: "Link_Type"),
+            Param("Transmission Interval", .uint(1), key: "Transmission_Interval"), Param("Retransmission Window", .uint(1), key: "Retransmission_Window"),
+            Param("RX Packet Length", .uint(2), key: "RX_Packet_Length"), Param("TX Packet Length", .uint(2), key: "TX_Packet_Length"),
+            Param("Air Mode", .named(1, HCINames.airMode), key: "Air_Mode")]),
         .init(0x2D, "Synchronous Connect Changed", statusHandle + [
             Param("Transmission Interval", .uint(1)), Param("Retransmission Window", .uint(1)),
             Param("RX Packet Length", .uint(2)), Param("TX Packet Length", .uint(2))]),

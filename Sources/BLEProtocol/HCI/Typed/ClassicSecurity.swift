@@ -78,3 +78,17 @@ public struct EncryptionKeySize: Sendable, Equatable {
         return EncryptionKeySize(handle: handle, size: try r.u8("Key_Size"))
     }
 }
+
+/// Read Local Extended Features' return parameters (Core v5.4 Vol 4 Part E 7.4.4), after the status: one
+/// page of the local controller's LMP features (`LMPFeatures` reads the Secure Connections bits).
+public struct LocalExtendedFeatures: Sendable, Equatable {
+    public var page: UInt8
+    public var features: UInt64
+
+    public static func decode(_ opcode: HCIOpcode, _ r: inout ByteReader) throws(DecodeError) -> LocalExtendedFeatures? {
+        guard opcode == .readLocalExtendedFeatures else { return nil }
+        let page = try r.u8("Page_Number")
+        try r.skip(1, "Maximum_Page_Number")
+        return LocalExtendedFeatures(page: page, features: try r.u64le("Extended_LMP_Features"))
+    }
+}

@@ -36,6 +36,8 @@ public enum HCICommand: Sendable {
     /// Inquiry Cancel / Exit Periodic Inquiry Mode (7.1.2, 7.1.4).
     case inquiryCancel
     case reset
+    /// Write Secure Connections Host Support (7.3.92): the host says it supports BR/EDR Secure Connections.
+    case secureConnectionsHostSupport(enabled: Bool)
     case other(HCIOpcode)
 
     /// Decodes an HCI command packet (header included).
@@ -109,6 +111,8 @@ public enum HCICommand: Sendable {
             return .inquiryCancel
         case .reset:
             return .reset
+        case .writeSecureConnectionsHostSupport:
+            return .secureConnectionsHostSupport(enabled: try p.u8("Secure_Connections_Host_Support") != 0)
         default:
             return .other(opcode)
         }

@@ -44,7 +44,26 @@ public enum HCIEvent: Sendable {
     case periodicSyncLost(syncHandle: UInt16)
     /// Role Change (7.7.18): a role switch of the BR/EDR link to `address` ended; `role` 0 central, 1 peripheral.
     case roleChange(status: HCIStatus, address: BDAddr, role: UInt8)
+    /// Read Remote Extended Features Complete (7.7.34): page `page` of the peer's LMP features (`LMPFeatures`).
+    case remoteExtendedFeatures(status: HCIStatus, handle: UInt16, page: UInt8, features: UInt64)
+    /// Synchronous Connection Complete (7.7.35): an SCO or eSCO link (voice) to `address` opened on `handle`.
+    case synchronousConnectionComplete(status: HCIStatus, handle: UInt16, address: BDAddr, linkType: UInt8)
     case other(code: UInt8, subevent: UInt8?)
+}
+
+/// The Secure Connections bits of the LMP feature pages (Core v5.4 Vol 2 Part C 3.3, Table 3.2): page 1
+/// bit 3 "Secure Connections (Host Support)", page 2 bit 8 "Secure Connections (Controller Support)".
+/// BR/EDR Secure Connections is used only when both hosts and both controllers support it (Vol 2 Part F
+/// 4.2; Vol 3 Part C 5.2.2.6): its link keys are P-256 (types 0x07/0x08) and its cipher AES-CCM.
+public enum LMPFeatures {
+    /// Whether the page says Secure Connections support (host on page 1, controller on page 2); nil for other pages.
+    public static func secureConnections(page: UInt8, features: UInt64) -> Bool? {
+        switch page {
+        case 1: features & (1 << 3) != 0
+        case 2: features & (1 << 8) != 0
+        default: nil
+        }
+    }
 }
 
 /// LE Connection Complete, LE Enhanced Connection Complete v1/v2 (Core v5.4 Vol 4 Part E 7.7.65.1,
@@ -215,6 +234,14 @@ extension HCIEvent {
             return .inquiryComplete(status: HCIStatus(rawValue: try p.u8("Status")))
         case HCIEventCode.hardwareError:
             return .hardwareError(code: try EventLayout.hardwareCode.u8(p))
+        case HCIEventCode.readRemoteExtendedFeaturesComplete:
+            let f = EventLayout.remoteExtendedFeatures
+            return .remoteExtendedFeatures(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                           page: try f.page.u8(p), features: try f.features.u64(p))
+        case HCIEventCode.synchronousConnectionComplete:
+            let f = EventLayout.synchronousConnectionComplete
+            return .synchronousConnectionComplete(status: HCIStatus(rawValue: try f.status.u8(p)), handle: try f.handle.u16(p) & 0x0FFF,
+                                                  address: try f.address.address(p), linkType: try f.linkType.u8(p))
         case HCIEventCode.dataBufferOverflow:
             return .dataBufferOverflow
         case HCIEventCode.userConfirmationRequest:

@@ -180,6 +180,26 @@ enum EventLayout {
         return (RowField(p, "Status"), RowField(p, "Connection_Handle"))
     }()
 
+    /// Read Remote Extended Features Complete (7.7.34): one page of the peer's LMP features.
+    struct RemoteExtendedFeatures: Sendable {
+        let status, handle, page, features: RowField
+    }
+    static let remoteExtendedFeatures: RemoteExtendedFeatures = {
+        let p = row(HCIEventCode.readRemoteExtendedFeaturesComplete)
+        return RemoteExtendedFeatures(status: RowField(p, "Status"), handle: RowField(p, "Connection_Handle"),
+                                      page: RowField(p, "Page_Number"), features: RowField(p, "Extended_LMP_Features"))
+    }()
+
+    /// Synchronous Connection Complete (7.7.35): an SCO (Link_Type 0x00) or eSCO (0x02) link.
+    struct SynchronousConnectionComplete: Sendable {
+        let status, handle, address, linkType: RowField
+    }
+    static let synchronousConnectionComplete: SynchronousConnectionComplete = {
+        let p = row(HCIEventCode.synchronousConnectionComplete)
+        return SynchronousConnectionComplete(status: RowField(p, "Status"), handle: RowField(p, "Connection_Handle"),
+                                             address: RowField(p, "BD_ADDR"), linkType: RowField(p, "Link_Type"))
+    }()
+
     /// Hardware Error (7.7.12).
     static let hardwareCode = RowField(row(HCIEventCode.hardwareError), "Hardware_Code")
 }
