@@ -345,7 +345,22 @@ final class StaleCache: Detector {
         using handles in the changed range without discovering them again: they may now belong to other \
         characteristics. Discover services again after Service Changed (Android: BluetoothGatt.discoverServices(); \
         iOS does it when the peripheral indicates Service Changed, which the peripheral must then support).
-        """, actor: .app)
+        """, actor: .app,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                the server said its database changed — a Service Changed indication (Vol 3 Part G 7.1; the \#
+                characteristic known from discovery, the value a 4-byte handle range) or a Database Out Of \#
+                Sync error (0x12, 2.5.2.1: the whole database) — and the client then read or wrote a handle in \#
+                that range (any request with a handle, a Write Command) before any discovery request (Read By \#
+                Group Type, Read By Type, Find Information, Find By Type Value) starting at or below the \#
+                range's end: it used handles from its cache (2.5.2: the client shall rediscover the affected \#
+                range). Info: the frames show the use, not that the handles moved; warning when such a request \#
+                was answered Invalid Handle (0x01) or Database Out Of Sync (0x12). Who acts: the client — the \#
+                app when the host is the client, the peer's firmware when the host's server changed. One \#
+                finding per connection with the count
+                """#,
+            evidence: "the first stale use, the Service Changed indication (or 0x12 error), the refusal"))
     let kinds: [SessionEvent.Kind] = [.attRequest, .attWrite, .attResponse]
     private struct Use { var c: Connection; var change: ServiceChange; var first: Int; var time: Int64; var handle: UInt16; var count: Int; var refused: Int? }
     private var rediscovered: [Int: Int] = [:]        // connection → the change frame it rediscovered after

@@ -130,7 +130,21 @@ final class AudioContention: Detector {
         A Classic voice link (SCO/eSCO: a call, a headset) was open on the same controller and the LE link's data \
         stopped: voice takes reserved slots every few milliseconds and the controller skips LE connection events for \
         them. Expect lower LE throughput during calls; use a longer LE connection interval or send less then.
-        """, actor: .none)
+        """, actor: .none,
+        doc: .init(
+            firesWhen: #"""
+                an LE link stalled (the `link.stall` test: the controller held its host packets with no \#
+                completion and nothing received for ≥ 0.5 s) while an SCO/eSCO link of the same controller was \#
+                open — from its Synchronous Connection Complete (Vol 4 Part E 7.7.35) to its Disconnection \#
+                Complete. Voice reserves slots every T_eSCO (Vol 2 Part B 8.6.2–8.6.3) and controllers give it \#
+                priority over LE connection events. Information: the frames show the overlap, not the cause. \#
+                A2DP (AVDTP over L2CAP) is not tracked. Shares `ContentionWatch` with the scan and inquiry \#
+                rules; one finding per adapter; cause `radio-contention`
+                """#,
+            evidence: #"""
+                the Synchronous Connection Complete, the link's last sign of life before the stall, its first \#
+                after
+                """#))
     let kinds: [SessionEvent.Kind] = [.controller]
     private var watch = ContentionWatch()
 

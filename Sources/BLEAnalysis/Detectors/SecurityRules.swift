@@ -401,7 +401,22 @@ final class SecureConnectionsDowngrade: Detector {
         CVE-2020-10135; BLUFFS, CVE-2023-24023), or a stack that does not use it. Delete the bond on both sides and \
         pair again; the phone's stack can require Secure Connections for this peer (Secure Connections Only mode). \
         Info when E0 runs with a stored key that may predate Secure Connections.
-        """, actor: .hostStack)
+        """, actor: .hostStack,
+        doc: .init(
+            severity: "warning / info",
+            firesWhen: #"""
+                a BR/EDR link without Secure Connections although the capture proves all four parts support \#
+                it: the local host (Write Secure Connections Host Support 0x01, Vol 4 Part E 7.3.92, answered \#
+                with success), the local controller (Read Local Extended Features page 2 bit 8, 7.4.4), the \#
+                peer's host and controller (Read Remote Extended Features Complete page 1 bit 3, page 2 bit 8, \#
+                7.7.34; Vol 2 Part C 3.3). Then pairing must give a P-256 key and encryption AES-CCM (Vol 2 \#
+                Part F 4.2): a P-192 link key notified on the link (types 0x04/0x05, 7.7.24), or E0 \#
+                (Encryption_Enabled 0x01, 7.7.8) with a key made on the link, is warning — the downgrade BIAS \#
+                (CVE-2020-10135) and BLUFFS (CVE-2023-24023) force; E0 with a stored key the capture did not \#
+                see made is info (the key may predate Secure Connections). Any of the four not shown: nothing. \#
+                One finding per peer, later links folded
+                """#,
+            evidence: "the P-192 key (or E0 Encryption Change), the peer's page 1 and page 2, the E0 Encryption Change"))
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
