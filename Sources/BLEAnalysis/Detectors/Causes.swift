@@ -63,7 +63,7 @@ enum Causes {
                 if LinkLoss.reasons.contains(status) || [0x22, 0x28].contains(status), c.lifecycle.disconnectFrame != nil {
                     // Encryption Change carried the link loss's reason: the loss is the problem.
                     fold(i, into: disconnect)
-                } else if status == 0x06 {
+                } else if status == HCIStatus.pinOrKeyMissing.rawValue {
                     findings[i].cause = FindingCause(.keyMissing, frames: [f.frames.first ?? 0], """
                         the peer answered the encryption request without the key of this bond (PIN or Key Missing): it was reset \
                         or bonded with another phone; remove the bond on the phone and pair again

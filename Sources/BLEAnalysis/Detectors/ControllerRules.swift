@@ -129,7 +129,7 @@ final class ConfigRefused: Detector {
             let times = s.count > 1 ? " (\(s.count) times)" : ""
             // Unknown HCI Command: this controller does not have the command (an older version); the host
             // should have read Supported Commands first. The feature is absent, not refused.
-            let absent = s.status.rawValue == 0x01
+            let absent = s.status == .unknownHCICommand
             let message: FindingMessage = absent
                 ? "The controller does not have \(HCIDecoder.commandName(opcode)) (Unknown HCI Command, 0x01)\(times): \(what); the host sent it without checking the controller's Supported Commands"
                 : "The controller refused \(HCIDecoder.commandName(opcode)) with \(s.status.name) (0x\(Format.hex(s.status.rawValue)))\(times): \(what)"

@@ -172,7 +172,7 @@ final class ProcedureFailures: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .procedureFailed(c, _, frame, time, status, procedure) = event, procedure != .disconnection,
-              LLProcedure.collisionStatuses.contains(status.rawValue), (status.rawValue == 0x28) == instant else { return }
+              LLProcedure.collisionStatuses.contains(status.rawValue), (status == .instantPassed) == instant else { return }
         let id = instant ? Self.instantRule.id : Self.rule.id
         let on = c.map { " on the link to \($0.peerLabel)" } ?? ""
         var f = Finding(rule: id, severity: .info, connection: c, time: time, frames: [frame],

@@ -194,7 +194,7 @@ final class RejectedAttempt: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attemptEnded(i) = event else { return }
         let a = context.model.attempts[i]
-        guard case let .failed(status) = a.outcome, status.rawValue == 0x0C, let p = a.issuedWhilePending else { return }
+        guard case let .failed(status) = a.outcome, status == .commandDisallowed, let p = a.issuedWhilePending else { return }
         let pending = context.model.attempts[p]
         let target = a.peerAddress?.description ?? "the filter accept list"
         let other = pending.peerAddress?.description ?? "the filter accept list"
@@ -242,7 +242,7 @@ final class RepeatedPageTimeouts: Detector {
         var perPeer: [BDAddr: [ConnectionAttempt]] = [:]
         var order: [BDAddr] = []
         for a in context.model.attempts where !a.isLE {
-            guard case let .failed(status) = a.outcome, status.rawValue == 0x04, let peer = a.peerAddress else { continue }
+            guard case let .failed(status) = a.outcome, status == .pageTimeout, let peer = a.peerAddress else { continue }
             if perPeer[peer] == nil { order.append(peer) }
             perPeer[peer, default: []].append(a)
         }
@@ -409,7 +409,7 @@ final class AttemptRefused: Detector {
         guard case let .attemptEnded(i) = event else { return }
         let a = context.model.attempts[i]
         guard case let .failed(status) = a.outcome, Self.statuses.contains(status.rawValue) else { return }
-        let why = status.rawValue == 0x0B ? "a link to it already exists" : "the peer refused it"
+        let why = status == .aclConnectionAlreadyExists ? "a link to it already exists" : "the peer refused it"
         var f = Finding(rule: Self.rule.id, severity: .info, connection: nil, time: a.endTime ?? a.time, frames: [a.endFrame ?? a.frame, a.frame],
                         message: "Connection attempt to \(a.peerAddress?.description ?? "the filter accept list") failed: \(status.name) (0x\(Format.hex(status.rawValue))): \(why)")
         f.status = status.rawValue

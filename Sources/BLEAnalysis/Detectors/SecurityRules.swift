@@ -210,7 +210,7 @@ final class InsufficientSecurity: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for r in refusals {
             // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
-            let ownCheck = r.error.rawValue == 0x08 && (r.c.encryption.encrypted || r.c.encryption.everEncrypted)
+            let ownCheck = r.error == .insufficientAuthorization && (r.c.encryption.encrypted || r.c.encryption.everEncrypted)
             var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
                                   message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
                                       + (r.recovered ? "; it succeeded after the link was secured" : "")
@@ -480,7 +480,7 @@ final class AuthenticationFailed: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .authenticationFailed(c, frame, time, status) = event else { return }
-        let failure = status.rawValue == 0x05
+        let failure = status == .authenticationFailure
         let then = failure ? ": the stored link key or the PIN does not match the peer's; remove the bond and pair again" : ""
         var f = Finding(rule: Self.rule.id, severity: failure ? .warning : .info, connection: c, time: time, frames: [frame],
                         message: "Authentication of the link to \(peer: c) failed: \(status.name) (0x\(Format.hex(status.rawValue)))\(then)")

@@ -79,19 +79,19 @@ extension SessionModel {
         let code = "\(reason.name) (0x\(Hex.pad(reason.rawValue, 2)))"
         // A transaction timer that ran out: the host (or the peer) must drop the bearer.
         if let t = expiredTransaction(c, at: f.localDisconnect?.time ?? time, frame: frame) { return t }
-        if reason.rawValue == 0x3D {
+        if reason == .micFailure {
             return LinkEnd(cause: .init(.micFailure, frames: [frame], """
                 a received packet failed its integrity check (MIC): the two sides' keys disagree (a stale bond on one \
                 side) or the link was corrupted; the link is dropped at once (Core v5.4 Vol 6 Part B 5.1.3.1)
                 """), severity: .warning, actor: .user)
         }
-        if let e = f.encryptionFailure, e.status.rawValue == 0x06 {
+        if let e = f.encryptionFailure, e.status == .pinOrKeyMissing {
             return LinkEnd(cause: .init(.keyMissing, frames: [e.mark.frame, frame], """
                 encryption failed with PIN or Key Missing (frame \(e.mark.frame)): the peer no longer has the key of this \
                 bond (it was reset or bonded with another phone); remove the bond on the phone and pair again
                 """), severity: .warning, actor: .user)
         }
-        if reason.rawValue == 0x3E {
+        if reason == .connectionFailedToBeEstablished {
             let times = establishFailures > 1 ? "; the \(ordinal(establishFailures)) time with this peer in the capture" : ""
             return LinkEnd(cause: .init(.establishment, frames: (c.lifecycle.completeFrame.map { [$0] } ?? []) + [frame], """
                 never established: the peer did not answer its first packets (interference, or it stopped advertising or \
@@ -107,7 +107,7 @@ extension SessionModel {
             return LinkEnd(cause: .init(.localRequest, frames: [d.frame, frame], "\(who) closed the link\(outstandingNote(c))"),
                            severity: .info, actor: .none)
         }
-        if reason.rawValue == 0x16 {
+        if reason == .localHostTerminated {
             return LinkEnd(cause: .init(.localRequest, frames: [frame], """
                 the phone's Bluetooth stack ended the link itself (\(code)); the capture holds no HCI Disconnect from it
                 """), severity: .info, actor: .none)
@@ -168,7 +168,7 @@ extension SessionModel {
                 \(frames.map(String.init).joined(separator: ", "))): the phone's side (its controller or radio), not this peer
                 """), severity: .warning, actor: .controller)
         }
-        if reason.rawValue != 0x08 || f.pendingEncryption != nil || f.pendingConnectionUpdate != nil || f.failedConnectionUpdate != nil {
+        if reason != .connectionTimeout || f.pendingEncryption != nil || f.pendingConnectionUpdate != nil || f.failedConnectionUpdate != nil {
             var what: [String] = []
             var frames: [Int] = []
             if let u = f.failedConnectionUpdate {
@@ -179,8 +179,8 @@ extension SessionModel {
             if let u = f.pendingConnectionUpdate { what.append("a connection update was pending (LE Connection Update at frame \(u.frame), no Complete)"); frames.append(u.frame) }
             if let e = f.encryptionFailure, e.mark.time >= time - 1_000_000 { frames.append(e.mark.frame) }
             frames.append(frame)
-            let procedure = reason.rawValue == 0x22 ? "the peer did not answer an LL control procedure within 40 s (Core v5.4 Vol 6 Part B 5.2)"
-                : reason.rawValue == 0x08 ? "the link was lost" : "an LL procedure failed (\(code))"
+            let procedure = reason == .llResponseTimeout ? "the peer did not answer an LL control procedure within 40 s (Core v5.4 Vol 6 Part B 5.2)"
+                : reason == .connectionTimeout ? "the link was lost" : "an LL procedure failed (\(code))"
             let text = what.isEmpty ? "\(procedure); the capture shows no host procedure pending, so it was one the controllers started"
                 : "\(procedure) while \(what.joined(separator: " and "))"
             return LinkEnd(cause: .init(.llProcedure, frames: frames, FindingMessage(text + ";" + silence)), severity: .warning,
@@ -234,7 +234,7 @@ extension SessionModel {
         if let i = c.att.unconfirmedIndication(from: .peer) { candidates.append((i, true, false)) }
         // The side whose transaction timed out drops the bearer when its 30 s timer fires: the end came
         // at that moment (not minutes later: then the timer did not end the link), from that side.
-        let local = c.forensics.localDisconnect != nil || c.lifecycle.disconnectReason?.rawValue == 0x16
+        let local = c.forensics.localDisconnect != nil || c.lifecycle.disconnectReason == .localHostTerminated
         let expired = candidates.filter { t in
             end - t.p.time >= limit && end - t.p.time <= ATT.transactionTimeout + Self.timerWindow && t.byHost == local
         }

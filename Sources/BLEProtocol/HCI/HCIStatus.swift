@@ -4,6 +4,12 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     public static let success = HCIStatus(rawValue: 0x00)
+    public static let unknownHCICommand = HCIStatus(rawValue: 0x01)
+    public static let pageTimeout = HCIStatus(rawValue: 0x04)
+    public static let authenticationFailure = HCIStatus(rawValue: 0x05)
+    public static let pinOrKeyMissing = HCIStatus(rawValue: 0x06)
+    public static let aclConnectionAlreadyExists = HCIStatus(rawValue: 0x0B)
+    public static let instantPassed = HCIStatus(rawValue: 0x28)
     public static let memoryCapacityExceeded = HCIStatus(rawValue: 0x07)
     public static let connectionTimeout = HCIStatus(rawValue: 0x08)
     public static let connectionLimitExceeded = HCIStatus(rawValue: 0x09)

@@ -58,34 +58,11 @@ public final class ReplayEngine {
     /// Under `--peer`: recorded connections to other devices than the twin's (not on its radio):
     /// not played, their packets not compared.
     private var absent: Set<Int> = []
-    /// The live controller has a random address (the recording set one, or the run did).
-    private var randomAddressSet = false
-    /// A command the run sent itself (not recorded) whose answer is awaited and swallowed.
-    private var ownCommand: UInt16?
-    private var ownNotes: [String] = []
-    private var fastIntervalNoted = false
-    private var eventMasksChecked = false
-    /// Links open before the log starts that the run connects itself (the twin's device's).
-    private var openedByRun: Set<Int> = []
-    /// The run's own LE Create Connection for that connection is under way.
-    private var ownConnecting: Int?
-    /// An LE connection attempt the run sent is still open live (no connection complete yet).
-    private var leAttemptOpen = false
-    /// The run cancelled an attempt itself; its connection complete is swallowed.
-    private var cancelledAttempt = false
     private let connectionPeers: [BDAddr?]
-    /// The filter accept list as the run filled it (recorded addresses): the recording's adds,
-    /// removes and clears sent so far, and the devices the run added itself.
-    private var acceptListed: Set<BDAddr> = []
-    /// Commands not sent under rule `configuration` (opcode → recorded frames), and how many
-    /// answers of commands not sent (that rule and `vendor`) are still to come in the recording
-    /// (not compared).
-    private var withheld: [UInt16: [Int]] = [:]
-    private var withheldAnswers: [UInt16: Int] = [:]
-    /// Vendor commands not sent (rule `vendor`).
-    private var withheldVendor = 0
-    /// Connection commands (opcodes) whose last one sent named another device than the twin's.
-    private var absentTargets: Set<UInt16> = []
+    /// Connection attempts as the run made them live (`LiveAttempts`).
+    private var attempts = LiveAttempts()
+    /// Commands the run sent itself or withheld, and its notes (`OwnCommands`).
+    private var ownCommands = OwnCommands()
     /// Called before the host's connection attempt that, in the recording, made the n-th (1-based)
     /// connection to a device that is there (`--peer`: the twin advertises again only then, so
     /// the attempts that failed in the recording fail live too).
@@ -111,8 +88,8 @@ public final class ReplayEngine {
         // not played beside a twin (which plays the connections it can see made), skipped otherwise.
         for (k, c) in connections.enumerated() where c.openBeforeLog {
             // Unless it is the link of the twin's device: the run makes it (`connectOpenBeforeLog`).
-            if let t = options.twinOpenBeforeLog, t.handle == c.recordedHandle, !connections.contains(where: { $0.openBeforeLog && openedByRun.contains($0.index - 1) }) {
-                openedByRun.insert(k)
+            if let t = options.twinOpenBeforeLog, t.handle == c.recordedHandle, !connections.contains(where: { $0.openBeforeLog && attempts.openedByRun.contains($0.index - 1) }) {
+                attempts.openedByRun.insert(k)
                 connections[k].peer = t.address.description
                 continue
             }
@@ -136,7 +113,7 @@ public final class ReplayEngine {
                         if absent.contains(k), views[i].isConnectionComplete { try cancelAbsentAttempt(i, connection: k) }
                         skip(i, connection: k); continue
                     }
-                    if openedByRun.contains(k), connections[k].liveHandle == nil { try connectOpenBeforeLog(i, connection: k) }
+                    if attempts.openedByRun.contains(k), connections[k].liveHandle == nil { try connectOpenBeforeLog(i, connection: k) }
                     touch(k)
                 }
                 if script.units[i].fromHost {
@@ -153,7 +130,7 @@ public final class ReplayEngine {
         }
         reportSkipped()
         noteWithheld()
-        var notes = script.notes + ownNotes
+        var notes = script.notes + ownCommands.notes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
         var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
                                     total: total, notCompared: notCompared, error: failure, notes: notes, seconds: Clock.now() - start)
@@ -179,8 +156,8 @@ public final class ReplayEngine {
         let view = views[i]
         // The answer to a command the run did not send (rule `configuration`).
         if view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus,
-           let op = view.opcode, let n = withheldAnswers[op], n > 0 {
-            withheldAnswers[op] = n - 1
+           let op = view.opcode, let n = ownCommands.withheldAnswers[op], n > 0 {
+            ownCommands.withheldAnswers[op] = n - 1
             state[i] = .skipped
             notCompared += view.unit.packets.count
             return
@@ -198,7 +175,7 @@ public final class ReplayEngine {
         // The recorded controller's power-on events (before the host's first packet): another
         // controller has its own, or none.
         // (Not the packets of a link the run made itself: they are the session's.)
-        if stepOf[i] == 0, !(connectionOf[i].map { openedByRun.contains($0) } ?? false) { inFlightReports.insert(i) }
+        if stepOf[i] == 0, !(connectionOf[i].map { attempts.openedByRun.contains($0) } ?? false) { inFlightReports.insert(i) }
         // ACL of a PDU the disconnection cut (the host ended the link while the device was
         // sending it): whether any of it gets through before the link ends is timing.
         if cutByDisconnection(i) { inFlightReports.insert(i) }
@@ -319,17 +296,17 @@ public final class ReplayEngine {
         for unit in live.push(packet, fromHost: false, frame: liveCount, timestamp: Clock.wallMicros()) {
             let view = UnitView(unit)
             flow.observe(view)
-            if let own = ownCommand, view.opcode == own,
+            if let own = ownCommands.awaited, view.opcode == own,
                view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
                 // A cancel the controller refused: no attempt was open, no connection complete follows.
-                if own == HCIOpcode.leCreateConnectionCancel.rawValue, (view.integer(.status) ?? 0) != 0 { cancelledAttempt = false }
-                ownCommand = nil
+                if own == HCIOpcode.leCreateConnectionCancel.rawValue, (view.integer(.status) ?? 0) != 0 { attempts.cancelled = false }
+                ownCommands.awaited = nil
                 continue
             }
             if view.isDisconnectionComplete, let h = view.handle { live.disconnected(handle: h) }
-            if let k = ownConnecting, view.isConnectionComplete {
-                ownConnecting = nil
-                leAttemptOpen = false
+            if let k = attempts.ownConnecting, view.isConnectionComplete {
+                attempts.ownConnecting = nil
+                attempts.leOpen = false
                 if view.integer(.status) == 0, let h = view.handle {
                     maps.learn(recorded: connections[k].recordedHandle, live: h)
                     connections[k].replayed = true
@@ -338,13 +315,13 @@ public final class ReplayEngine {
                 continue
             }
             if view.isConnectionComplete {
-                defer { leAttemptOpen = false }
+                defer { attempts.leOpen = false }
                 // The end of the attempt the run cancelled itself (Unknown Connection Identifier,
                 // Core v5.4 Vol 4 Part E 7.8.13): not the recording's.
-                if cancelledAttempt, (view.integer(.status) ?? 0) != 0 { cancelledAttempt = false; continue }
+                if attempts.cancelled, (view.integer(.status) ?? 0) != 0 { attempts.cancelled = false; continue }
             }
             if view.eventCode == HCIEventCode.commandStatus, let op = view.opcode, Self.leConnectOpcodes.contains(op), (view.integer(.status) ?? 0) != 0 {
-                leAttemptOpen = false
+                attempts.leOpen = false
             }
             match(view)
         }
@@ -357,7 +334,7 @@ public final class ReplayEngine {
         }
         let key = MatchKey(v, handle: { $0 })
         let livePeer = Self.peer(v)
-        let candidate: (UnitView) -> Bool = { [maps, absentTargets] e in
+        let candidate: (UnitView) -> Bool = { [maps, absentTargets = attempts.absentTargets] e in
             guard e.category == v.category && MatchKey(e, handle: maps.live) == key else { return false }
             // A connection complete is another connection's when it is BR/EDR against LE, or
             // both succeeded with different (mapped) peers.
@@ -385,7 +362,7 @@ public final class ReplayEngine {
                let peer = v.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
                peer != BDAddr(0), !only.contains(maps.recordedAddress(peer)) { d.classOverride = .environment }
             // The failure of an attempt to reach an absent device (its address zeroed).
-            if options.advertisers != nil, v.isConnectionComplete, (v.integer(.status) ?? 0) != 0, !absentTargets.isEmpty { d.classOverride = .environment }
+            if options.advertisers != nil, v.isConnectionComplete, (v.integer(.status) ?? 0) != 0, !attempts.absentTargets.isEmpty { d.classOverride = .environment }
             divergences.append(d)
         }
     }
@@ -457,7 +434,7 @@ public final class ReplayEngine {
         // Under `--peer`, the answer to a connection attempt to another device than the twin's:
         // that device is not there.
         if let op = e.opcode, e.eventCode == HCIEventCode.commandStatus || e.eventCode == HCIEventCode.commandComplete,
-           absentTargets.contains(op) { d.classOverride = .environment }
+           attempts.absentTargets.contains(op) { d.classOverride = .environment }
         add(d, unit: i)
     }
 
@@ -468,8 +445,8 @@ public final class ReplayEngine {
     /// cancel that succeeded where the recorded one was refused brings one the recording lacks
     /// (swallowed, as for the run's own cancel).
     private func cancelRace(at i: Int, recordedStatus: UInt64) {
-        guard recordedStatus == 0 else { cancelledAttempt = true; return }
-        leAttemptOpen = false
+        guard recordedStatus == 0 else { attempts.cancelled = true; return }
+        attempts.leOpen = false
         guard let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }),
               state[j] == .waiting || state[j] == .pending, (views[j].integer(.status) ?? 0) != 0 else { return }
         let n = views[j].unit.packets.count
@@ -530,8 +507,8 @@ public final class ReplayEngine {
             // something else, or nothing (Unknown HCI Command). Not sent, their answers not compared.
             state[i] = .skipped
             notCompared += unit.packets.count
-            withheldVendor += 1
-            withheldAnswers[op, default: 0] += 1
+            ownCommands.withheldVendor += 1
+            ownCommands.withheldAnswers[op, default: 0] += 1
             return
         }
         if case .command = unit.content, let op = views[i].opcode, ReplayRules.unneededConfiguration.contains(op),
@@ -540,8 +517,8 @@ public final class ReplayEngine {
             // refuse it, or, as RootCanal 1.10.0 does, abort on it), its answer not compared.
             state[i] = .skipped
             notCompared += unit.packets.count
-            withheld[op, default: []].append(unit.frame)
-            withheldAnswers[op, default: 0] += 1
+            ownCommands.withheld[op, default: []].append(unit.frame)
+            ownCommands.withheldAnswers[op, default: 0] += 1
             add(Divergence(kind: .skipped, frame: unit.frame, step: stepOf[i] + 1, fromHost: true,
                            message: "\(views[i].title): not sent: controller configuration the session does not need (rule configuration)",
                            differences: [], expected: unit, actual: nil, classOverride: .environment), unit: i)
@@ -558,8 +535,8 @@ public final class ReplayEngine {
             try prepareAcceptList(i)
             announceConnecting(i)
             noteTarget(i)
-            if let op = views[i].opcode, Self.leConnectOpcodes.contains(op) { leAttemptOpen = true }
-            if views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { leAttemptOpen = false }
+            if let op = views[i].opcode, Self.leConnectOpcodes.contains(op) { attempts.leOpen = true }
+            if views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { attempts.leOpen = false }
             let takesCredit = views[i].opcode != HCIOpcode.hostNumberOfCompletedPackets.rawValue
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = fastInterval(HostRewriter.command(bytes, maps: maps), unit: i)
@@ -586,9 +563,9 @@ public final class ReplayEngine {
     /// (Core v5.4 Vol 4 Part E 7.8.16–7.8.18).
     private func noteAcceptList(_ i: Int) {
         switch views[i].opcode {
-        case HCIOpcode.leClearFilterAcceptList.rawValue?: acceptListed.removeAll()
-        case HCIOpcode.leAddDeviceToFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { acceptListed.insert(a) }
-        case HCIOpcode.leRemoveDeviceFromFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { acceptListed.remove(a) }
+        case HCIOpcode.leClearFilterAcceptList.rawValue?: attempts.acceptListed.removeAll()
+        case HCIOpcode.leAddDeviceToFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { attempts.acceptListed.insert(a) }
+        case HCIOpcode.leRemoveDeviceFromFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { attempts.acceptListed.remove(a) }
         default: break
         }
     }
@@ -609,9 +586,9 @@ public final class ReplayEngine {
     private func fastInterval(_ command: [UInt8], unit i: Int) -> [UInt8] {
         guard options.timing == .fast, options.rules.isRelaxed(ReplayRules.connectionInterval),
               let fast = ConnectionIntervalRequest.requesting(ConnectionIntervalRequest.fastest, in: command) else { return command }
-        if !fastIntervalNoted {
-            fastIntervalNoted = true
-            ownNotes.append("--timing fast: connection intervals asked for as 7.5 ms (from #\(script.units[i].frame) on; the recorded ones with --timing original or --strict conn-interval)")
+        if !ownCommands.fastIntervalNoted {
+            ownCommands.fastIntervalNoted = true
+            ownCommands.notes.append("--timing fast: connection intervals asked for as 7.5 ms (from #\(script.units[i].frame) on; the recorded ones with --timing original or --strict conn-interval)")
         }
         return fast
     }
@@ -755,13 +732,13 @@ extension ReplayEngine {
     /// The commands not sent: one note for the vendor commands (rule `vendor`), one per kind of
     /// controller configuration (rule `configuration`).
     private func noteWithheld() {
-        if withheldVendor > 0 {
-            ownNotes.append("not sent: \(withheldVendor) vendor command\(withheldVendor == 1 ? "" : "s") (OGF 0x3F: the recorded controller's own), their answers not compared (rule vendor; --strict vendor sends them)")
+        if ownCommands.withheldVendor > 0 {
+            ownCommands.notes.append("not sent: \(ownCommands.withheldVendor) vendor command\(ownCommands.withheldVendor == 1 ? "" : "s") (OGF 0x3F: the recorded controller's own), their answers not compared (rule vendor; --strict vendor sends them)")
         }
-        for (op, frames) in withheld.sorted(by: { $0.value[0] < $1.value[0] }) {
+        for (op, frames) in ownCommands.withheld.sorted(by: { $0.value[0] < $1.value[0] }) {
             let name = HCIDecoder.commandName(HCIOpcode(rawValue: op))
             let at = frames.prefix(3).map { "#\($0)" }.joined(separator: ", ") + (frames.count > 3 ? ", …" : "")
-            ownNotes.append("not sent: \(name) ×\(frames.count) (\(at)): controller configuration the session does not need, its answer not compared (rule configuration; --strict configuration sends it)")
+            ownCommands.notes.append("not sent: \(name) ×\(frames.count) (\(at)): controller configuration the session does not need, its answer not compared (rule configuration; --strict configuration sends it)")
         }
     }
 
@@ -772,12 +749,12 @@ extension ReplayEngine {
             let frames = skippedFrames[k]?.sorted() ?? []
             if absent.contains(k), c.openBeforeLog {
                 let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
-                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), first packet #\(c.frame)) was open before the log starts (no connection complete: its device is not known): not played (\(c.skipped) packets\(range), not compared)")
+                ownCommands.notes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), first packet #\(c.frame)) was open before the log starts (no connection complete: its device is not known): not played (\(c.skipped) packets\(range), not compared)")
                 continue
             }
             if absent.contains(k) {
                 let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
-                ownNotes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
+                ownCommands.notes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
                 continue
             }
             guard let first = frames.first, let last = frames.last else { continue }
@@ -840,14 +817,14 @@ extension ReplayEngine {
               let policy = views[i].fields.first(where: { $0.id == .initiatorFilterPolicy }), case let .integer(p, _) = policy.value, p == 1,
               let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
               let k = connectionOf[j], !absent.contains(k), let recorded = connectionPeers[k] else { return }
-        guard !acceptListed.contains(recorded) else { return }
-        acceptListed.insert(recorded)
+        guard !attempts.acceptListed.contains(recorded) else { return }
+        attempts.acceptListed.insert(recorded)
         let address = maps.live(recorded)
         let recordedType = views[j].fields.first { $0.id == .peerAddressType }.flatMap { f -> UInt8? in
             if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
         let type = maps.addressTypes[recorded] ?? recordedType
         guard let bytes = try? HCICommandEncoding.command(.leAddDeviceToFilterAcceptList, [HCIKey.addressType: .int(UInt64(type)), HCIKey.address: .address(address)]) else { return }
-        ownNotes.append("the recording connects through the filter accept list to a device it never put there (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
+        ownCommands.notes.append("the recording connects through the filter accept list to a device it never put there (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
         try sendOwnCommand(.leAddDeviceToFilterAcceptList, bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
 
@@ -870,7 +847,7 @@ extension ReplayEngine {
         if target == nil || target == BDAddr(0), let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }) {
             target = Self.peer(views[j])
         }
-        if let target, target != BDAddr(0), !only.contains(target) { absentTargets.insert(op) } else { absentTargets.remove(op) }
+        if let target, target != BDAddr(0), !only.contains(target) { attempts.absentTargets.insert(op) } else { attempts.absentTargets.remove(op) }
     }
 
     /// The event masks an Android host sets (Set Event Mask with LE Meta on, bit 61; LE Set Event
@@ -883,13 +860,13 @@ extension ReplayEngine {
     /// controller has the default masks (Core v5.4 Vol 4 Part E 7.3.1: no LE Meta event, so no LE
     /// connection complete at all; 7.8.1), so the run sets the missing ones first, once, and says so.
     fileprivate func prepareEventMasks(_ i: Int) throws(TransportError) {
-        guard !eventMasksChecked else { return }
-        eventMasksChecked = true
+        guard !ownCommands.eventMasksChecked else { return }
+        ownCommands.eventMasksChecked = true
         let sent = Set(views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
         guard !sent.contains(HCIOpcode.reset.rawValue) else { return }
         for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
             guard let bytes = try? HCICommandEncoding.command(opcode, [opcode == .setEventMask ? HCIKey.eventMask : HCIKey.leEventMask: .int(mask)]) else { continue }
-            ownNotes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
+            ownCommands.notes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
             try sendOwnCommand(opcode, bytes, step: i, what: opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")
         }
     }
@@ -914,10 +891,10 @@ extension ReplayEngine {
         } catch {
             throw TransportError(.io, "cannot build LE Create Connection: \(error)")
         }
-        ownNotes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
-        ownConnecting = k
+        ownCommands.notes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
+        attempts.ownConnecting = k
         try sendOwnCommand(.leCreateConnection, bytes, step: i, what: "LE Create Connection")
-        try waitFor("the connection complete of the run's own LE Create Connection", step: i) { $0.ownConnecting == nil }
+        try waitFor("the connection complete of the run's own LE Create Connection", step: i) { $0.attempts.ownConnecting == nil }
         if connections[k].liveHandle == nil { goDown(k) }
     }
 
@@ -925,10 +902,10 @@ extension ReplayEngine {
     /// Status, which is swallowed (`ownCommand`), not compared.
     fileprivate func sendOwnCommand(_ opcode: HCIOpcode, _ bytes: [UInt8], step i: Int, what: String) throws(TransportError) {
         try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 }
-        ownCommand = opcode.rawValue
+        ownCommands.awaited = opcode.rawValue
         try transmit(H4Packet(.command, bytes))
         flow.sentCommand()
-        try waitFor("an answer to the run's own \(what)", step: i) { $0.ownCommand == nil }
+        try waitFor("an answer to the run's own \(what)", step: i) { $0.ownCommands.awaited == nil }
     }
 
     static let leConnectOpcodes: Set<UInt16> = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue,
@@ -940,24 +917,24 @@ extension ReplayEngine {
     /// v5.4 Vol 4 Part E 7.8.12). The run cancels it (LE Create Connection Cancel, 7.8.13) where
     /// the recording had its connection complete, swallows the answers, and says so.
     fileprivate func cancelAbsentAttempt(_ i: Int, connection k: Int) throws(TransportError) {
-        guard leAttemptOpen, !script.units[i].fromHost,
+        guard attempts.leOpen, !script.units[i].fromHost,
               let bytes = try? HCICommandEncoding.command(.leCreateConnectionCancel) else { return }
-        leAttemptOpen = false
-        ownNotes.append("connection #\(connections[k].index) (#\(script.units[i].frame)) was to \(connections[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
-        cancelledAttempt = true
+        attempts.leOpen = false
+        ownCommands.notes.append("connection #\(connections[k].index) (#\(script.units[i].frame)) was to \(connections[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
+        attempts.cancelled = true
         try sendOwnCommand(.leCreateConnectionCancel, bytes, step: i, what: "LE Create Connection Cancel")
-        try waitFor("the connection complete of the attempt the run cancelled", step: i) { !$0.cancelledAttempt }
+        try waitFor("the connection complete of the attempt the run cancelled", step: i) { !$0.attempts.cancelled }
     }
 
     fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {
         guard let op = views[i].opcode else { return }
-        if op == HCIOpcode.leSetRandomAddress.rawValue { randomAddressSet = true; return }
-        guard !randomAddressSet, Self.ownAddressTypeOpcodes.contains(op),
+        if op == HCIOpcode.leSetRandomAddress.rawValue { attempts.randomAddressSet = true; return }
+        guard !attempts.randomAddressSet, Self.ownAddressTypeOpcodes.contains(op),
               let type = views[i].fields.first(where: { $0.id == .ownAddressType }),
               case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
-        randomAddressSet = true
+        attempts.randomAddressSet = true
         guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [HCIKey.randomAddress: .address(Self.runRandomAddress)]) else { return }
-        ownNotes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
+        ownCommands.notes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
         try sendOwnCommand(.leSetRandomAddress, bytes, step: i, what: "LE Set Random Address")
     }
 }

@@ -153,7 +153,7 @@ public struct TwinRecording: Sendable {
         twin.connectionCount = max(1, ranges.count)
         twin.openBeforeLog = openBeforeLog
         twin.deviceEnds = played.map { c -> Int64? in
-            guard let reason = c.lifecycle.disconnectReason, reason.rawValue != 0x16, let end = c.lifecycle.disconnectTime else { return nil }
+            guard let reason = c.lifecycle.disconnectReason, reason != .localHostTerminated, let end = c.lifecycle.disconnectTime else { return nil }
             let last = script.units.last { u in
                 guard u.fromHost, case let .l2cap(h, _) = u.content else { return false }
                 return h == c.handle && u.frame >= (c.lifecycle.completeFrame ?? 0) && u.frame <= (c.lifecycle.disconnectFrame ?? Int.max)
