@@ -132,8 +132,8 @@ extension GATTValues {
     /// A Service Changed value: the affected handle range (Start, End), nil unless exactly 4 bytes with a
     /// valid range (Vol 3 Part G 7.1: start ≤ end, never 0).
     public static func serviceChangedRange(_ r: ByteReader) -> ATT.HandleRange? {
-        var r = r
-        guard r.remaining == 4, let range = try? ATTDecoding.handleRange(&r), range.isValid else { return nil }
+        // The same two fields as an ATT request's handle range (Core v5.4 Vol 3 Part G 7.1).
+        guard r.remaining == 4, let range = try? ATTLayout.handleRange(r), range.isValid else { return nil }
         return range
     }
 }
