@@ -409,37 +409,48 @@ final class AdvertisingIntervalShort: Detector {
                 judged (a sniffer misses events). One finding per advertiser with the count and the shortest \#
                 gap
                 """#,
-            evidence: "the PDU after the shortest gap, the one before it"))
+            evidence: "the PDU whose gap reached `count`, the one before it, then the same two of the shortest gap"))
     let kinds: [SessionEvent.Kind] = [.advertising]
     private struct State {
         var count = 0
         var shortest: (gap: Int64, channel: UInt8, previous: Int, frame: Int, time: Int64)
+        /// The finding, added when the count reached the threshold (its frames, the gap that reached
+        /// it, are then among the recent ones the HTML report decodes); completed at the end.
+        var finding: Int?
     }
     private var advertisers: [BDAddr: State] = [:]
-    private var order: [BDAddr] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .airAdvertisingGap(advertiser, channel, previous, frame, time, gap) = event else { return }
         guard var s = advertisers[advertiser] ?? (advertisers.count < ScanResponseMissing.maxAdvertisers
             ? State(shortest: (gap, channel, previous, frame, time)) : nil) else { return }
-        if s.count == 0 { order.append(advertiser) }
         s.count += 1
         if gap < s.shortest.gap { s.shortest = (gap, channel, previous, frame, time) }
+        if s.finding == nil, s.count >= Int(threshold("count", context)) {
+            s.finding = findings.count
+            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: time, frames: [frame, previous],
+                                    message: Self.message(advertiser, s, context)))
+        }
         advertisers[advertiser] = s
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let least = Int(threshold("count", context))
-        for address in order {
-            guard let s = advertisers[address], s.count >= least else { continue }
-            let l = s.shortest
-            let name = context.model.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
-            let gap = "\(l.gap / 1000).\(l.gap % 1000 / 100) ms"
-            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: l.time, frames: [l.frame, l.previous],
-                                    message: "\(name) sent the same advertising packet on the same channel less than 20 ms after the last one "
-                                        + "\(s.count) times (the shortest: \(gap) on channel \(l.channel), frames \(l.previous) and \(l.frame), by the "
-                                        + "sniffer's clock): one advertising set may not (advInterval ≥ 20 ms), so it runs several sets with the "
-                                        + "same data or breaks the interval"))
+        for (address, s) in advertisers {
+            guard let i = s.finding else { continue }
+            findings[i].message = Self.message(address, s, context)
+            // The shortest gap's frames after the pair that reached the threshold.
+            for n in [s.shortest.frame, s.shortest.previous] where !findings[i].frames.contains(n) { findings[i].frames.append(n) }
         }
+    }
+
+    private static func message(_ address: BDAddr, _ s: State, _ context: DetectorContext) -> FindingMessage {
+        let l = s.shortest
+        let name = context.model.advertisers.name(of: address).map { "\($0) (\(address))" } ?? address.description
+        let gap = "\(l.gap / 1000).\(l.gap % 1000 / 100) ms"
+        let text = "\(name) sent the same advertising packet on the same channel less than 20 ms after the last one "
+            + "\(s.count) times (the shortest: \(gap) on channel \(l.channel), frames \(l.previous) and \(l.frame), by the "
+            + "sniffer's clock): one advertising set may not (advInterval ≥ 20 ms), so it runs several sets with the "
+            + "same data or breaks the interval"
+        return "\(text)"
     }
 }
