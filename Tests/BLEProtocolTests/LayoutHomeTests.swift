@@ -129,22 +129,24 @@ struct LayoutHomeTests {
         #expect(Self.scan("let m = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16", file: "BLECapture/CaptureFormat.swift").count == 1)
     }
 
+    /// Calls `body` with each Swift file under Sources/ (its path from there, its text) outside the
+    /// folders given; returns how many it read.
+    static func eachSource(outside skipped: [String], _ body: (String, String) throws -> Void) throws -> Int {
+        let sources = Repo.root.appendingPathComponent("Sources")
+        let walker = try #require(FileManager.default.enumerator(atPath: sources.path), "cannot list \(sources.path)")
+        var scanned = 0
+        for case let file as String in walker where file.hasSuffix(".swift") && !skipped.contains(where: file.hasPrefix) {
+            try body(file, try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8))
+            scanned += 1
+        }
+        return scanned
+    }
+
     @Test("no protocol layout is read by byte index outside BLEProtocol and BLEBytes (allowlist aside)")
     func layoutsLiveInBLEProtocol() throws {
-        let sources = Repo.root.appendingPathComponent("Sources")
-        guard let walker = FileManager.default.enumerator(atPath: sources.path) else {
-            Issue.record("cannot list \(sources.path)")
-            return
-        }
         var hits: [Hit] = []
-        var scanned = 0
-        for case let file as String in walker where file.hasSuffix(".swift") {
-            if file.hasPrefix("BLEProtocol/") || file.hasPrefix("BLEBytes/") { continue }
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
-            scanned += 1
-            hits += Self.scan(text, file: file)
-        }
-        #expect(scanned > 100, "only \(scanned) files found under \(sources.path)")
+        let scanned = try Self.eachSource(outside: ["BLEProtocol/", "BLEBytes/"]) { file, text in hits += Self.scan(text, file: file) }
+        #expect(scanned > 100, "only \(scanned) source files found")
         let unexpected = hits.filter { Self.allowlist[$0.file] == nil }
         #expect(unexpected.isEmpty, "read through BLEProtocol (a typed decode, a table row, HCIPacketHeader, ATT.valueSpans…) or ByteReader's get/peek verbs:\n\(unexpected.map(\.description).joined(separator: "\n"))")
         let stale = Self.allowlist.keys.filter { file in !hits.contains { $0.file == file } }.sorted()
@@ -153,25 +155,17 @@ struct LayoutHomeTests {
 
     @Test("outside BLEProtocol a parameter key is a named constant (HCIKey, SMP.Key), never a string")
     func keysAreConstants() throws {
-        let sources = Repo.root.appendingPathComponent("Sources")
-        guard let walker = FileManager.default.enumerator(atPath: sources.path) else {
-            Issue.record("cannot list \(sources.path)")
-            return
-        }
         // A key spelled as a string compiles whatever it says and fails only when the row lacks it;
         // a constant is spelled once, beside the rows that carry it.
         let literal = try NSRegularExpression(pattern: #"ParamKey\(\s*""#)
         var hits: [String] = []
-        var scanned = 0
-        for case let file as String in walker where file.hasSuffix(".swift") && !file.hasPrefix("BLEProtocol/") {
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
-            scanned += 1
+        let scanned = try Self.eachSource(outside: ["BLEProtocol/"]) { file, text in
             for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let s = String(line)
                 if literal.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { hits.append("\(file):\(n + 1): \(s)") }
             }
         }
-        #expect(scanned > 100, "only \(scanned) files found under \(sources.path)")
+        #expect(scanned > 100, "only \(scanned) source files found")
         #expect(hits.isEmpty, "use an HCIKey / SMP.Key constant:\n\(hits.joined(separator: "\n"))")
         // The scanner sees the shape it forbids.
         let probe = #"[ParamKey("Connection_Handle"): .int(1)]"#
