@@ -8,11 +8,12 @@ extension AirCaptureAdapter {
         advertisingPackets += 1
         var crc = p.radio.crc
         if crc == .unchecked { crc = p.computedCRC(frame.payload, crcInit: LinkLayer.advertisingCRCInit) }
-        guard crc != .invalid else { advertisingCRCErrors += 1; pendingScanRequest = nil; return }
+        guard crc != .invalid else { advertisingCRCErrors += 1; pendingScanRequest = nil; lastScannable = nil; return }
         let pdu: LLAdvertisingPDU
         do { pdu = try LLAdvertisingPDU.decode(p, frame.payload, base: frame.payloadOffset) } catch {
             status = .decode(error)
             pendingScanRequest = nil
+            lastScannable = nil
             return
         }
         scanExchange(pdu, p, frame, analyzer.session)
@@ -53,10 +54,18 @@ extension AirCaptureAdapter {
                 session.emit(.advertising, .airScanRequest(advertiser: r.advertiser, scanner: r.scanner, frame: r.frame, time: r.time, answered: answered))
             }
         }
+        // The scannable PDU before this one was an opportunity to scan: taken by the SCAN_REQ that follows it
+        // in time, or by nobody when the next packet is anything else (`adv.scan-backoff-ignored`).
+        if let last = lastScannable {
+            var requester: BDAddr? = nil
+            if case let .scanRequest(scanner, _, advertiser, _) = pdu, advertiser == last.advertiser, last.channel == p.radio.channel,
+               frame.timestamp - last.time <= Self.scanResponseWindow { requester = scanner }
+            session.emit(.advertising, .airScanOpportunity(advertiser: last.advertiser, requester: requester, frame: last.frame))
+        }
         defer {
             switch pdu {
             case let .advertising(type, address, _, _, _) where type == 0 || type == 6:
-                lastScannable = (address, p.radio.channel, frame.timestamp)
+                lastScannable = (address, p.radio.channel, frame.timestamp, frame.number)
             default:
                 lastScannable = nil
             }

@@ -76,7 +76,7 @@ public final class AirCaptureAdapter {
     var pendingExtended: [PendingExtendedReport] = []
     /// The last advertising packet when it was a scannable legacy PDU (ADV_IND, ADV_SCAN_IND), and a SCAN_REQ
     /// heard right after one, waiting for the next packet to tell whether a SCAN_RSP answered it (`scanExchange`).
-    var lastScannable: (advertiser: BDAddr, channel: UInt8?, time: Int64)?
+    var lastScannable: (advertiser: BDAddr, channel: UInt8?, time: Int64, frame: Int)?
     var pendingScanRequest: (advertiser: BDAddr, scanner: BDAddr, frame: Int, time: Int64)?
     /// A SCAN_REQ follows its advertising PDU, and the SCAN_RSP the SCAN_REQ, T_IFS (150 µs) after the end of
     /// the packet before (Core v5.4 Vol 6 Part B 4.4.2.3, 4.4.3): 2 ms covers the longest legacy packet on 1M
@@ -126,6 +126,7 @@ public final class AirCaptureAdapter {
             advertising(packet, frame, analyzer, &status)
         } else {
             pendingScanRequest = nil
+            lastScannable = nil
             data(packet, frame, analyzer, &status)
         }
     }

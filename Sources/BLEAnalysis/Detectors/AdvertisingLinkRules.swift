@@ -376,6 +376,95 @@ final class ScanResponseMissing: Detector {
     }
 }
 
+/// `adv.scan-backoff-ignored`: on air, a scanner sent a SCAN_REQ after every scannable advertising PDU the
+/// sniffer heard from one advertiser while at least `failures` (default 8) of its requests in a row went
+/// unanswered. A scanner shall run the backoff procedure (Core v5.4 Vol 6 Part B 4.4.3.2): after each
+/// failure it skips a random 0 … upperLimit − 1 opportunities, upperLimit doubling every two consecutive
+/// failures (1, 2, 4 … 256), so a compliant scanner sends at every opportunity after 8 failures in a row
+/// with probability (1/2 · 1/2 · 1/4 · 1/4 · 1/8 · 1/8) = 1/4096. An opportunity the scanner did not hear
+/// (another channel, its scan window closed) counts as skipped, so the rule can only stay silent wrongly,
+/// never fire wrongly on that; a failure is a request the sniffer heard unanswered right after the
+/// advertiser's PDU (`adv.scan-response-missing`'s test). The scanner's link layer crowds the advertising
+/// channels: information, for its controller. One finding per scanner and advertiser.
+final class ScanBackoffIgnored: Detector {
+    static let rule = RuleInfo(
+        id: "adv.scan-backoff-ignored", severity: .info, title: "Scanner does not back off (air)",
+        explanation: """
+        A scanner whose scan requests go unanswered must back off: after each failure it lets a random number of \
+        advertising events pass before it asks again, up to 256 after repeated failures (Core v5.4 Vol 6 Part B \
+        4.4.3.2). This one asked at every advertising event the sniffer heard, failure after failure. It wastes air \
+        time and collides with the other scanners' requests, which the backoff exists to spread out. The scanning \
+        device's controller (its link-layer firmware) should run the backoff procedure.
+        """, thresholds: [.init(name: "failures", defaultValue: 8, unit: "requests",
+                                meaning: "fewest unanswered requests in a row, none of the opportunities skipped")],
+        actor: .controller,
+        doc: .init(
+            firesWhen: #"""
+                on air, a scanner sent a SCAN_REQ after every ADV_IND / ADV_SCAN_IND the sniffer heard from one \#
+                advertiser while ≥ `failures` (default 8) of its requests in a row went unanswered (each heard \#
+                right after the advertiser's PDU on its channel, as `adv.scan-response-missing` decides). The \#
+                backoff (Vol 6 Part B 4.4.3.2) skips a random 0 … upperLimit − 1 opportunities after each \#
+                failure, upperLimit doubling every two failures in a row: a compliant scanner asks at every \#
+                opportunity through 8 failures with probability 1/4096. An opportunity the scanner may not have \#
+                heard (another channel, scan window closed) counts as skipped: the rule can stay silent \#
+                wrongly, not fire wrongly. Actor: the scanner's controller. One finding per scanner and \#
+                advertiser, its count updated while the run goes on
+                """#,
+            evidence: "the request that reached `failures`, the run's first request"))
+    let kinds: [SessionEvent.Kind] = [.advertising]
+    private struct Run {
+        var failures = 0
+        var first = 0
+        /// An opportunity of the advertiser passed without this scanner's request since the run began.
+        var skipped = false
+        /// The finding (kept across runs) and the longest run it states.
+        var finding: Int?
+        var reported = 0
+    }
+    /// Runs per advertiser and scanner; bounded like `adv.scan-response-missing`'s advertisers.
+    private var runs: [BDAddr: [BDAddr: Run]] = [:]
+
+    func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
+        switch event {
+        case let .airScanOpportunity(advertiser, requester, _):
+            guard var scanners = runs[advertiser] else { return }
+            for (scanner, run) in scanners where run.failures > 0 && scanner != requester { scanners[scanner]?.skipped = true }
+            runs[advertiser] = scanners
+        case let .airScanRequest(advertiser, scanner, frame, time, answered):
+            guard runs[advertiser] != nil || runs.count < ScanResponseMissing.maxAdvertisers else { return }
+            var run = runs[advertiser]?[scanner] ?? Run()
+            if answered {
+                run = Run(finding: run.finding, reported: run.reported)
+            } else {
+                if run.failures == 0 { run.first = frame }
+                run.failures += 1
+                if !run.skipped, run.failures >= Int(threshold("failures", context)) {
+                    let message = Self.message(scanner, advertiser, run.failures, context)
+                    if let i = run.finding {
+                        if run.failures > run.reported { findings[i].message = message }
+                    } else {
+                        run.finding = findings.count
+                        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: time, frames: [frame, run.first],
+                                                message: message))
+                    }
+                    run.reported = max(run.reported, run.failures)
+                }
+            }
+            runs[advertiser, default: [:]][scanner] = run
+        default:
+            break
+        }
+    }
+
+    private static func message(_ scanner: BDAddr, _ advertiser: BDAddr, _ failures: Int, _ context: DetectorContext) -> FindingMessage {
+        let name = context.model.advertisers.name(of: advertiser).map { "\($0) (\(advertiser))" } ?? advertiser.description
+        let text = "Scanner \(scanner) asked \(name) for its scan response after all \(failures) of its advertising events the sniffer heard, "
+            + "each request unanswered, without the backoff a scanner runs after failures (it would have skipped some with probability "
+            + "above 4095/4096): it crowds the advertising channels"
+        return "\(text)"
+    }
+}
+
 /// `adv.interval-short`: on air, an advertiser sent the same legacy advertising PDU (ADV_IND, ADV_NONCONN_IND,
 /// ADV_SCAN_IND: type, address and data) on the same primary channel less than 20 ms after the last one, by
 /// the sniffer's own clock, at least `count` (default 6: two doubled events heard on three channels) times. One advertising set's events are advInterval

@@ -56,6 +56,7 @@ public enum Rules {
         entry(AdvertisingNotStopped.self) { AdvertisingNotStopped() },
         entry(PeriodicSyncLost.self) { PeriodicSyncLost() },
         entry(ScanResponseMissing.self) { ScanResponseMissing() },
+        entry(ScanBackoffIgnored.self) { ScanBackoffIgnored() },
         entry(AdvertisingIntervalShort.self) { AdvertisingIntervalShort() },
         entry(Disconnects.self) { Disconnects() },
         entry(ParameterUpdateRefused.self) { ParameterUpdateRefused() },

@@ -99,6 +99,9 @@ public enum SessionEvent {
     /// On air: a SCAN_REQ heard right after the advertiser's scannable PDU on the same channel, and whether
     /// its SCAN_RSP came next (Core v5.4 Vol 6 Part B 4.4.3).
     case airScanRequest(advertiser: BDAddr, scanner: BDAddr, frame: Int, time: Int64, answered: Bool)
+    /// On air: a scannable legacy advertising PDU (ADV_IND, ADV_SCAN_IND) the sniffer heard, and the scanner
+    /// whose SCAN_REQ followed it on the same channel (nil: none did), decided at the next advertising packet.
+    case airScanOpportunity(advertiser: BDAddr, requester: BDAddr?, frame: Int)
     /// On air: the same legacy advertising PDU on the same channel `gap` µs (sniffer clock) after its last
     /// copy there (`previous`), less than the 20 ms advInterval minimum (Vol 6 Part B 4.4.2.2.1).
     case airAdvertisingGap(advertiser: BDAddr, channel: UInt8, previous: Int, frame: Int, time: Int64, gap: Int64)
@@ -128,7 +131,7 @@ public enum SessionEvent {
         case .mtuExchanged, .captureTruncatedATT: .mtu
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
-        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost, .airScanRequest, .airAdvertisingGap: .advertising
+        case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost, .airScanRequest, .airScanOpportunity, .airAdvertisingGap: .advertising
         case .parameterUpdateRefused, .parameterRequest, .parameterResponse, .featureRefused, .signalingRefused, .creditWait,
              .airChannelMap, .airRetransmissionBurst, .airUnencryptedPDU: .link
         case .commandAnswered, .commandsHeld, .hardwareError, .bufferOverflow, .controllerRestarted, .scanEnabled, .inquiryRan, .linkStall,
