@@ -5,30 +5,14 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `adv.scan-backoff-ignored` on advertising channel captures built here, laid out as `AirScanRuleTests`'
+/// `adv.scan-backoff-ignored` on advertising channel captures built by `AirScanRuleTests.findings`
 /// (nRF-style PHDR, link type 256, channel 39): an advertiser (C6:05:04:03:02:01) sends ADV_IND every 100 ms,
 /// a scanner (D1:D2:D3:D4:D5:D6) sends a SCAN_REQ 400 µs after it when it asks, and the advertiser answers
 /// with a SCAN_RSP 300 µs later when it does (Core v5.4 Vol 6 Part B 4.4.3).
 @Suite struct AirScanBackoffTests {
     /// Per advertising event: whether the scanner asked, and whether its request was answered.
     static func capture(_ events: [(asked: Bool, answered: Bool)], name: String) throws -> [Finding] {
-        let t0: Int64 = 1_700_000_000_000_000
-        var packets: [AirCaptureBuilder.Packet] = []
-        func adv(_ time: Int64, _ header0: UInt8, _ payload: [UInt8]) {
-            packets.append(.init(time: time, bytes: AirCaptureBuilder.packet(
-                linkType: 256, aa: LinkLayer.advertisingAccessAddress, crcInit: LinkLayer.advertisingCRCInit, header0: header0,
-                payload: payload, direction: .advertising, channel: 39)))
-        }
-        let data: [UInt8] = [0x02, 0x01, 0x06]
-        for (e, x) in events.enumerated() {
-            let t = t0 + Int64(e) * 100_000
-            adv(t, 0x40, AirScanRuleTests.advertiser + data)                                               // ADV_IND
-            if x.asked { adv(t + 400, 0xC3, AirScanRuleTests.scanner + AirScanRuleTests.advertiser) }      // SCAN_REQ
-            if x.asked && x.answered { adv(t + 700, 0x44, AirScanRuleTests.advertiser + [0x04, 0x09, 0x4C, 0x45, 0x44]) }
-        }
-        adv(t0 + Int64(events.count) * 100_000, 0x40, AirScanRuleTests.advertiser + data)
-        let path = try AirCaptureTests.temporary("air_backoff_\(name).pcap", AirCaptureBuilder.pcap(linkType: 256, packets))
-        return try AirCaptureTests.analyze(path, detect: true).1.filter { $0.rule == "adv.scan-backoff-ignored" }
+        try AirScanRuleTests.findings(events.map { AirScanEvent(asked: $0.asked, answered: $0.answered) }, rule: "adv.scan-backoff-ignored", name: name)
     }
 
     @Test func askingAtEveryEventAfterFailures() throws {
