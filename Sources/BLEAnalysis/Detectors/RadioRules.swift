@@ -33,7 +33,9 @@ final class ScanContention: Detector {
                 enables
                 """#))
     let kinds: [SessionEvent.Kind] = [.controller, .aclReceived, .credits]
-    private var watch = ContentionWatch()
+    /// Touched on every received packet and credit return: no dynamic exclusivity check (the pass is
+    /// single-threaded, as for the other per-packet detectors).
+    @exclusivity(unchecked) private var watch = ContentionWatch()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         if case let .scanEnabled(adapter, command, answer) = event {
@@ -45,14 +47,12 @@ final class ScanContention: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for list in watch.byAdapter {
-            let s = ContentionWatch.Summary(list)
-            let first = s.first
-            let message: FindingMessage = list.count == 1
+        findings += watch.findings(Self.rule.id, warningFrom: Int(threshold("count", context))) { s, first in
+            s.list.count == 1
                 ? "The host enabled scanning while the link to \(peer: first.c) was busy: the enable took \(Format.duration(first.answer.time - first.command.time)) to complete and \(s.what) for \(Format.duration(ContentionWatch.gap(first)))"
-                : "The host enabled scanning \(list.count) times while \(s.linkText) carried data: each enable took up to \(Format.duration(s.longest)) to complete and the link stopped meanwhile, \(s.worstText)"
-            findings.append(s.finding(Self.rule.id, warning: list.count >= Int(threshold("count", context)), message: message,
-                                      cause: "LE Set Scan Enable at frame \(first.command.frame) completed only at frame \(first.answer.frame)"))
+                : "The host enabled scanning \(s.list.count) times while \(s.linkText) carried data: each enable took up to \(Format.duration(s.longest)) to complete and the link stopped meanwhile, \(s.worstText)"
+        } cause: { first in
+            "LE Set Scan Enable at frame \(first.command.frame) completed only at frame \(first.answer.frame)"
         }
     }
 }
@@ -89,7 +89,9 @@ final class InquiryContention: Detector {
                 """#,
             evidence: "the first inquiry, its end, the link's last packet before, its first after, the later inquiries"))
     let kinds: [SessionEvent.Kind] = [.controller, .aclReceived, .credits]
-    private var watch = ContentionWatch()
+    /// Touched on every received packet and credit return: no dynamic exclusivity check (the pass is
+    /// single-threaded, as for the other per-packet detectors).
+    @exclusivity(unchecked) private var watch = ContentionWatch()
     private var lengths: [Int: (units: UInt8, periodic: Bool)] = [:]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -103,15 +105,15 @@ final class InquiryContention: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for list in watch.byAdapter {
-            let s = ContentionWatch.Summary(list)
-            let first = s.first
-            let asked = lengths[first.command.frame].map { " (Inquiry_Length \($0.units) × 1.28 s\($0.periodic ? ", periodic" : ""))" } ?? ""
-            let message: FindingMessage = list.count == 1
-                ? "The host ran an inquiry while the link to \(peer: first.c) was busy: it ran \(Format.duration(first.answer.time - first.command.time))\(asked) and \(s.what) for \(Format.duration(ContentionWatch.gap(first)))"
-                : "The host ran an inquiry \(list.count) times while \(s.linkText) carried data: each ran up to \(Format.duration(s.longest)) and the link stopped meanwhile, \(s.worstText)"
-            findings.append(s.finding(Self.rule.id, warning: list.count >= Int(threshold("count", context)), message: message,
-                                      cause: "Inquiry at frame \(first.command.frame)\(asked) ran until frame \(first.answer.frame)"))
+        let asked = { (first: ContentionWatch.Hit) in
+            self.lengths[first.command.frame].map { " (Inquiry_Length \($0.units) × 1.28 s\($0.periodic ? ", periodic" : ""))" } ?? ""
+        }
+        findings += watch.findings(Self.rule.id, warningFrom: Int(threshold("count", context))) { s, first in
+            s.list.count == 1
+                ? "The host ran an inquiry while the link to \(peer: first.c) was busy: it ran \(Format.duration(first.answer.time - first.command.time))\(asked(first)) and \(s.what) for \(Format.duration(ContentionWatch.gap(first)))"
+                : "The host ran an inquiry \(s.list.count) times while \(s.linkText) carried data: each ran up to \(Format.duration(s.longest)) and the link stopped meanwhile, \(s.worstText)"
+        } cause: { first in
+            "Inquiry at frame \(first.command.frame)\(asked(first)) ran until frame \(first.answer.frame)"
         }
     }
 }
@@ -154,14 +156,12 @@ final class AudioContention: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for list in watch.byAdapter {
-            let s = ContentionWatch.Summary(list)
-            let first = s.first
-            let message: FindingMessage = list.count == 1
+        findings += watch.findings(Self.rule.id, warningFrom: nil) { s, first in
+            s.list.count == 1
                 ? "The link to \(peer: first.c) stalled for \(Format.duration(ContentionWatch.gap(first))) while a voice (SCO/eSCO) link was open: \(s.what)"
-                : "\(s.linkText.prefix(1).uppercased() + s.linkText.dropFirst()) stalled \(list.count) times while a voice (SCO/eSCO) link was open, \(s.worstText)"
-            findings.append(s.finding(Self.rule.id, warning: false, message: message,
-                                      cause: "the SCO/eSCO link opened at frame \(first.command.frame) was open"))
+                : "\(s.linkText.prefix(1).uppercased() + s.linkText.dropFirst()) stalled \(s.list.count) times while a voice (SCO/eSCO) link was open, \(s.worstText)"
+        } cause: { first in
+            "the SCO/eSCO link opened at frame \(first.command.frame) was open"
         }
     }
 }
@@ -186,6 +186,16 @@ struct ContentionWatch {
 
     /// The hits, one non-empty list per adapter, in adapter order.
     var byAdapter: [[Hit]] { hits.sorted { $0.key < $1.key }.map(\.value).filter { !$0.isEmpty } }
+
+    /// One finding per adapter with hits: a warning from `warningFrom` hits on (nil: never), worded by
+    /// `message` (the adapter's summary, its first hit), its `radio-contention` cause by `cause`.
+    func findings(_ rule: String, warningFrom: Int?, message: (Summary, Hit) -> FindingMessage,
+                  cause: (Hit) -> String) -> [Finding] {
+        byAdapter.map { list in
+            let s = Summary(list)
+            return s.finding(rule, warning: warningFrom.map { list.count >= $0 } ?? false, message: message(s, s.first), cause: cause(s.first))
+        }
+    }
 
     /// The link's last packet before to its first after (or the end, when none came).
     static func gap(_ h: Hit) -> Int64 { (h.after?.time ?? h.answer.time) - h.before.time }
