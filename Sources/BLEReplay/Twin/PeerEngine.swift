@@ -303,7 +303,7 @@ public final class PeerEngine {
                 schedule(twin.story.steps[k].answer, reference: twin.story.steps[k].unit.timestamp)
                 return
             }
-            if let k, var state = secure, state.replayed || (payload.first == SMPCode.pairingPublicKey.rawValue && state.own == nil) {
+            if let k, var state = secure, state.replayed || (TwinPDU.smpCode(payload) == .pairingPublicKey && state.own == nil) {
                 if !state.replayed { notes.append("pairing: the central sent the recorded Pairing Public Key: the device's recorded answers are sent") }
                 state.replayed = true
                 secure = state
@@ -321,7 +321,7 @@ public final class PeerEngine {
             var answer = step.answer
             // A discovery answer depends on the MTU: at another MTU the table answers.
             if channel == L2CAP.ChannelID.att.rawValue, liveMTU != step.mtu, let fresh = twin.table.discovery(payload[...], mtu: liveMTU),
-               let code = answer.first.flatMap({ TwinPDU.code($0.pdu, on: .att) }), ATTOpcode(code).kind == .response || code == ATTOpcode.errorResponse.rawValue {
+               let op = answer.first.flatMap({ TwinPDU.attOpcode($0.pdu) }), op.kind == .response || op == .errorResponse {
                 answer[0].pdu = L2CAPEncoding.basicFrame(channel: channel, fresh)
             }
             schedule(answer, reference: step.unit.timestamp)
@@ -338,7 +338,7 @@ public final class PeerEngine {
         guard channel == L2CAP.ChannelID.att.rawValue, let first = payload.first else { return nil }
         let op = ATTOpcode(first)
         guard op.kind == .response || op.kind == .confirmation || op == .errorResponse, next < storyEnd else { return nil }
-        return TwinPDU.code(twin.story.steps[next].pdu, on: .att) == first ? next : nil
+        return TwinPDU.attOpcode(twin.story.steps[next].pdu) == op ? next : nil
     }
 
     // MARK: sending

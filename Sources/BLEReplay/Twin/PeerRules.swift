@@ -88,7 +88,7 @@ extension PeerEngine {
             reply(ATTEncoding.readByTypeResponse([(found.handle, Array((value ?? []).prefix(min(liveMTU - 4, 253))))]))
         case .writeRequest, .prepareWriteRequest:
             if let answer = story.recordedAnswer(request: op, handle: handle, at: at) {
-                if answer.first == ATTOpcode.errorResponse.rawValue { reply(answer); return }
+                if case .errorResponse? = TwinPDU.att(answer) { reply(answer); return }
             } else if twin.table.attribute(handle) == nil {
                 // 3.4.5.1 / 3.4.6.1: a handle the server does not have is Invalid Handle.
                 diverge(pdu, "handle 0x\(Hex.pad(handle, 4)) is not in the recorded database: answered Invalid Handle")

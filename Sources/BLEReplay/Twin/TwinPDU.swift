@@ -21,6 +21,11 @@ enum TwinPDU {
         }
     }
 
+    /// The ATT opcode of a PDU (basic header included) on the ATT channel.
+    static func attOpcode(_ pdu: [UInt8]) -> ATTOpcode? {
+        code(pdu, on: .att).map(ATTOpcode.init(rawValue:))
+    }
+
     /// The payload after the basic header when the PDU is on `channel`.
     static func payload(_ pdu: [UInt8], on channel: L2CAP.ChannelID) -> [UInt8]? {
         self.channel(pdu) == channel ? Array(pdu.dropFirst(L2CAP.basicHeaderLength)) : nil

@@ -114,7 +114,7 @@ public struct TwinStory: Sendable {
     public func recordedAnswer(request: ATTOpcode, handle: UInt16, at step: Int) -> [UInt8]? {
         var latest: [UInt8]?, first: [UInt8]?
         for (k, s) in steps.enumerated() {
-            guard TwinPDU.code(s.pdu, on: .att) == request.rawValue, Self.handle(of: Array(s.pdu.dropFirst(4))) == handle,
+            guard TwinPDU.attOpcode(s.pdu) == request, Self.handle(of: Array(s.pdu.dropFirst(4))) == handle,
                   let answer = s.answer.first(where: { TwinPDU.channel($0.pdu) == .att }) else { continue }
             let att = Array(answer.pdu.dropFirst(4))
             if first == nil { first = att }
@@ -133,7 +133,7 @@ public struct TwinStory: Sendable {
 
     /// The Error Response the device recorded for `request` on `handle`, if its answer was one.
     public func recordedError(request: ATTOpcode, handle: UInt16, at step: Int) -> [UInt8]? {
-        guard let answer = recordedAnswer(request: request, handle: handle, at: step), answer.first == ATTOpcode.errorResponse.rawValue else { return nil }
+        guard let answer = recordedAnswer(request: request, handle: handle, at: step), case .errorResponse? = TwinPDU.att(answer) else { return nil }
         return answer
     }
 
