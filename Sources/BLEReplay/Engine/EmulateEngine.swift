@@ -15,32 +15,22 @@ import BLEProtocol
 public final class EmulateEngine {
     enum State { case waiting, done, skipped, missing }
 
-    let script: Script
-    let views: [UnitView]
     let transport: HCITransport
     let options: ReplayOptions
     let capture: LiveCapture?
-    private let comparator: Comparator
-    private let stepOf: [Int]
-    private var state: [State]
+    /// The recording, its units' states and the pacer (`PlayedScript`).
+    private var played: PlayedScript<State>
     private var inbox: [UnitView] = []
-    private var host = UnitBuilder()
-    private var hostCount = 0
+    private var host = LiveUnits(fromHost: true)
     /// The unit being worked on.
     private var current = 0
-    private var pacer: Pacer
     private var divergences: [Divergence] = []
 
     public init(script: Script, transport: HCITransport, options: ReplayOptions, capture: LiveCapture? = nil) {
-        self.script = script
-        self.views = script.units.map(UnitView.init)
+        self.played = PlayedScript(script, options: options, initial: .waiting)
         self.transport = transport
         self.options = options
         self.capture = capture
-        self.comparator = Comparator(rules: options.rules)
-        self.state = Array(repeating: .waiting, count: script.units.count)
-        self.pacer = Pacer(options, origin: script.units.first?.timestamp)
-        self.stepOf = script.steps
     }
 
     /// Runs until the recording is exhausted or the host leaves.
@@ -55,10 +45,10 @@ public final class EmulateEngine {
                 throw TransportError(.timeout, "\(transport.name): no host packet within \(ReplayEngine.seconds(firstPacketTimeout))")
             }
             inbox.append(first)
-            pacer.start(origin: script.units.first?.timestamp)
-            for i in script.units.indices where state[i] == .waiting {
+            played.pacer.start(origin: played.units.first?.timestamp)
+            for i in played.units.indices where played.state[i] == .waiting {
                 current = i
-                if script.units[i].fromHost { try expectHost(i) } else { try play(i) }
+                if played.units[i].fromHost { try expectHost(i) } else { try play(i) }
             }
             linger()
         } catch let error where error.kind == .disconnected {
@@ -66,45 +56,37 @@ public final class EmulateEngine {
         } catch {
             failure = error
         }
-        var notes = script.notes
+        var notes = played.script.notes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
         func packets(_ states: Set<State>) -> Int {
-            script.units.indices.filter { states.contains(state[$0]) }.reduce(0) { $0 + script.units[$1].packets.count }
+            played.units.indices.filter { states.contains(played.state[$0]) }.reduce(0) { $0 + played.units[$1].packets.count }
         }
-        var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences,
+        var outcome = ReplayOutcome(recording: played.script.path, peer: transport.name, steps: played.steps(), divergences: divergences,
                                     replayed: packets([.done]), total: packets([.done, .missing]), notCompared: packets([.skipped]),
                                     error: failure, notes: notes, seconds: Clock.now() - start)
-        outcome.lastStep = stepOf.indices.contains(current) ? stepOf[current] : 0
+        outcome.lastStep = played.stepOf.indices.contains(current) ? played.stepOf[current] : 0
         return outcome
-    }
-
-    private func steps() -> [ReplayStep] {
-        var out = [ReplayStep(index: 0, frame: nil, title: "start: controller packets before the first host packet")]
-        for (i, u) in script.units.enumerated() where u.fromHost {
-            out.append(ReplayStep(index: out.count, frame: u.frame, title: views[i].title))
-        }
-        return out
     }
 
     /// Plays a recorded controller → host unit.
     private func play(_ i: Int) throws(TransportError) {
-        let unit = script.units[i]
-        let due = pacer.due(unit.timestamp)
+        let unit = played.units[i]
+        let due = played.pacer.due(unit.timestamp)
         while Clock.now() < due, try receive(until: due) {}   // the host's packets queue up meanwhile
         for packet in unit.packets { try transmit(packet) }
-        state[i] = .done
-        pacer.sent(unit.timestamp)
+        played.state[i] = .done
+        played.pacer.sent(unit.timestamp)
     }
 
     /// Waits for the host to send recorded unit `i`.
     private func expectHost(_ i: Int) throws(TransportError) {
-        let expected = views[i]
+        let expected = played.views[i]
         let key = MatchKey(expected, handle: { $0 })
         let deadline = Clock.now() + options.timeout
         while true {
             guard let v = try nextHostUnit(until: deadline) else {
-                state[i] = .missing
-                divergences.append(Divergence(kind: .missing, frame: expected.unit.frame, step: stepOf[i], fromHost: true,
+                played.state[i] = .missing
+                divergences.append(Divergence(kind: .missing, frame: expected.unit.frame, step: played.stepOf[i], fromHost: true,
                                               message: "\(expected.title): the host did not send it within \(ReplayEngine.seconds(options.timeout))",
                                               differences: [], expected: expected.unit, actual: nil))
                 return
@@ -120,38 +102,38 @@ public final class EmulateEngine {
     }
 
     private func matched(_ i: Int, _ v: UnitView) {
-        state[i] = .done
-        let differences = comparator.differences(expected: views[i], actual: v, maps: LinkMaps())
+        played.state[i] = .done
+        let differences = played.comparator.differences(expected: played.views[i], actual: v, maps: LinkMaps())
         guard !differences.isEmpty else { return }
-        divergences.append(Divergence(kind: .mismatch, frame: views[i].unit.frame, step: stepOf[i], fromHost: true,
-                                      message: "\(views[i].title): the host sent it differently", differences: differences,
-                                      expected: views[i].unit, actual: v.unit))
+        divergences.append(Divergence(kind: .mismatch, frame: played.views[i].unit.frame, step: played.stepOf[i], fromHost: true,
+                                      message: "\(played.views[i].title): the host sent it differently", differences: differences,
+                                      expected: played.views[i].unit, actual: v.unit))
     }
 
     /// A recorded host unit a little ahead with the same key.
     private func laterHostUnit(after i: Int, key: MatchKey) -> Int? {
-        let end = min(script.units.count, i + 1 + options.lookahead)
+        let end = min(played.units.count, i + 1 + options.lookahead)
         guard i + 1 < end else { return nil }
-        return ((i + 1) ..< end).first { script.units[$0].fromHost && state[$0] == .waiting && MatchKey(views[$0], handle: { $0 }) == key }
+        return ((i + 1) ..< end).first { played.units[$0].fromHost && played.state[$0] == .waiting && MatchKey(played.views[$0], handle: { $0 }) == key }
     }
 
     /// The host skipped recorded units `i..<k`: its packets are missing, the controller's answers to them are not played.
     private func skip(from i: Int, to k: Int) {
-        for j in i ..< k where state[j] == .waiting {
-            if script.units[j].fromHost {
-                state[j] = .missing
-                divergences.append(Divergence(kind: .missing, frame: script.units[j].frame, step: stepOf[j], fromHost: true,
-                                              message: "\(views[j].title): the host skipped it", differences: [],
-                                              expected: script.units[j], actual: nil))
+        for j in i ..< k where played.state[j] == .waiting {
+            if played.units[j].fromHost {
+                played.state[j] = .missing
+                divergences.append(Divergence(kind: .missing, frame: played.units[j].frame, step: played.stepOf[j], fromHost: true,
+                                              message: "\(played.views[j].title): the host skipped it", differences: [],
+                                              expected: played.units[j], actual: nil))
             } else {
-                state[j] = .skipped
+                played.state[j] = .skipped
             }
         }
     }
 
     private func unexpected(_ v: UnitView) {
         if !options.rules.isRelaxed(ReplayRules.unexpected) {
-            divergences.append(Divergence(kind: .unexpected, frame: nil, step: stepOf[current], fromHost: true,
+            divergences.append(Divergence(kind: .unexpected, frame: nil, step: played.stepOf[current], fromHost: true,
                                           message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit))
         }
         guard case .command = v.unit.content, let opcode = v.opcode else { return }
@@ -161,7 +143,7 @@ public final class EmulateEngine {
     /// The recorded Command Complete / Status for `opcode`, or Command Complete with Unknown HCI
     /// Command (Core v5.4 Vol 4 Part E 7.7.14; error code 0x01, Vol 1 Part F 1.1).
     private func response(to opcode: UInt16) -> H4Packet {
-        if let recorded = views.first(where: { !$0.unit.fromHost && $0.opcode == opcode && $0.eventCode != nil }),
+        if let recorded = played.views.first(where: { !$0.unit.fromHost && $0.opcode == opcode && $0.eventCode != nil }),
            let packet = recorded.unit.packets.first {
             return packet
         }
@@ -170,12 +152,12 @@ public final class EmulateEngine {
 
     /// The host closed the link: recorded host packets still to come are one divergence.
     private func hostLeft() {
-        let left = script.units.indices.filter { script.units[$0].fromHost && state[$0] == .waiting }
+        let left = played.units.indices.filter { played.units[$0].fromHost && played.state[$0] == .waiting }
         guard let first = left.first else { return }
-        let packets = left.reduce(0) { $0 + script.units[$1].packets.count }
-        divergences.append(Divergence(kind: .endedEarly, frame: script.units[first].frame, step: stepOf[first], fromHost: true,
-                                      message: "the host disconnected with \(left.count) recorded host unit\(left.count == 1 ? "" : "s") (\(packets) packets) still to come, first: \(views[first].title)",
-                                      differences: [], expected: script.units[first], actual: nil))
+        let packets = left.reduce(0) { $0 + played.units[$1].packets.count }
+        divergences.append(Divergence(kind: .endedEarly, frame: played.units[first].frame, step: played.stepOf[first], fromHost: true,
+                                      message: "the host disconnected with \(left.count) recorded host unit\(left.count == 1 ? "" : "s") (\(packets) packets) still to come, first: \(played.views[first].title)",
+                                      differences: [], expected: played.units[first], actual: nil))
     }
 
     /// The recording is exhausted: read what the host still sends (briefly) so closing does not
@@ -206,8 +188,7 @@ public final class EmulateEngine {
         let remaining = deadline - Clock.now()
         guard remaining > 0, let packet = try transport.receive(timeout: remaining) else { return false }
         capture?.log(packet, outgoing: false)
-        hostCount += 1
-        inbox += host.push(packet, fromHost: true, frame: hostCount, timestamp: Clock.wallMicros()).map(UnitView.init)
+        inbox += host.push(packet)
         return true
     }
 }
