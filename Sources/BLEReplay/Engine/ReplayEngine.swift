@@ -9,56 +9,26 @@ import BLEProtocol
 /// (`Comparator`). Commands honour Num_HCI_Command_Packets and ACL the controller's buffers
 /// (`HostFlowControl`). Whatever arrives before the first expected packet matched (stale events
 /// of an earlier session) is ignored. Advertising reports recorded after the host stopped
-/// scanning were in flight when it did: they are optional (`inFlightReports`).
+/// scanning were in flight when it did: they are optional (`Awaited.inFlight`).
 public final class ReplayEngine {
     enum State { case waiting, pending, matched, skipped, missing }
 
-    let script: Script
-    let views: [UnitView]
     let transport: HCITransport
     let options: ReplayOptions
     let capture: LiveCapture?
-    private let comparator: Comparator
-    /// Step of each unit: the number of host units before it.
-    private let stepOf: [Int]
-
-    private var state: [State]
-    /// Expected units reached and not yet matched, in recorded order.
-    private var pending: [Int] = []
-    /// Sightings still awaited, per pending advertising unit (rule `advertising`).
-    private var awaitedSightings: [Int: Set<Sighting>] = [:]
-    /// Advertising report units recorded between a scan disable command and the next enable.
-    /// A controller may still deliver reports it had queued before it handles the disable
-    /// (Core v5.4 Vol 4 Part E 7.8.11: scanning stops when the command completes), so whether a
-    /// run sees them is timing: matched if they come, otherwise not compared, never `missing`,
-    /// and never awaited beyond the other expected units of the same step.
-    private var inFlightReports: Set<Int> = []
-    /// The host has sent LE Set (Extended) Scan Enable with Enable = 0 and not re-enabled since.
-    private var scanStopped = false
+    /// The recording, its units' states and the pacer (`PlayedScript`).
+    private var played: PlayedScript<State>
+    /// Where the run is in the script, and its packet counts (`ReplayProgress`).
+    private var progress = ReplayProgress()
+    /// What is awaited from the live controller (`Awaited`).
+    private var awaited = Awaited()
+    /// The recorded connections and how they fare live (`ReplayConnections`).
+    private var connections: ReplayConnections
     private var maps = LinkMaps()
     private var flow = HostFlowControl()
-    private var live = UnitBuilder()
-    private var liveCount = 0
-    private var firstMatched = false
-    private var cursor = 0
-    private var step = 0
-    private var pacer: Pacer
+    /// The controller's packets as they arrive, built into units.
+    private var live = LiveUnits(fromHost: false)
     private var divergences: [Divergence] = []
-    private var replayed = 0, total = 0, notCompared = 0
-    /// The recorded connection each unit belongs to (index into `connections`), from its
-    /// connection complete (success) to its disconnection complete: its ACL, events with its
-    /// handle, commands naming its handle and their Command Status/Complete.
-    private let connectionOf: [Int?]
-    private var connections: [ConnectionOutcome]
-    /// Recorded connections that did not come up live: their units are skipped at once.
-    private var down: Set<Int> = []
-    private var skippedFrames: [Int: [Int]] = [:]
-    private var skippedUnits: Set<Int> = []
-    private var connectionTimes: [Int: (first: Double, last: Double)] = [:]
-    /// Under `--peer`: recorded connections to other devices than the twin's (not on its radio):
-    /// not played, their packets not compared.
-    private var absent: Set<Int> = []
-    private let connectionPeers: [BDAddr?]
     /// Connection attempts as the run made them live (`LiveAttempts`).
     private var attempts = LiveAttempts()
     /// Commands the run sent itself or withheld, and its notes (`OwnCommands`).
@@ -69,33 +39,12 @@ public final class ReplayEngine {
     public var beforeConnecting: (Int) -> Void = { _ in }
 
     public init(script: Script, transport: HCITransport, options: ReplayOptions, capture: LiveCapture? = nil) {
-        self.script = script
-        self.views = script.units.map(UnitView.init)
+        let played = PlayedScript(script, options: options, initial: State.waiting)
+        self.played = played
         self.transport = transport
         self.options = options
         self.capture = capture
-        self.comparator = Comparator(rules: options.rules)
-        self.state = Array(repeating: .waiting, count: script.units.count)
-        self.pacer = Pacer(options, origin: script.units.first?.timestamp)
-        self.stepOf = script.steps
-        let peers: [BDAddr?]
-        (self.connectionOf, self.connections, peers) = Self.connections(views)
-        connectionPeers = peers
-        if let only = options.advertisers {
-            for (k, peer) in peers.enumerated() where peer.map({ !only.contains($0) }) ?? false { absent.insert(k); down.insert(k) }
-        }
-        // A link open before the log starts cannot be made live (who and how is not recorded):
-        // not played beside a twin (which plays the connections it can see made), skipped otherwise.
-        for (k, c) in connections.enumerated() where c.openBeforeLog {
-            // Unless it is the link of the twin's device: the run makes it (`connectOpenBeforeLog`).
-            if let t = options.twinOpenBeforeLog, t.handle == c.recordedHandle, !connections.contains(where: { $0.openBeforeLog && attempts.openedByRun.contains($0.index - 1) }) {
-                attempts.openedByRun.insert(k)
-                connections[k].peer = t.address.description
-                continue
-            }
-            down.insert(k)
-            if options.advertisers != nil { absent.insert(k) }
-        }
+        self.connections = ReplayConnections(played.views, options: options)
         maps.addresses = options.addressMap
         maps.addressTypes = options.addressTypes
     }
@@ -103,23 +52,23 @@ public final class ReplayEngine {
     /// Runs the whole recording. Never throws: a transport failure ends the run and is in the outcome.
     public func run() -> ReplayOutcome {
         let start = Clock.now()
-        pacer.start(origin: script.units.first?.timestamp)
+        played.pacer.start(origin: played.units.first?.timestamp)
         var failure: TransportError?
         do throws(TransportError) {
-            for i in script.units.indices {
-                cursor = i
-                if let k = connectionOf[i] {
-                    if down.contains(k) {
-                        if absent.contains(k), views[i].isConnectionComplete { try cancelAbsentAttempt(i, connection: k) }
+            for i in played.units.indices {
+                progress.cursor = i
+                if let k = connections.of[i] {
+                    if connections.down.contains(k) {
+                        if connections.absent.contains(k), played.views[i].isConnectionComplete { try cancelAbsentAttempt(i, connection: k) }
                         skip(i, connection: k); continue
                     }
-                    if attempts.openedByRun.contains(k), connections[k].liveHandle == nil { try connectOpenBeforeLog(i, connection: k) }
-                    touch(k)
+                    if connections.openedByRun.contains(k), connections.outcomes[k].liveHandle == nil { try connectOpenBeforeLog(i, connection: k) }
+                    connections.touch(k)
                 }
-                if script.units[i].fromHost {
+                if played.units[i].fromHost {
                     try settle()
                     try send(i)
-                    step += 1
+                    progress.step += 1
                 } else {
                     reach(i)
                 }
@@ -130,78 +79,67 @@ public final class ReplayEngine {
         }
         reportSkipped()
         noteWithheld()
-        var notes = script.notes + ownCommands.notes
+        var notes = played.script.notes + ownCommands.notes
         for p in transport.framingProblems { notes.append("\(transport.name): \(p)") }
-        var outcome = ReplayOutcome(recording: script.path, peer: transport.name, steps: steps(), divergences: divergences, replayed: replayed,
-                                    total: total, notCompared: notCompared, error: failure, notes: notes, seconds: Clock.now() - start)
-        outcome.lastStep = step
+        var outcome = ReplayOutcome(recording: played.script.path, peer: transport.name, steps: played.steps(), divergences: divergences, replayed: progress.replayed,
+                                    total: progress.total, notCompared: progress.notCompared, error: failure, notes: notes, seconds: Clock.now() - start)
+        outcome.lastStep = progress.step
         outcome.connections = connectionOutcomes()
         outcome.strictEnvironment = !options.rules.isRelaxed(ReplayRules.environment)
         return outcome
-    }
-
-    private func steps() -> [ReplayStep] {
-        var out = [ReplayStep(index: 0, frame: nil, title: "start: controller packets before the first host packet")]
-        for (i, u) in script.units.enumerated() where u.fromHost {
-            out.append(ReplayStep(index: out.count, frame: u.frame, title: views[i].title))
-        }
-        return out
     }
 
     // MARK: expected units
 
     /// An expected unit's turn has come: wait for it, or skip it under the rules.
     private func reach(_ i: Int) {
-        guard state[i] == .waiting else { return }   // matched early
-        let view = views[i]
+        guard played.state[i] == .waiting else { return }   // matched early
+        let view = played.views[i]
         // The answer to a command the run did not send (rule `configuration`).
         if view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus,
            let op = view.opcode, let n = ownCommands.withheldAnswers[op], n > 0 {
             ownCommands.withheldAnswers[op] = n - 1
-            state[i] = .skipped
-            notCompared += view.unit.packets.count
+            notCompared(i)
             return
         }
         if view.category == .advertising, let only = options.advertisers,
            !Sighting.reports(in: view.unit).contains(where: { only.contains($0.address) }) {
-            state[i] = .skipped
-            notCompared += view.unit.packets.count
+            notCompared(i)
             return
         }
-        if view.category == .advertising, scanStopped { inFlightReports.insert(i) }
+        if view.category == .advertising, awaited.scanStopped { awaited.inFlight.insert(i) }
         // Under `--peer` the twin stops advertising once connected, and its reports are the
         // twin controller's timing: matched if they come, never waited for.
-        if view.category == .advertising, options.advertisers != nil { inFlightReports.insert(i) }
+        if view.category == .advertising, options.advertisers != nil { awaited.inFlight.insert(i) }
         // The recorded controller's power-on events (before the host's first packet): another
         // controller has its own, or none.
         // (Not the packets of a link the run made itself: they are the session's.)
-        if stepOf[i] == 0, !(connectionOf[i].map { attempts.openedByRun.contains($0) } ?? false) { inFlightReports.insert(i) }
+        if played.stepOf[i] == 0, !(connections.of[i].map { connections.openedByRun.contains($0) } ?? false) { awaited.inFlight.insert(i) }
         // ACL of a PDU the disconnection cut (the host ended the link while the device was
         // sending it): whether any of it gets through before the link ends is timing.
-        if cutByDisconnection(i) { inFlightReports.insert(i) }
+        if cutByDisconnection(i) { awaited.inFlight.insert(i) }
         // The device's data recorded after the host asked to disconnect (HCI Disconnect on this link,
         // its Disconnection Complete not yet): sent while the link was ending, so whether it gets
         // through before the live link ends is timing (a streaming device; seen on a loaded machine).
-        if sentWhileEnding(i) { inFlightReports.insert(i) }
+        if sentWhileEnding(i) { awaited.inFlight.insert(i) }
         // Under `--peer`, events about another device than the twin's (a connection request, a
         // name, a link key of a phone's other peers) cannot come: that device is not there.
         if let only = options.advertisers, view.eventCode != nil, view.eventCode != HCIEventCode.commandComplete,
            view.eventCode != HCIEventCode.commandStatus, view.category != .advertising,
            let peer = view.fields.lazy.compactMap({ f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }).first,
            peer != BDAddr(0), !only.contains(peer) {
-            inFlightReports.insert(i)
+            awaited.inFlight.insert(i)
         }
         // Under `--peer`, the end of a BR/EDR inquiry (Core v5.4 Vol 4 Part E 7.7.1): it comes
         // after Inquiry_Length × 1.28 s, or not at all once cancelled (7.1.2; some controllers
         // send it anyway), and the devices it looked for are not on the twin's radio.
-        if options.advertisers != nil, view.eventCode == HCIEventCode.inquiryComplete { inFlightReports.insert(i) }
+        if options.advertisers != nil, view.eventCode == HCIEventCode.inquiryComplete { awaited.inFlight.insert(i) }
         if let rule = view.category.rule, options.rules.isRelaxed(rule) {
             if view.category == .advertising {
-                awaitedSightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
+                awaited.sightings[i] = Set(Sighting.reports(in: view.unit, map: maps.live))
                 expect(i)
             } else {
-                state[i] = .skipped
-                notCompared += view.unit.packets.count
+                notCompared(i)
             }
             return
         }
@@ -211,16 +149,16 @@ public final class ReplayEngine {
     /// `i` is the device's data on a link whose host had sent Disconnect (Core v5.4 Vol 4 Part E
     /// 7.1.6) and not yet seen its Disconnection Complete.
     private func sentWhileEnding(_ i: Int) -> Bool {
-        let unit = script.units[i]
-        guard !unit.fromHost, let k = connectionOf[i] else { return false }
+        let unit = played.units[i]
+        guard !unit.fromHost, let k = connections.of[i] else { return false }
         switch unit.content {
         case .l2cap: break
         case let .raw(p) where p.type == .acl: break
         default: return false
         }
-        for j in stride(from: i - 1, through: max(0, i - 256), by: -1) where connectionOf[j] == k {
-            if views[j].isDisconnectionComplete || views[j].isConnectionComplete { return false }
-            if script.units[j].fromHost, views[j].opcode == HCIOpcode.disconnect.rawValue { return true }
+        for j in stride(from: i - 1, through: max(0, i - 256), by: -1) where connections.of[j] == k {
+            if played.views[j].isDisconnectionComplete || played.views[j].isConnectionComplete { return false }
+            if played.units[j].fromHost, played.views[j].opcode == HCIOpcode.disconnect.rawValue { return true }
         }
         return false
     }
@@ -228,63 +166,75 @@ public final class ReplayEngine {
     /// `i` is the start of an L2CAP PDU that never completed (a raw ACL unit) and the next unit
     /// of its connection is the Disconnection Complete.
     private func cutByDisconnection(_ i: Int) -> Bool {
-        guard case let .raw(packet) = script.units[i].content, packet.type == .acl, let k = connectionOf[i] else { return false }
-        for j in script.units.indices.dropFirst(i + 1).prefix(64) where connectionOf[j] == k {
-            if case let .raw(p) = script.units[j].content, p.type == .acl { continue }
-            return views[j].isDisconnectionComplete
+        guard case let .raw(packet) = played.units[i].content, packet.type == .acl, let k = connections.of[i] else { return false }
+        for j in played.units.indices.dropFirst(i + 1).prefix(64) where connections.of[j] == k {
+            if case let .raw(p) = played.units[j].content, p.type == .acl { continue }
+            return played.views[j].isDisconnectionComplete
         }
         return false
     }
 
     /// Makes `i` pending; it counts towards `total` now, or (in flight) only if it comes.
     private func expect(_ i: Int) {
-        state[i] = .pending
-        pending.append(i)
-        if !inFlightReports.contains(i) { total += views[i].unit.packets.count }
+        played.state[i] = .pending
+        awaited.pending.append(i)
+        if !awaited.inFlight.contains(i) { progress.total += played.views[i].unit.packets.count }
     }
 
     /// `i` came: it is replayed (and, in flight, counted now).
     private func arrived(_ i: Int) {
-        state[i] = .matched
-        firstMatched = true
-        replayed += views[i].unit.packets.count
-        if inFlightReports.contains(i) { total += views[i].unit.packets.count }
+        played.state[i] = .matched
+        progress.firstMatched = true
+        progress.replayed += played.views[i].unit.packets.count
+        if awaited.inFlight.contains(i) { progress.total += played.views[i].unit.packets.count }
+    }
+
+    /// `i` is not compared (the rules, a device not there, in flight and not come): skipped.
+    private func notCompared(_ i: Int) {
+        played.state[i] = .skipped
+        progress.notCompared += played.units[i].packets.count
+    }
+
+    /// `j` will not come after all: not compared, and no longer counted in `total` if it was
+    /// when it was reached.
+    private func withdraw(_ j: Int) {
+        if played.state[j] == .pending, !awaited.inFlight.contains(j) { progress.total -= played.units[j].packets.count }
+        notCompared(j)
     }
 
     /// Waits until every pending expected unit has arrived or timed out, oldest first; in-flight
     /// reports still pending then are not compared.
     private func settle() throws(TransportError) {
         defer {
-            for i in pending where state[i] == .pending && inFlightReports.contains(i) {
-                state[i] = .skipped
-                notCompared += views[i].unit.packets.count
+            for i in awaited.pending where played.state[i] == .pending && awaited.inFlight.contains(i) {
+                notCompared(i)
             }
-            pending.removeAll { state[$0] != .pending }
+            awaited.dropSettled(played.state)
         }
-        while let first = pending.first(where: { !inFlightReports.contains($0) }) {
+        while let first = awaited.pending.first(where: { !awaited.inFlight.contains($0) }) {
             let deadline = Clock.now() + options.timeout
-            while state[first] == .pending {
+            while played.state[first] == .pending {
                 let remaining = deadline - Clock.now()
                 if remaining <= 0 { missing(first); break }
                 if let packet = try transport.receive(timeout: remaining) { handle(packet) }
             }
-            pending.removeAll { state[$0] != .pending }
+            awaited.dropSettled(played.state)
         }
     }
 
     private func missing(_ i: Int) {
-        state[i] = .missing
-        let view = views[i]
-        if view.isConnectionComplete, let k = connectionOf[i] { goDown(k) }
+        played.state[i] = .missing
+        let view = played.views[i]
+        if view.isConnectionComplete, let k = connections.of[i] { goDown(k) }
         // The command's answer is already reported missing; do not also stall the next command on
         // the credit it would have returned.
         if view.opcode != nil { flow.commandCredits = max(flow.commandCredits, 1) }
         var message = "\(view.title): not received within \(Self.seconds(options.timeout))"
-        if let sightings = awaitedSightings[i], !sightings.isEmpty {
+        if let sightings = awaited.sightings[i], !sightings.isEmpty {
             message = "advertising report not received within \(Self.seconds(options.timeout)): "
                 + sightings.map(\.summary).sorted().joined(separator: "; ")
         }
-        add(Divergence(kind: .missing, frame: view.unit.frame, step: stepOf[i], fromHost: false,
+        add(Divergence(kind: .missing, frame: view.unit.frame, step: played.stepOf[i], fromHost: false,
                        message: message, differences: [], expected: view.unit, actual: nil), unit: i)
     }
 
@@ -292,9 +242,7 @@ public final class ReplayEngine {
 
     private func handle(_ packet: H4Packet) {
         capture?.log(packet, outgoing: false)
-        liveCount += 1
-        for unit in live.push(packet, fromHost: false, frame: liveCount, timestamp: Clock.wallMicros()) {
-            let view = UnitView(unit)
+        for view in live.push(packet) {
             flow.observe(view)
             if let own = ownCommands.awaited, view.opcode == own,
                view.eventCode == HCIEventCode.commandComplete || view.eventCode == HCIEventCode.commandStatus {
@@ -308,9 +256,8 @@ public final class ReplayEngine {
                 attempts.ownConnecting = nil
                 attempts.leOpen = false
                 if view.integer(.status) == 0, let h = view.handle {
-                    maps.learn(recorded: connections[k].recordedHandle, live: h)
-                    connections[k].replayed = true
-                    connections[k].liveHandle = h
+                    maps.learn(recorded: connections.outcomes[k].recordedHandle, live: h)
+                    connections.cameUp(k, liveHandle: h)
                 }
                 continue
             }
@@ -346,15 +293,15 @@ public final class ReplayEngine {
             }
             return true
         }
-        if let i = pending.first(where: { state[$0] == .pending && awaitedSightings[$0] == nil && !isAbsent($0) && candidate(views[$0]) }) {
+        if let i = awaited.pending.first(where: { played.state[$0] == .pending && awaited.sightings[$0] == nil && !connections.isAbsent($0) && candidate(played.views[$0]) }) {
             matched(i, v)
-        } else if firstMatched, let i = lookahead(candidate) ?? connectionLookahead(v, candidate) {
-            total += views[i].unit.packets.count
+        } else if progress.firstMatched, let i = lookahead(candidate) ?? connectionLookahead(v, candidate) {
+            progress.total += played.views[i].unit.packets.count
             matched(i, v)
-        } else if v.category == .advertising, scanStopped {
+        } else if v.category == .advertising, awaited.scanStopped {
             return   // in flight when scanning stopped: timing, not a divergence
-        } else if firstMatched, !options.rules.isRelaxed(ReplayRules.unexpected) {
-            var d = Divergence(kind: .unexpected, frame: nil, step: step, fromHost: false,
+        } else if progress.firstMatched, !options.rules.isRelaxed(ReplayRules.unexpected) {
+            var d = Divergence(kind: .unexpected, frame: nil, step: progress.step, fromHost: false,
                                message: "\(v.title): not in the recording", differences: [], expected: nil, actual: v.unit)
             // Under `--peer`, an event about another device than the twin's (the outcome of an
             // attempt to reach a device that is not there) is the environment's.
@@ -371,13 +318,13 @@ public final class ReplayEngine {
     /// Units the rules relax (advertising reports, flow control, the phone's vendor ACL) are not
     /// counted in the look-ahead: a field log has thousands between two notifications.
     private func lookahead(_ candidate: (UnitView) -> Bool) -> Int? {
-        var counted = 0, i = cursor + 1
-        while i < script.units.count, counted < options.lookahead {
+        var counted = 0, i = progress.cursor + 1
+        while i < played.units.count, counted < options.lookahead {
             defer { i += 1 }
-            let e = views[i]
+            let e = played.views[i]
             if let rule = e.category.rule, options.rules.isRelaxed(rule) { continue }
             counted += 1
-            guard state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
+            guard played.state[i] == .waiting, !played.units[i].fromHost, !connections.isAbsent(i) else { continue }
             if candidate(e) { return i }
         }
         return nil
@@ -389,13 +336,13 @@ public final class ReplayEngine {
     /// expected PDU of the same key on its connection, up to that connection's end.
     private func connectionLookahead(_ v: UnitView, _ candidate: (UnitView) -> Bool) -> Int? {
         guard case .l2cap = v.unit.content, let live = v.handle else { return nil }
-        var i = cursor + 1
-        while i < script.units.count {
+        var i = progress.cursor + 1
+        while i < played.units.count {
             defer { i += 1 }
-            let e = views[i]
+            let e = played.views[i]
             guard let h = e.handle, maps.live(h) == live else { continue }
             if e.isDisconnectionComplete { return nil }
-            guard case .l2cap = e.unit.content, state[i] == .waiting, !script.units[i].fromHost, !isAbsent(i) else { continue }
+            guard case .l2cap = e.unit.content, played.state[i] == .waiting, !played.units[i].fromHost, !connections.isAbsent(i) else { continue }
             if candidate(e) { return i }
         }
         return nil
@@ -403,33 +350,32 @@ public final class ReplayEngine {
 
     private func matched(_ i: Int, _ v: UnitView) {
         arrived(i)
-        let e = views[i]
-        if let k = connectionOf[i] { touch(k) }
+        let e = played.views[i]
+        if let k = connections.of[i] { connections.touch(k) }
         if e.isConnectionComplete, let recorded = e.handle, let liveHandle = v.handle, e.integer(.status) == 0, v.integer(.status) == 0 {
             maps.learn(recorded: recorded, live: liveHandle)
             maps.pendingIntervalRange = nil
-            if let k = connectionOf[i] { connections[k].replayed = true; connections[k].liveHandle = liveHandle }
-        } else if e.isConnectionComplete, let k = connectionOf[i] {
+            if let k = connections.of[i] { connections.cameUp(k, liveHandle: liveHandle) }
+        } else if e.isConnectionComplete, let k = connections.of[i] {
             goDown(k)   // recorded success, live failure
         }
         // A connection attempt the live controller refused: the connection complete it would
         // have ended with will not come.
         if e.eventCode == HCIEventCode.commandStatus, let op = e.opcode, Self.connectOpcodes.contains(op),
            e.integer(.status) == 0, let status = v.integer(.status), status != 0,
-           let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }), state[j] == .waiting {
-            if let k = connectionOf[j] { goDown(k) } else {
-                state[j] = .skipped   // an attempt that failed in the recording too: its failure will not come
-                notCompared += views[j].unit.packets.count
+           let j = played.units.indices[(i + 1)...].first(where: { played.views[$0].isConnectionComplete }), played.state[j] == .waiting {
+            if let k = connections.of[j] { goDown(k) } else {
+                notCompared(j)   // an attempt that failed in the recording too: its failure will not come
             }
         }
         if DivergenceClass.isCancelRace(expected: e.unit, actual: v.unit) { cancelRace(at: i, recordedStatus: e.integer(.status) ?? 0) }
         // A command on a link the live controller no longer has (Unknown Connection Identifier,
         // the peer ended it sooner live): nothing but its disconnection comes on it any more.
         if e.eventCode == HCIEventCode.commandStatus || e.eventCode == HCIEventCode.commandComplete, e.integer(.status) == 0,
-           v.integer(.status) == UInt64(HCIStatus.unknownConnectionIdentifier.rawValue), let k = connectionOf[i] { linkGoneLive(k, after: i) }
-        let differences = comparator.differences(expected: e, actual: v, maps: maps)
+           v.integer(.status) == UInt64(HCIStatus.unknownConnectionIdentifier.rawValue), let k = connections.of[i] { linkGoneLive(k, after: i) }
+        let differences = played.comparator.differences(expected: e, actual: v, maps: maps)
         guard !differences.isEmpty else { return }
-        var d = Divergence(kind: .mismatch, frame: e.unit.frame, step: stepOf[i], fromHost: false,
+        var d = Divergence(kind: .mismatch, frame: e.unit.frame, step: played.stepOf[i], fromHost: false,
                            message: "\(e.title): differs", differences: differences, expected: e.unit, actual: v.unit)
         // Under `--peer`, the answer to a connection attempt to another device than the twin's:
         // that device is not there.
@@ -447,32 +393,23 @@ public final class ReplayEngine {
     private func cancelRace(at i: Int, recordedStatus: UInt64) {
         guard recordedStatus == 0 else { attempts.cancelled = true; return }
         attempts.leOpen = false
-        guard let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }),
-              state[j] == .waiting || state[j] == .pending, (views[j].integer(.status) ?? 0) != 0 else { return }
-        let n = views[j].unit.packets.count
-        if state[j] == .pending, !inFlightReports.contains(j) { total -= n }   // counted when it was reached
-        state[j] = .skipped
-        pending.removeAll { $0 == j }
-        notCompared += n
+        guard let j = played.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { played.views[$0].isConnectionComplete }),
+              played.state[j] == .waiting || played.state[j] == .pending, (played.views[j].integer(.status) ?? 0) != 0 else { return }
+        withdraw(j)
+        awaited.pending.removeAll { $0 == j }
     }
 
     /// The live controller has no link `k` any more: the device's packets and events recorded on
     /// it after `i`, up to its Disconnection Complete (compared as any), will not come: not
     /// compared.
     private func linkGoneLive(_ k: Int, after i: Int) {
-        for j in script.units.indices[(i + 1)...] where connectionOf[j] == k {
-            if views[j].isDisconnectionComplete { break }
-            guard !script.units[j].fromHost, state[j] == .waiting || state[j] == .pending else { continue }
-            let n = views[j].unit.packets.count
-            if state[j] == .pending, !inFlightReports.contains(j) { total -= n }
-            state[j] = .skipped
-            notCompared += n
+        for j in played.units.indices[(i + 1)...] where connections.of[j] == k {
+            if played.views[j].isDisconnectionComplete { break }
+            guard !played.units[j].fromHost, played.state[j] == .waiting || played.state[j] == .pending else { continue }
+            withdraw(j)
         }
-        pending.removeAll { state[$0] != .pending }
+        awaited.dropSettled(played.state)
     }
-
-    /// A unit of a connection to a device that is not there (`--peer`).
-    func isAbsent(_ i: Int) -> Bool { connectionOf[i].map { absent.contains($0) } ?? false }
 
     /// The first top-level address of an event (the peer of a connection complete), if any.
     static func peer(_ v: UnitView) -> BDAddr? {
@@ -486,46 +423,44 @@ public final class ReplayEngine {
     /// once every (advertiser, type, data) it recorded has been seen.
     private func sighted(_ v: UnitView) {
         let seen = Set(Sighting.reports(in: v.unit))
-        for i in pending where state[i] == .pending {
-            guard var awaited = awaitedSightings[i] else { continue }
-            awaited.subtract(seen)
-            awaitedSightings[i] = awaited
-            if awaited.isEmpty { arrived(i) }
+        for i in awaited.pending where played.state[i] == .pending {
+            guard var rest = awaited.sightings[i] else { continue }
+            rest.subtract(seen)
+            awaited.sightings[i] = rest
+            if rest.isEmpty { arrived(i) }
         }
     }
 
     // MARK: sending
 
     private func send(_ i: Int) throws(TransportError) {
-        let unit = script.units[i]
-        if views[i].category == .vendor, options.rules.isRelaxed(ReplayRules.vendor) {
-            notCompared += unit.packets.count   // the recorded phone's vendor diagnostics (ACL 0x0EDC)
+        let unit = played.units[i]
+        if played.views[i].category == .vendor, options.rules.isRelaxed(ReplayRules.vendor) {
+            progress.notCompared += unit.packets.count   // the recorded phone's vendor diagnostics (ACL 0x0EDC)
             return
         }
-        if case .command = unit.content, let op = views[i].opcode, HCIOpcode(rawValue: op).isVendor, options.rules.isRelaxed(ReplayRules.vendor) {
+        if case .command = unit.content, let op = played.views[i].opcode, HCIOpcode(rawValue: op).isVendor, options.rules.isRelaxed(ReplayRules.vendor) {
             // The recorded controller's vendor commands: another controller's vendor commands mean
             // something else, or nothing (Unknown HCI Command). Not sent, their answers not compared.
-            state[i] = .skipped
-            notCompared += unit.packets.count
+            notCompared(i)
             ownCommands.withheldVendor += 1
             ownCommands.withheldAnswers[op, default: 0] += 1
             return
         }
-        if case .command = unit.content, let op = views[i].opcode, ReplayRules.unneededConfiguration.contains(op),
+        if case .command = unit.content, let op = played.views[i].opcode, ReplayRules.unneededConfiguration.contains(op),
            options.rules.isRelaxed(ReplayRules.configuration) {
             // Controller configuration the session does not need: not sent (a controller may
             // refuse it, or, as RootCanal 1.10.0 does, abort on it), its answer not compared.
-            state[i] = .skipped
-            notCompared += unit.packets.count
+            notCompared(i)
             ownCommands.withheld[op, default: []].append(unit.frame)
             ownCommands.withheldAnswers[op, default: 0] += 1
-            add(Divergence(kind: .skipped, frame: unit.frame, step: stepOf[i] + 1, fromHost: true,
-                           message: "\(views[i].title): not sent: controller configuration the session does not need (rule configuration)",
+            add(Divergence(kind: .skipped, frame: unit.frame, step: played.stepOf[i] + 1, fromHost: true,
+                           message: "\(played.views[i].title): not sent: controller configuration the session does not need (rule configuration)",
                            differences: [], expected: unit, actual: nil, classOverride: .environment), unit: i)
             return
         }
-        total += unit.packets.count
-        try pump(until: pacer.due(unit.timestamp))
+        progress.total += unit.packets.count
+        try pump(until: played.pacer.due(unit.timestamp))
         switch unit.content {
         case let .command(bytes):
             noteScanEnable(bytes)
@@ -535,9 +470,9 @@ public final class ReplayEngine {
             try prepareAcceptList(i)
             announceConnecting(i)
             noteTarget(i)
-            if let op = views[i].opcode, Self.leConnectOpcodes.contains(op) { attempts.leOpen = true }
-            if views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { attempts.leOpen = false }
-            let takesCredit = views[i].opcode != HCIOpcode.hostNumberOfCompletedPackets.rawValue
+            if let op = played.views[i].opcode, Self.leConnectOpcodes.contains(op) { attempts.leOpen = true }
+            if played.views[i].opcode == HCIOpcode.leCreateConnectionCancel.rawValue { attempts.leOpen = false }
+            let takesCredit = played.views[i].opcode != HCIOpcode.hostNumberOfCompletedPackets.rawValue
             if takesCredit { try waitFor("a command credit (Num_HCI_Command_Packets)", step: i) { $0.flow.commandCredits > 0 } }
             let rewritten = fastInterval(HostRewriter.command(bytes, maps: maps), unit: i)
             HostRewriter.noteIntervalRequest(UnitView(LinkUnit(content: .command(rewritten), packets: [], frames: [], timestamp: 0, fromHost: true)), maps: &maps)
@@ -554,18 +489,18 @@ public final class ReplayEngine {
                 }
             }
         }
-        replayed += unit.packets.count
-        state[i] = .matched
-        pacer.sent(unit.timestamp)
+        progress.replayed += unit.packets.count
+        played.state[i] = .matched
+        played.pacer.sent(unit.timestamp)
     }
 
     /// Follows the recording's LE Add Device To / Remove Device From / Clear Filter Accept List
     /// (Core v5.4 Vol 4 Part E 7.8.16–7.8.18).
     private func noteAcceptList(_ i: Int) {
-        switch views[i].opcode {
+        switch played.views[i].opcode {
         case HCIOpcode.leClearFilterAcceptList.rawValue?: attempts.acceptListed.removeAll()
-        case HCIOpcode.leAddDeviceToFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { attempts.acceptListed.insert(a) }
-        case HCIOpcode.leRemoveDeviceFromFilterAcceptList.rawValue?: if let a = Self.peer(views[i]) { attempts.acceptListed.remove(a) }
+        case HCIOpcode.leAddDeviceToFilterAcceptList.rawValue?: if let a = Self.peer(played.views[i]) { attempts.acceptListed.insert(a) }
+        case HCIOpcode.leRemoveDeviceFromFilterAcceptList.rawValue?: if let a = Self.peer(played.views[i]) { attempts.acceptListed.remove(a) }
         default: break
         }
     }
@@ -574,7 +509,7 @@ public final class ReplayEngine {
     private func noteScanEnable(_ command: [UInt8]) {
         let (opcode, enable) = command.withReader { r in (HCIPacketHeader.commandOpcode(r), HCIPacketHeader.commandParameters(r)?.peekU8()) }
         guard let enable, opcode == .leSetScanEnable || opcode == .leSetExtendedScanEnable else { return }
-        scanStopped = enable == 0
+        awaited.scanStopped = enable == 0
     }
 
     /// `--timing fast` (with rule `conn-interval`): a command asking for a connection interval
@@ -588,7 +523,7 @@ public final class ReplayEngine {
               let fast = ConnectionIntervalRequest.requesting(ConnectionIntervalRequest.fastest, in: command) else { return command }
         if !ownCommands.fastIntervalNoted {
             ownCommands.fastIntervalNoted = true
-            ownCommands.notes.append("--timing fast: connection intervals asked for as 7.5 ms (from #\(script.units[i].frame) on; the recorded ones with --timing original or --strict conn-interval)")
+            ownCommands.notes.append("--timing fast: connection intervals asked for as 7.5 ms (from #\(played.units[i].frame) on; the recorded ones with --timing original or --strict conn-interval)")
         }
         return fast
     }
@@ -614,8 +549,8 @@ public final class ReplayEngine {
         while !ready(self) {
             let remaining = deadline - Clock.now()
             if remaining <= 0 {
-                add(Divergence(kind: .missing, frame: script.units[i].frame, step: stepOf[i], fromHost: true,
-                               message: "\(views[i].title): the controller gave no \(what) within \(Self.seconds(options.timeout)); sent anyway",
+                add(Divergence(kind: .missing, frame: played.units[i].frame, step: played.stepOf[i], fromHost: true,
+                               message: "\(played.views[i].title): the controller gave no \(what) within \(Self.seconds(options.timeout)); sent anyway",
                                differences: [], expected: nil, actual: nil), unit: i)
                 flow.commandCredits = max(flow.commandCredits, 1)
                 flow.forgetInFlight()
@@ -633,7 +568,7 @@ public final class ReplayEngine {
 // MARK: connections
 
 extension ReplayEngine {
-    /// Assigns units to the recorded connections (see `connectionOf`).
+    /// Assigns units to the recorded connections (see `ReplayConnections.of`).
     static func connections(_ views: [UnitView]) -> ([Int?], [ConnectionOutcome], [BDAddr?]) {
         var of = [Int?](repeating: nil, count: views.count)
         var list: [ConnectionOutcome] = []
@@ -693,40 +628,30 @@ extension ReplayEngine {
         return (of, list, peers)
     }
 
-    private func touch(_ k: Int) {
-        let now = Clock.now()
-        connectionTimes[k] = (connectionTimes[k]?.first ?? now, now)
-    }
-
     /// Connection `k` did not come up live: what is still pending on it is skipped, and the rest
     /// of it will be as its turn comes.
     private func goDown(_ k: Int) {
-        guard !down.contains(k) else { return }
-        down.insert(k)
-        for i in pending where state[i] == .pending && connectionOf[i] == k {
-            state[i] = .skipped
-            skippedFrames[k, default: []].append(script.units[i].frame)
-            skippedUnits.insert(i)
-            connections[k].skipped += views[i].unit.packets.count
+        guard !connections.down.contains(k) else { return }
+        connections.down.insert(k)
+        for i in awaited.pending where played.state[i] == .pending && connections.of[i] == k {
+            played.state[i] = .skipped
+            connections.skipped(i, played.units[i], on: k, asStep: true)
         }
-        pending.removeAll { state[$0] != .pending }
+        awaited.dropSettled(played.state)
     }
 
     /// A unit of a connection that is down: neither sent nor waited for, counted as not replayed.
     private func skip(_ i: Int, connection k: Int) {
-        state[i] = .skipped
-        let n = script.units[i].packets.count
-        if absent.contains(k) || (!script.units[i].fromHost && views[i].category.rule.map { options.rules.isRelaxed($0) } ?? false) {
-            notCompared += n
-            if script.units[i].fromHost { step += 1 }
-            if absent.contains(k) { connections[k].skipped += n; skippedFrames[k, default: []].append(script.units[i].frame) }
+        let unit = played.units[i]
+        if unit.fromHost { progress.step += 1 }
+        if connections.absent.contains(k) || (!unit.fromHost && played.views[i].category.rule.map { options.rules.isRelaxed($0) } ?? false) {
+            notCompared(i)
+            if connections.absent.contains(k) { connections.skipped(i, unit, on: k, asStep: false) }
             return
         }
-        total += n
-        connections[k].skipped += n
-        skippedFrames[k, default: []].append(script.units[i].frame)
-        skippedUnits.insert(i)
-        if script.units[i].fromHost { step += 1 }
+        played.state[i] = .skipped
+        progress.total += unit.packets.count
+        connections.skipped(i, unit, on: k, asStep: true)
     }
 
     /// The commands not sent: one note for the vendor commands (rule `vendor`), one per kind of
@@ -744,22 +669,22 @@ extension ReplayEngine {
 
     /// One `skipped` divergence per connection that did not come up.
     private func reportSkipped() {
-        for k in down.sorted() {
-            let c = connections[k]
-            let frames = skippedFrames[k]?.sorted() ?? []
-            if absent.contains(k), c.openBeforeLog {
+        for k in connections.down.sorted() {
+            let c = connections.outcomes[k]
+            let frames = connections.skippedFrames[k]?.sorted() ?? []
+            if connections.absent.contains(k), c.openBeforeLog {
                 let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
                 ownCommands.notes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), first packet #\(c.frame)) was open before the log starts (no connection complete: its device is not known): not played (\(c.skipped) packets\(range), not compared)")
                 continue
             }
-            if absent.contains(k) {
+            if connections.absent.contains(k) {
                 let range = frames.first.map { first in frames.last == first ? ", #\(first)" : ", #\(first)–#\(frames.last ?? first)" } ?? ""
                 ownCommands.notes.append("connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), #\(c.frame)) is to \(c.peer ?? "another device"), not the twin's device: not played (\(c.skipped) packets\(range), not compared)")
                 continue
             }
             guard let first = frames.first, let last = frames.last else { continue }
             let range = first == last ? "#\(first)" : "#\(first)–#\(last)"
-            add(Divergence(kind: .skipped, frame: first, step: skippedUnits.filter { connectionOf[$0] == k }.min().map { stepOf[$0] } ?? step, fromHost: false,
+            add(Divergence(kind: .skipped, frame: first, step: connections.skippedUnits.filter { connections.of[$0] == k }.min().map { played.stepOf[$0] } ?? progress.step, fromHost: false,
                            message: "connection #\(c.index) (recorded handle 0x\(String(c.recordedHandle, radix: 16)), \(c.openBeforeLog ? "open before the log starts, first packet" : "connection complete") #\(c.frame)) did not come up: \(c.skipped) recorded packet\(c.skipped == 1 ? "" : "s") on it skipped (\(range))",
                            differences: [], expected: nil, actual: nil, classOverride: .behaviour), unit: nil, connection: k)
         }
@@ -767,19 +692,19 @@ extension ReplayEngine {
 
     private func add(_ d: Divergence, unit i: Int?, connection: Int? = nil) {
         var d = d
-        if let k = connection ?? i.flatMap({ connectionOf[$0] }) { d.connection = k + 1 }
+        if let k = connection ?? i.flatMap({ connections.of[$0] }) { d.connection = k + 1 }
         divergences.append(d)
     }
 
     private func connectionOutcomes() -> [ConnectionOutcome] {
-        var out = connections
-        for i in script.units.indices {
-            guard let k = connectionOf[i] else { continue }
-            let n = script.units[i].packets.count
-            switch state[i] {
+        var out = connections.outcomes
+        for i in played.units.indices {
+            guard let k = connections.of[i] else { continue }
+            let n = played.units[i].packets.count
+            switch played.state[i] {
             case .matched: out[k].steps += n; out[k].stepsReplayed += n
             case .missing, .pending: out[k].steps += n
-            case .skipped where skippedUnits.contains(i): out[k].steps += n
+            case .skipped where connections.skippedUnits.contains(i): out[k].steps += n
             default: break
             }
         }
@@ -788,7 +713,7 @@ extension ReplayEngine {
             out[k].divergences += 1
             if d.divergenceClass == .behaviour { out[k].behaviourDivergences += 1 }
         }
-        for k in out.indices { if let t = connectionTimes[k] { out[k].seconds = t.last - t.first } }
+        for k in out.indices { if let t = connections.times[k] { out[k].seconds = t.last - t.first } }
         return out
     }
 }
@@ -812,40 +737,40 @@ extension ReplayEngine {
     /// list as the run filled it (the host put it there before the log starts): the run adds the
     /// (live) peer first, and says so.
     fileprivate func prepareAcceptList(_ i: Int) throws(TransportError) {
-        guard let op = views[i].opcode else { return }
+        guard let op = played.views[i].opcode else { return }
         guard op == HCIOpcode.leCreateConnection.rawValue || op == HCIOpcode.leExtendedCreateConnection.rawValue,
-              let policy = views[i].fields.first(where: { $0.id == .initiatorFilterPolicy }), case let .integer(p, _) = policy.value, p == 1,
-              let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
-              let k = connectionOf[j], !absent.contains(k), let recorded = connectionPeers[k] else { return }
+              let policy = played.views[i].fields.first(where: { $0.id == .initiatorFilterPolicy }), case let .integer(p, _) = policy.value, p == 1,
+              let j = played.units.indices[(i + 1)...].first(where: { played.views[$0].isConnectionComplete }),
+              let k = connections.of[j], !connections.absent.contains(k), let recorded = connections.peers[k] else { return }
         guard !attempts.acceptListed.contains(recorded) else { return }
         attempts.acceptListed.insert(recorded)
         let address = maps.live(recorded)
-        let recordedType = views[j].fields.first { $0.id == .peerAddressType }.flatMap { f -> UInt8? in
+        let recordedType = played.views[j].fields.first { $0.id == .peerAddressType }.flatMap { f -> UInt8? in
             if case let .integer(v, _) = f.value { return UInt8(truncatingIfNeeded: v) & 1 } else { return nil } } ?? 0
         let type = maps.addressTypes[recorded] ?? recordedType
         guard let bytes = try? HCICommandEncoding.command(.leAddDeviceToFilterAcceptList, [HCIKey.addressType: .int(UInt64(type)), HCIKey.address: .address(address)]) else { return }
-        ownCommands.notes.append("the recording connects through the filter accept list to a device it never put there (before the log starts): the run added \(address) first (before #\(script.units[i].frame))")
+        ownCommands.notes.append("the recording connects through the filter accept list to a device it never put there (before the log starts): the run added \(address) first (before #\(played.units[i].frame))")
         try sendOwnCommand(.leAddDeviceToFilterAcceptList, bytes, step: i, what: "LE Add Device To Filter Accept List")
     }
 
     /// LE (Extended) Create Connection whose connection complete (the next one recorded) was a
     /// success with a device that is there: `beforeConnecting` with that connection's number.
     fileprivate func announceConnecting(_ i: Int) {
-        guard let op = views[i].opcode, Self.connectOpcodes.contains(op),
-              let j = script.units.indices[(i + 1)...].first(where: { views[$0].isConnectionComplete }),
-              let k = connectionOf[j], !absent.contains(k) else { return }
-        beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+        guard let op = played.views[i].opcode, Self.connectOpcodes.contains(op),
+              let j = played.units.indices[(i + 1)...].first(where: { played.views[$0].isConnectionComplete }),
+              let k = connections.of[j], !connections.absent.contains(k) else { return }
+        beforeConnecting(connections.number(k))
     }
 
     /// Remembers whether the connection command `i` names a device that is not there (`--peer`).
     fileprivate func noteTarget(_ i: Int) {
-        guard let only = options.advertisers, let op = views[i].opcode, Self.connectOpcodes.contains(op) || op == HCIOpcode.createConnectionCancel.rawValue
+        guard let only = options.advertisers, let op = played.views[i].opcode, Self.connectOpcodes.contains(op) || op == HCIOpcode.createConnectionCancel.rawValue
                 || op == HCIOpcode.leCreateConnectionCancel.rawValue else { return }
-        var target = views[i].fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
+        var target = played.views[i].fields.lazy.compactMap { f -> BDAddr? in if f.topLevel, case let .address(a, _) = f.value { return a } else { return nil } }.first
         // Through the accept list (no address, or none given): the device of the connection
         // complete that followed in the recording.
-        if target == nil || target == BDAddr(0), let j = script.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { views[$0].isConnectionComplete }) {
-            target = Self.peer(views[j])
+        if target == nil || target == BDAddr(0), let j = played.units.indices[(i + 1)...].prefix(options.lookahead).first(where: { played.views[$0].isConnectionComplete }) {
+            target = Self.peer(played.views[j])
         }
         if let target, target != BDAddr(0), !only.contains(target) { attempts.absentTargets.insert(op) } else { attempts.absentTargets.remove(op) }
     }
@@ -862,11 +787,11 @@ extension ReplayEngine {
     fileprivate func prepareEventMasks(_ i: Int) throws(TransportError) {
         guard !ownCommands.eventMasksChecked else { return }
         ownCommands.eventMasksChecked = true
-        let sent = Set(views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
+        let sent = Set(played.views.lazy.filter(\.unit.fromHost).compactMap(\.opcode))
         guard !sent.contains(HCIOpcode.reset.rawValue) else { return }
         for (opcode, mask) in Self.eventMasks where !sent.contains(opcode.rawValue) {
             guard let bytes = try? HCICommandEncoding.command(opcode, [opcode == .setEventMask ? HCIKey.eventMask : HCIKey.leEventMask: .int(mask)]) else { continue }
-            ownCommands.notes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(script.units[i].frame))")
+            ownCommands.notes.append("the recording never sets \(opcode == .setEventMask ? "the event mask" : "the LE event mask") (it starts after the host did): the run set it first (0x\(String(mask, radix: 16)), before #\(played.units[i].frame))")
             try sendOwnCommand(opcode, bytes, step: i, what: opcode == .setEventMask ? "Set Event Mask" : "LE Set Event Mask")
         }
     }
@@ -876,9 +801,9 @@ extension ReplayEngine {
     /// 7.8.12) and maps the recorded handle to the live one; the event masks first, as the log
     /// has none. Its answers are not compared; a link that does not come up is `skipped`.
     fileprivate func connectOpenBeforeLog(_ i: Int, connection k: Int) throws(TransportError) {
-        guard let t = options.twinOpenBeforeLog, connectionTimes[k] == nil else { return }
+        guard let t = options.twinOpenBeforeLog, connections.times[k] == nil else { return }
         try prepareEventMasks(i)
-        beforeConnecting((0 ... k).filter { !absent.contains($0) }.count)
+        beforeConnecting(connections.number(k))
         let address = maps.live(t.address)
         let bytes: [UInt8]
         do {
@@ -891,11 +816,11 @@ extension ReplayEngine {
         } catch {
             throw TransportError(.io, "cannot build LE Create Connection: \(error)")
         }
-        ownCommands.notes.append("connection #\(connections[k].index) (recorded handle 0x\(String(connections[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(script.units[i].frame)")
+        ownCommands.notes.append("connection #\(connections.outcomes[k].index) (recorded handle 0x\(String(connections.outcomes[k].recordedHandle, radix: 16))) was open before the log starts: the run connected to the twin (\(address)) before #\(played.units[i].frame)")
         attempts.ownConnecting = k
         try sendOwnCommand(.leCreateConnection, bytes, step: i, what: "LE Create Connection")
         try waitFor("the connection complete of the run's own LE Create Connection", step: i) { $0.attempts.ownConnecting == nil }
-        if connections[k].liveHandle == nil { goDown(k) }
+        if connections.outcomes[k].liveHandle == nil { goDown(k) }
     }
 
     /// Sends a command of the run's own (not recorded) and waits for its Command Complete /
@@ -917,24 +842,24 @@ extension ReplayEngine {
     /// v5.4 Vol 4 Part E 7.8.12). The run cancels it (LE Create Connection Cancel, 7.8.13) where
     /// the recording had its connection complete, swallows the answers, and says so.
     fileprivate func cancelAbsentAttempt(_ i: Int, connection k: Int) throws(TransportError) {
-        guard attempts.leOpen, !script.units[i].fromHost,
+        guard attempts.leOpen, !played.units[i].fromHost,
               let bytes = try? HCICommandEncoding.command(.leCreateConnectionCancel) else { return }
         attempts.leOpen = false
-        ownCommands.notes.append("connection #\(connections[k].index) (#\(script.units[i].frame)) was to \(connections[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
+        ownCommands.notes.append("connection #\(connections.outcomes[k].index) (#\(played.units[i].frame)) was to \(connections.outcomes[k].peer ?? "another device"), which is not there: the run cancelled the attempt still open live (LE Create Connection Cancel)")
         attempts.cancelled = true
         try sendOwnCommand(.leCreateConnectionCancel, bytes, step: i, what: "LE Create Connection Cancel")
         try waitFor("the connection complete of the attempt the run cancelled", step: i) { !$0.attempts.cancelled }
     }
 
     fileprivate func prepareRandomAddress(_ i: Int) throws(TransportError) {
-        guard let op = views[i].opcode else { return }
+        guard let op = played.views[i].opcode else { return }
         if op == HCIOpcode.leSetRandomAddress.rawValue { attempts.randomAddressSet = true; return }
         guard !attempts.randomAddressSet, Self.ownAddressTypeOpcodes.contains(op),
-              let type = views[i].fields.first(where: { $0.id == .ownAddressType }),
+              let type = played.views[i].fields.first(where: { $0.id == .ownAddressType }),
               case let .integer(t, _) = type.value, t == 1 || t == 3 else { return }
         attempts.randomAddressSet = true
         guard let bytes = try? HCICommandEncoding.command(.leSetRandomAddress, [HCIKey.randomAddress: .address(Self.runRandomAddress)]) else { return }
-        ownCommands.notes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(script.units[i].frame))")
+        ownCommands.notes.append("the recording uses a random own address it never set (it starts after the host's LE Set Random Address): the run set \(Self.runRandomAddress) first (before #\(played.units[i].frame))")
         try sendOwnCommand(.leSetRandomAddress, bytes, step: i, what: "LE Set Random Address")
     }
 }
