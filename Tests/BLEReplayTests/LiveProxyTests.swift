@@ -6,7 +6,8 @@ import TestSupport
 /// tests' central session) and RootCanal 1.10.0, with a Bumble peripheral (`scripts/live/
 /// proxy_peripheral.py`) on a second controller of the same RootCanal. A healthy session exits 0;
 /// a peripheral that notifies before the central subscribed fails `--fail-on warning` with
-/// `gatt.unsubscribed-notification`, read independently from the saved capture with tshark; garbage
+/// `gatt.unsubscribed-notification`, read independently from the saved capture with tshark; one that
+/// never answers a read fails with `att.timeout`, told at its timer while the link is still up; garbage
 /// from the host is told and the controller keeps answering; a controller that dies ends the session
 /// with the host side closed and a report.
 @Suite(.serialized) struct LiveProxyTests {
@@ -36,11 +37,14 @@ import TestSupport
         return (live, port)
     }
 
-    static func run(broken: Bool) async throws -> Session {
+    /// - Parameters:
+    ///   - fault: the peripheral's `--broken` fault, nil for a healthy one.
+    ///   - readTimeout: how long the app waits for a read's answer (`host_against.py --read-timeout`).
+    static func run(fault: String?, readTimeout: Double? = nil) async throws -> Session {
         let rootCanal = try await RootCanal(binary: try #require(ReplayEnvironment.rootCanal))
         let bumbleURI = rootCanal.uri.replacingOccurrences(of: "tcp:", with: "tcp-client:")
         let peripheral = try LiveProcess("proxy_peripheral", executable: ReplayEnvironment.python,
-                                         arguments: [peripheralScript(), "--transport", bumbleURI] + (broken ? ["--broken", "notify-early"] : []))
+                                         arguments: [peripheralScript(), "--transport", bumbleURI] + (fault.map { ["--broken", $0] } ?? []))
         defer { peripheral.stop() }
         _ = try await peripheral.line(startingWith: "READY", timeout: 30)
         let dir = try ReplayEnvironment.temporaryDirectory("live-proxy")
@@ -48,7 +52,7 @@ import TestSupport
         let (live, port) = try await startLive(to: rootCanal.uri, saved: saved, extra: ["--fail-on", "warning"])
         let central = try LiveProcess("host_against", executable: ReplayEnvironment.python, arguments: [
             ReplayEnvironment.script("host_against.py"), "--transport", "tcp-client:127.0.0.1:\(port)", "--scenario", "session", "--extended-scan",
-        ])
+        ] + (readTimeout.map { ["--read-timeout", String($0)] } ?? []))
         let centralStatus = try await central.wait(timeout: 90)
         // The host closed its transport when it exited: the proxy's session ends with its report.
         let status = try await live.wait(timeout: 30)
@@ -75,7 +79,7 @@ import TestSupport
 
     @Test(.enabled(if: ready, "needs Bumble and RootCanal in the venv"))
     func aHealthySessionThroughTheProxyPasses() async throws {
-        let s = try await Self.run(broken: false)
+        let s = try await Self.run(fault: nil)
         #expect(s.centralStatus == 0, "the app's session through the proxy: \(s.central)")
         #expect(s.central.contains("RESULT "), "\(s.central)")
         #expect(s.status == 0, "\(s.lines.suffix(3)) \(s.stderr)")
@@ -88,7 +92,7 @@ import TestSupport
 
     @Test(.enabled(if: ready, "needs Bumble and RootCanal in the venv"))
     func aNotificationBeforeSubscriptionFailsWithTheFindingAndTheCapture() async throws {
-        let s = try await Self.run(broken: true)
+        let s = try await Self.run(fault: "notify-early")
         #expect(s.status == 1, "\(s.lines.suffix(3)) \(s.stderr)")
         let document = try Self.reportAgrees(s)
         let found = (document["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "gatt.unsubscribed-notification" }
@@ -105,6 +109,35 @@ import TestSupport
             let firstWrite = rows.first { $0.last == "0x12" }?.first.flatMap { Int($0) } ?? Int.max
             #expect(firstNotification < firstWrite)
             #expect((finding["frames"] as? [Int])?.first == firstNotification)
+        }
+    }
+
+    /// A server that never answers a read: the app waits as a phone's stack does (30 s, then Bumble's
+    /// client gives up), keeps the link 3 s more and closes it. `att.timeout` (error) is told while the
+    /// link is still up, decided at its timer (request + 30 s + the 1 s in which a link end would be
+    /// blamed on it), and fails the session; the request is read from the saved capture with tshark.
+    @Test(.enabled(if: ready, "needs Bumble and RootCanal in the venv"))
+    func anUnansweredRequestFailsAtItsTimerWithTheFinding() async throws {
+        let s = try await Self.run(fault: "unanswered", readTimeout: 40)
+        #expect(s.centralStatus == 1, "the app's read must time out: \(s.central)")
+        #expect(s.status == 1, "\(s.lines.suffix(3)) \(s.stderr)")
+        let document = try Self.reportAgrees(s)
+        let found = (document["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "att.timeout" }
+        let finding = try #require(found.first, "\(document["findings"] ?? [])")
+        #expect(finding["severity"] as? String == "error")
+        let events = try s.lines.dropLast().map(Self.json)
+        let toldAt = try #require(events.firstIndex { ($0["finding"] as? [String: Any])?["rule"] as? String == "att.timeout" })
+        #expect(events[toldAt]["decided"] as? String == "timer")
+        let closedAt = events.firstIndex { $0["type"] as? String == "connection-closed" } ?? Int.max
+        #expect(toldAt < closedAt, "told while the link was up: \(events.map { $0["type"] ?? "" })")
+        if Self.hasTshark {
+            // Read from the frames: the last Read Request, with no ATT PDU from the server after it.
+            let out = try #require(Tool.run("tshark", ["-r", s.saved.path, "-Y", "btatt", "-T", "fields",
+                                                        "-e", "frame.number", "-e", "btatt.opcode"]))
+            let rows = out.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+            let read = try #require(rows.last { $0.last == "0x0a" }?.first.flatMap { Int($0) })
+            #expect(rows.last?.first.flatMap { Int($0) } == read, "nothing answered the Read Request: \(rows.suffix(3))")
+            #expect((finding["frames"] as? [Int])?.first == read)
         }
     }
 

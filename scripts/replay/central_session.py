@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from bumble import hci
+from bumble import core, hci
 from bumble.core import UUID
 from bumble.device import Device
 from bumble.att import ATT_Error
@@ -25,6 +25,13 @@ from bumble.att import ATT_Error
 import replay_common as rc
 
 SCENARIOS = ("session", "setup")
+
+# How long the session waits for a read's answer. An app on a phone waits as its stack does: Android
+# and iOS give a GATT request the ATT transaction's 30 s (Core v5.4 Vol 3 Part F 3.3.3) and then fail
+# it (host_against.py --read-timeout); Bumble's client gives up at 30 s too (GATT_REQUEST_TIMEOUT).
+READ_TIMEOUT = rc.STEP_TIMEOUT
+# After a read that got no answer the app keeps the link this long, then closes it and fails.
+LINGER_AFTER_TIMEOUT = 3.0
 
 
 async def _scan_for_peripheral(device: Device, legacy: bool = True) -> None:
@@ -44,7 +51,7 @@ async def _scan_for_peripheral(device: Device, legacy: bool = True) -> None:
 
 async def _read(peer, characteristic) -> str:
     try:
-        return (await asyncio.wait_for(peer.read_value(characteristic), rc.STEP_TIMEOUT)).hex()
+        return (await asyncio.wait_for(peer.read_value(characteristic), READ_TIMEOUT)).hex()
     except ATT_Error as error:
         return f"error:{error.error_code:#04x}"
 
@@ -62,7 +69,14 @@ async def session(device: Device, legacy: bool = True) -> dict:
         await asyncio.wait_for(peer.discover_characteristics([], service), rc.STEP_TIMEOUT)
     golden = peer.get_characteristics_by_uuid(UUID(rc.GOLDEN_UUID))
     if golden:
-        result["golden"] = await _read(peer, golden[0])
+        try:
+            result["golden"] = await _read(peer, golden[0])
+        except (asyncio.TimeoutError, TimeoutError, core.TimeoutError):
+            # No answer: the bearer is dead (no further ATT PDU may be sent on it); the app gives up
+            # and closes the link, as a phone's app does on its GATT timeout.
+            await asyncio.sleep(LINGER_AFTER_TIMEOUT)
+            await asyncio.wait_for(connection.disconnect(), rc.STEP_TIMEOUT)
+            raise
     battery = peer.get_characteristics_by_uuid(UUID.from_16_bits(rc.BATTERY_LEVEL))
     if battery:
         result["battery"] = await _read(peer, battery[0])

@@ -27,8 +27,11 @@ async def main() -> int:
     parser.add_argument("--scenario", choices=central_session.SCENARIOS, default="session")
     parser.add_argument("--extended-scan", action="store_true",
                         help="scan with the extended commands (RootCanal refuses an extended connect after legacy scanning)")
+    parser.add_argument("--read-timeout", type=float, default=central_session.READ_TIMEOUT,
+                        help="seconds a read may wait for its answer (a phone's stack: 30)")
     args = parser.parse_args()
     rc.quiet_logging()
+    central_session.READ_TIMEOUT = args.read_timeout
     try:
         async with await open_transport(args.transport) as transport:
             result = await central_session.run_session(transport, args.scenario, legacy=not args.extended_scan)
