@@ -98,7 +98,7 @@ public enum ReportText {
                 // A disconnect says why in a few words (the finding and `timeline` give the sentence).
                 var line = e.text
                 if e.kind == .disconnected, e.frame == c.lifecycle.disconnectFrame, let end = c.endCause, let reason = c.lifecycle.disconnectReason {
-                    line = "disconnected (0x\(Hex.pad(reason.rawValue, 2)) \(Self.shortReason(reason))): \(end.cause.short)"
+                    line = "disconnected (0x\(Hex.pad(reason.rawValue, 2)) \(ReasonText.short(reason))): \(end.cause.short)"
                 }
                 let text = wrap(Terminal.clean(line), indent: String(repeating: " ", count: head.count), width: style.width)
                 s += style.paint(head, .grey) + paintEvent(String(text.dropFirst(head.count)), e, style)
@@ -148,19 +148,6 @@ public enum ReportText {
     static let minimumEvents = 2
 
     /// Red for what failed, yellow for a link that ended other than by a user or host (0x13, 0x16).
-    /// A disconnection reason in a few words, for a story line (the JSON and the finding give its name).
-    static func shortReason(_ r: HCIStatus) -> String {
-        switch r.rawValue {
-        case 0x08: "supervision timeout"
-        case 0x13: "remote user"
-        case 0x16: "local host"
-        case 0x22: "LL response timeout"
-        case 0x3D: "MIC failure"
-        case 0x3E: "not established"
-        default: r.name
-        }
-    }
-
     static func paintEvent(_ text: String, _ e: TimelineEvent, _ style: TerminalStyle) -> String {
         switch e.kind {
         case .connectionFailed, .subscribeFailed, .attError: style.paint(text, .red)

@@ -236,9 +236,9 @@ final class RedactionScanner {
     private func sweepAddresses(_ frame: Frame) {
         let p = frame.payload
         if [.syslog, .userLogging, .systemNote, .note].contains(frame.kind) {
-            for (offset, value) in AddressText.find(p) where value != 0 && value != 0xFFFF_FFFF_FFFF {
+            for (offset, address) in AddressInText.find(p) where address.value != 0 && address.value != 0xFFFF_FFFF_FFFF {
                 let text = UnsafeRawBufferPointer(rebasing: p[offset ..< offset + 17])
-                add(RedactionEdit(offset: offset, bytes: AddressText.format(addresses.fake(value), like: text), what: .address), unlessOverlapping: true)
+                add(RedactionEdit(offset: offset, bytes: AddressText.format(addresses.fake(address.value), like: text), what: .address), unlessOverlapping: true)
             }
         }
         let data = dataStart(frame)

@@ -83,48 +83,9 @@ final class NameMap {
     }
 }
 
-/// Addresses written as text (`C0:11:22:33:44:02`, `c0-11-…`) in log lines kept with `--keep-names`.
+/// Addresses written as text in log lines kept with `--keep-names` (found by `AddressInText`),
+/// written again with a replacement value.
 enum AddressText {
-    /// Offsets of `XX:XX:XX:XX:XX:XX` (or with `-`) with hex digits, not inside a longer hex run.
-    static func find(_ bytes: UnsafeRawBufferPointer) -> [(offset: Int, value: UInt64)] {
-        var out: [(Int, UInt64)] = []
-        guard bytes.count >= 17 else { return out }
-        var i = 0
-        while i + 17 <= bytes.count {
-            if let v = parse(bytes, i), (i == 0 || !isHexOrSeparator(bytes[i - 1])), (i + 17 == bytes.count || !isHexOrSeparator(bytes[i + 17])) {
-                out.append((i, v))
-                i += 17
-            } else {
-                i += 1
-            }
-        }
-        return out
-    }
-
-    static func isHexOrSeparator(_ b: UInt8) -> Bool { hex(b) != nil || b == UInt8(ascii: ":") || b == UInt8(ascii: "-") }
-
-    static func hex(_ b: UInt8) -> UInt64? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt64(b - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt64(b - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt64(b - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
-
-    static func parse(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64? {
-        let separator = b[at + 2]
-        guard separator == UInt8(ascii: ":") || separator == UInt8(ascii: "-") else { return nil }
-        var v: UInt64 = 0
-        for k in 0..<6 {
-            let o = at + 3 * k
-            guard let h = hex(b[o]), let l = hex(b[o + 1]) else { return nil }
-            if k < 5 && b[o + 2] != separator { return nil }
-            v = v << 8 | h << 4 | l
-        }
-        return v
-    }
-
     /// `value` as text in the style of `original` (separator and letter case kept).
     static func format(_ value: UInt64, like original: UnsafeRawBufferPointer) -> [UInt8] {
         let separator = original[2]

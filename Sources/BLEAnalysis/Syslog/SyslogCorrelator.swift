@@ -105,7 +105,7 @@ public final class SyslogCorrelator {
     /// The connection a log message names: by peer address, else by handle.
     static func connection(mentionedIn message: String, session: SessionModel) -> Connection? {
         let utf8 = Array(message.utf8)
-        for address in addresses(in: utf8) {
+        for address in AddressInText.addresses(in: utf8) {
             if let c = session.live.values.filter({ $0.peerAddress == address }).min(by: { $0.index < $1.index }) { return c }
             if let c = session.connections.last(where: { $0.peerAddress == address }) { return c }
         }
@@ -113,27 +113,6 @@ public final class SyslogCorrelator {
             if let c = session.live.values.filter({ $0.handle == handle }).min(by: { $0.index < $1.index }) { return c }
         }
         return nil
-    }
-
-    /// `AA:BB:CC:DD:EE:FF` or `aa-bb-…` anywhere in the text.
-    static func addresses(in s: [UInt8]) -> [BDAddr] {
-        var out: [BDAddr] = []
-        var i = 0
-        while i + 17 <= s.count {
-            var value: UInt64 = 0
-            var ok = true
-            for k in 0..<6 {
-                let p = i + k * 3
-                guard let hi = hexDigit(s[p]), let lo = hexDigit(s[p + 1]) else { ok = false; break }
-                if k < 5, s[p + 2] != UInt8(ascii: ":"), s[p + 2] != UInt8(ascii: "-") { ok = false; break }
-                value = value << 8 | UInt64(hi << 4 | lo)
-            }
-            // Not part of a longer hex run (UUIDs, hex dumps).
-            if ok, i > 0, hexDigit(s[i - 1]) != nil || s[i - 1] == UInt8(ascii: ":") { ok = false }
-            if ok, i + 17 < s.count, hexDigit(s[i + 17]) != nil || s[i + 17] == UInt8(ascii: ":") { ok = false }
-            if ok { out.append(BDAddr(value)); i += 17 } else { i += 1 }
-        }
-        return out
     }
 
     /// Numbers after `handle`/`hdl` (`handle 0x0040`, `Handle: 64`, `connectionHandle=0x40`).
@@ -149,7 +128,7 @@ public final class SyslogCorrelator {
                 var value = 0, digits = 0
                 if j + 1 < s.count, s[j] == UInt8(ascii: "0"), lower[j + 1] == UInt8(ascii: "x") {
                     j += 2
-                    while j < s.count, let d = hexDigit(s[j]), digits < 4 { value = value << 4 | Int(d); j += 1; digits += 1 }
+                    while j < s.count, let d = AddressInText.hexDigit(s[j]), digits < 4 { value = value << 4 | Int(d); j += 1; digits += 1 }
                 } else {
                     while j < s.count, s[j] >= 0x30, s[j] <= 0x39, digits < 4 { value = value * 10 + Int(s[j] - 0x30); j += 1; digits += 1 }
                 }
@@ -158,15 +137,6 @@ public final class SyslogCorrelator {
             }
         }
         return out
-    }
-
-    static func hexDigit(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
     }
 
     // MARK: Queries

@@ -48,6 +48,64 @@ public struct BDAddr: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static func < (a: BDAddr, b: BDAddr) -> Bool { a.value < b.value }
 }
 
+/// Addresses written as text in a log line, a finding's sentence or a record kept by redaction:
+/// `C0:11:22:33:44:02` or `c0-11-22-33-44-02`, one separator throughout, not inside a longer run
+/// of hex digits and separators (a UUID, a hex dump). The one finder the syslog correlation, the
+/// `--peer` scope and redaction share.
+public enum AddressInText {
+    /// Each address with the offset of its first character, in order.
+    public static func find(_ text: UnsafeRawBufferPointer) -> [(offset: Int, address: BDAddr)] {
+        var out: [(Int, BDAddr)] = []
+        var i = 0
+        while i + 17 <= text.count {
+            if let value = parse(text, i), i == 0 || !continuesRun(text[i - 1]), i + 17 == text.count || !continuesRun(text[i + 17]) {
+                out.append((i, BDAddr(value)))
+                i += 17
+            } else {
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// The addresses in `text`, in order.
+    public static func addresses(in text: String) -> [BDAddr] {
+        var text = text
+        return text.withUTF8 { find(UnsafeRawBufferPointer($0)).map(\.address) }
+    }
+
+    /// The addresses in `bytes`, in order.
+    public static func addresses(in bytes: [UInt8]) -> [BDAddr] {
+        bytes.withUnsafeBytes { find($0).map(\.address) }
+    }
+
+    /// A hex digit's value (`0-9`, `a-f`, `A-F`).
+    public static func hexDigit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x41...0x46: c - 0x41 + 10
+        case 0x61...0x66: c - 0x61 + 10
+        default: nil
+        }
+    }
+
+    private static func continuesRun(_ c: UInt8) -> Bool { hexDigit(c) != nil || c == UInt8(ascii: ":") || c == UInt8(ascii: "-") }
+
+    /// Six hex octets at `at` with the separator of the first throughout.
+    private static func parse(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64? {
+        let separator = b[at + 2]
+        guard separator == UInt8(ascii: ":") || separator == UInt8(ascii: "-") else { return nil }
+        var v: UInt64 = 0
+        for k in 0 ..< 6 {
+            let o = at + 3 * k
+            guard let h = hexDigit(b[o]), let l = hexDigit(b[o + 1]) else { return nil }
+            if k < 5 && b[o + 2] != separator { return nil }
+            v = v << 8 | UInt64(h) << 4 | UInt64(l)
+        }
+        return v
+    }
+}
+
 /// The kind of a random device address, from its two most significant bits.
 public enum RandomAddressSubtype: String, Sendable {
     case staticRandom = "static"

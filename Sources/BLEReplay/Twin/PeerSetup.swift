@@ -5,8 +5,6 @@ import BLEProtocol
 /// then the peripheral set up as the recording shows (Core v5.4 Vol 6 Part B 4.4.2 advertising;
 /// Vol 4 Part E 7.8.4–7.8.9 legacy, 7.8.53–7.8.56 extended commands).
 extension PeerEngine {
-    struct CommandFailure: Error { var message: String }
-
     /// LE Set Advertising Enable (7.8.9) on; LE Set Extended Advertising Enable (7.8.56) on for set 0,
     /// no duration, no event limit.
     static let legacyAdvertisingOn: [ParamKey: HCICommandEncoding.Value] = [HCIKey.advertisingEnable: .int(1)]

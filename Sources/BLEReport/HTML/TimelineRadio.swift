@@ -25,7 +25,7 @@ extension TimelineSVG {
             let (cls, outcome): (String, String?)
             switch a.outcome {
             case .connected: (cls, outcome) = ("attempt-ok", nil)
-            case let .failed(status): (cls, outcome) = ("attempt-failed", Self.shortReason(status.rawValue))
+            case let .failed(status): (cls, outcome) = ("attempt-failed", ReasonText.short(status))
             case .cancelled: (cls, outcome) = ("attempt-cancelled", nil)
             case .pending: (cls, outcome) = ("attempt-pending", "never completed")
             case .superseded: (cls, outcome) = ("attempt-superseded", nil)

@@ -377,33 +377,12 @@ struct TimelineSVG {
         case .disconnected:
             let reason = e.fields.reason
             let bad = reason.map { LinkLoss.reasons.contains($0) } ?? false
-            return (bad ? "m-bad" : "m-end", "✕ " + (reason.map(Self.shortReason) ?? "disconnected"))
+            return (bad ? "m-bad" : "m-end", "✕ " + (reason.map { ReasonText.short(HCIStatus(rawValue: $0)) } ?? "disconnected"))
         case .notifications, .indications:
             return ("m-data", e.fields.firstOfHandle ? (e.kind == .notifications ? "notifications" : "indications") : nil)
         case .read, .write, .requests: return ("m-data", nil)
         case .parameters, .dataLength, .phy, .signaling: return ("m-minor", nil)
         case .connected, .attempt: return (nil, nil)
-        }
-    }
-
-    /// A disconnect reason in a few words for the timeline (the story and the tooltip carry the
-    /// full name and who initiated it; 0x13 is also what a host sends in its own Disconnect, so the
-    /// words follow the code, not a guess at the side); Core v5.4 Vol 1 Part F 1.3 (error codes).
-    static func shortReason(_ code: UInt8) -> String {
-        switch code {
-        case 0x05: "authentication failure"
-        case 0x08: "supervision timeout"
-        case 0x13: "remote user terminated"
-        case 0x14: "remote: low resources"
-        case 0x15: "remote: power off"
-        case 0x16: "local host terminated"
-        case 0x1F: "unspecified error"
-        case 0x22: "LL response timeout"
-        case 0x28: "instant passed"
-        case 0x3B: "parameters unacceptable"
-        case 0x3D: "MIC failure"
-        case 0x3E: "failed to establish"
-        default: HCIStatus(rawValue: code).name
         }
     }
 

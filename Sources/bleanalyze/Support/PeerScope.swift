@@ -39,33 +39,12 @@ struct PeerScope {
         }
         // No connection: a finding whose sentence names devices (a refused attempt, an advertiser) is
         // about them; one that names none is about the capture.
-        let named = Self.addresses(in: f.text)
+        let named = AddressInText.addresses(in: f.text)
         guard !named.isEmpty else { return true }
         return named.contains { a in
             matches(address: a, names: model.advertisers.all.filter { $0.address == a }.flatMap(\.names)
                                        + model.connections.filter { $0.peerAddress == a }.compactMap(\.peerName))
         }
-    }
-
-    /// The Bluetooth addresses written in a sentence ("C0:11:22:33:44:04").
-    static func addresses(in text: String) -> [BDAddr] {
-        let u = Array(text.utf8)
-        var found: [BDAddr] = []
-        var i = 0
-        while i + 17 <= u.count {
-            if u[i + 2] == UInt8(ascii: ":"), let a = BDAddr(string: String(decoding: u[i ..< i + 17], as: UTF8.self)),
-               i == 0 || !Self.isHex(u[i - 1]), i + 17 == u.count || !Self.isHex(u[i + 17]) {
-                found.append(a)
-                i += 17
-            } else {
-                i += 1
-            }
-        }
-        return found
-    }
-
-    private static func isHex(_ c: UInt8) -> Bool {
-        (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) || c == UInt8(ascii: ":")
     }
 
     /// Whether the capture shows the peer at all (a connection to it, or its advertising).
@@ -172,7 +151,7 @@ struct Baseline {
         }
         if let n = f.peerName, !id.names.contains(n) { id.names.append(n) }
         if id.addresses.isEmpty {
-            id.addresses = f.peer.flatMap { p in PeerScope.addresses(in: p).first.map { [$0] } } ?? PeerScope.addresses(in: f.text).prefix(1).map { $0 }
+            id.addresses = f.peer.flatMap { p in AddressInText.addresses(in: p).first.map { [$0] } } ?? AddressInText.addresses(in: f.text).prefix(1).map { $0 }
         }
         return id
     }
@@ -187,7 +166,7 @@ struct Baseline {
             if peer.isEmpty { peer = "-" }
         } else if let p = f.peerName ?? f.peer {
             peer = p
-        } else if let a = PeerScope.addresses(in: f.text).first {
+        } else if let a = AddressInText.addresses(in: f.text).first {
             peer = a.description
         }
         return Key(rule: f.rule, peer: peer, attribute: attribute(f) ?? "-")
