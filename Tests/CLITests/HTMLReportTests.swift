@@ -188,6 +188,34 @@ import Testing
         }
     }
 
+    /// Reports/real/ holds the page of every capture of the shared corpus (`make reports` renders
+    /// them when ../shared is beside the repository); they must be current too: 13 of them were a
+    /// release of rules behind before this check. A page names its capture by the path it was given,
+    /// so they are rendered as `make reports` does, from `../shared/captures/real/` beside the repository.
+    static let realBeside = Repo.sharedReal?.standardizedFileURL.path
+        == CLI.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real").standardizedFileURL.path
+
+    @Test(.enabled(if: realBeside, "../shared/captures/real is absent (or BLEANALYZE_SHARED_REAL points elsewhere)"))
+    func committedRealReportsAreCurrent() throws {
+        let reports = CLI.repoRoot.appendingPathComponent("Reports/real")
+        let dir = try Self.temporaryDirectory("real-reports")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let captures = Repo.realCaptures()
+        #expect(!captures.isEmpty)
+        for path in captures {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let fresh = dir.appendingPathComponent("\(name).html")
+            let r = try Self.runInRepo(["report", "../shared/captures/real/\(name)", "-o", fresh.path])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            guard let old = FileManager.default.contents(atPath: reports.appendingPathComponent("\(name).html").path) else {
+                Issue.record("Reports/real/\(name).html is missing: run `make reports` beside ../shared and commit Reports/")
+                continue
+            }
+            #expect(old == FileManager.default.contents(atPath: fresh.path),
+                    "Reports/real/\(name).html is stale: run `make reports` beside ../shared and commit Reports/")
+        }
+    }
+
     static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
