@@ -71,7 +71,7 @@ final class ATTTimeout: Detector {
     static func finding(_ c: Connection, _ p: ATTBearer.Pending, after: Int64?) -> Finding {
         let tail = after.map { "answered only after \(Format.seconds($0))" } ?? "never answered"
         var f = Finding(rule: Self.rule.id, severity: .error, connection: c, time: p.time, frames: [p.frame],
-                        message: "\(p.opcode.name)" + (p.handle.map { " for handle 0x\(Format.hex($0, 4))" } ?? "") + " \(tail) (ATT timeout is 30 s)")
+                        message: "\(p.opcode.name)" + (p.handle.map { " for \(c.attributeName($0, serverIsHost: !p.sentByHost))" } ?? "") + " \(tail) (ATT timeout is 30 s)")
         f.handle = p.handle
         return f
     }
@@ -317,12 +317,12 @@ final class ATTErrors: Detector {
     private var seen = Set<String>()
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .attError(c, request, error, handle, frame, time, _) = event else { return }
+        guard case let .attError(c, request, error, handle, frame, time, sent) = event else { return }
         if error == .attributeNotFound, let op = request?.opcode,
            [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(op) { return }
         guard seen.insert("\(c.index)/\(error.rawValue)").inserted else { return }
         var f = Finding(rule: Self.rule.id, severity: .info, connection: c, time: time, frames: [frame] + (request.map { [$0.frame] } ?? []),
-                        message: "\(request?.opcode.name ?? "Request") failed: \(error)" + (handle != 0 ? " on handle 0x\(Format.hex(handle, 4))" : ""))
+                        message: "\(request?.opcode.name ?? "Request") failed: \(error)" + (handle != 0 ? " on \(c.attributeName(handle, serverIsHost: sent))" : ""))
         f.status = error.rawValue
         if handle != 0 { f.handle = handle }
         findings.append(f)

@@ -174,9 +174,9 @@ final class WriteTooLong: Detector {
     let kinds: [SessionEvent.Kind] = [.attWrite]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
-        guard case let .attWrite(c, handle, length, command, frame, time, _) = event, c.att.mtuKnown, length > c.att.mtu - 3 else { return }
+        guard case let .attWrite(c, handle, length, command, frame, time, sent) = event, c.att.mtuKnown, length > c.att.mtu - 3 else { return }
         findings.append(Finding(rule: Self.rule.id, severity: .warning, connection: c, time: time, frames: [frame],
-                                message: "\(command ? "Write Command" : "Write Request") of \(length) bytes to handle 0x\(Format.hex(handle, 4)) exceeds ATT_MTU \(c.att.mtu) − 3"))
+                                message: "\(command ? "Write Command" : "Write Request") of \(length) bytes to \(c.attributeName(handle, serverIsHost: !sent)) exceeds ATT_MTU \(c.att.mtu) − 3"))
     }
 }
 

@@ -190,14 +190,19 @@ final class InsufficientSecurity: Detector {
                 """#,
             evidence: "the Error Response, the request"))
     let kinds: [SessionEvent.Kind] = [.attResponse]
-    private struct Refusal { var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode; var recovered = false }
+    private struct Refusal {
+        var c: Connection; var opcode: ATTOpcode?; var handle: UInt16; var frames: [Int]; var time: Int64; var error: ATTErrorCode
+        /// The host sent the Error Response (it is the server).
+        var serverIsHost: Bool
+        var recovered = false
+    }
     @exclusivity(unchecked) private var refusals: [Refusal] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
-        case let .attError(c, request, error, handle, frame, time, _) where error.isSecurityError:
+        case let .attError(c, request, error, handle, frame, time, sent) where error.isSecurityError:
             refusals.append(Refusal(c: c, opcode: request?.opcode, handle: request?.handle ?? handle,
-                                    frames: [frame] + (request.map { [$0.frame] } ?? []), time: time, error: error))
+                                    frames: [frame] + (request.map { [$0.frame] } ?? []), time: time, error: error, serverIsHost: sent))
         case let .attResponse(c, request?, _, _, _, _, _):
             for i in refusals.indices where refusals[i].c === c && refusals[i].opcode == request.opcode && refusals[i].handle == request.handle {
                 refusals[i].recovered = true
@@ -212,7 +217,7 @@ final class InsufficientSecurity: Detector {
             // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
             let ownCheck = r.error == .insufficientAuthorization && (r.c.encryption.encrypted || r.c.encryption.everEncrypted)
             var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
-                                  message: "\(r.opcode?.name ?? "Request") on handle 0x\(Format.hex(r.handle, 4)) refused: \(r.error)"
+                                  message: "\(r.opcode?.name ?? "Request") on \(r.c.attributeName(r.handle, serverIsHost: r.serverIsHost)) refused: \(r.error)"
                                       + (r.recovered ? "; it succeeded after the link was secured" : "")
                                       + (ownCheck ? "; the link was encrypted, so this is the server application's own authorization check, not pairing" : ""),
                                   actor: ownCheck ? .peripheralFirmware : nil)
