@@ -154,8 +154,16 @@ extension SessionModel {
     }
 
     /// A completion or a received packet of `c`: if the controller had been holding host packets with no
-    /// sign of life for half a second or more, that stall ends here.
+    /// sign of life for half a second or more, that stall ends here. Inlined: at most completions and
+    /// received packets the controller holds nothing, or nothing older than `LinkStall.floor` (a stall
+    /// starts at the oldest waiting packet or later), and the call alone cost more than that test.
+    @inline(__always)
     func signOfLife(_ c: Connection, _ end: LinkStall.End, frame: Frame) {
+        guard let oldest = c.buffers.unacknowledged.first, frame.timestamp - oldest.time >= LinkStall.floor else { return }
+        stallEnds(c, end, frame: frame)
+    }
+
+    private func stallEnds(_ c: Connection, _ end: LinkStall.End, frame: Frame) {
         guard let oldest = c.buffers.unacknowledged.first else { return }
         var from = LinkForensics.Mark(frame: oldest.frame, time: oldest.time)
         if let done = c.buffers.lastCompleted, done.time > from.time { from = done }
