@@ -235,42 +235,46 @@ extension ATTParam {
         var header: UInt64 = 0
         var headerOffset = 0
         for i in params.indices {
-            let p = params[i]
-            switch p.kind {
+            // Read in place: a copy of the parameter (`let p = params[i]`) was an outlined copy and
+            // destroy of its key and kind per parameter of every PDU `packets` shows.
+            let (id, label, spec) = (params[i].id, params[i].label, params[i].spec)
+            switch params[i].kind {
             case .opcode:
-                f.append(Field(p.id, p.label, .integer(UInt64(try r.u8(p.spec)), .named(bytes: 1, ATTDecoding.opcodeNames))))
+                f.append(Field(id, label, .integer(UInt64(try r.u8(spec)), .named(bytes: 1, ATTDecoding.opcodeNames))))
             case .handle:
-                handle = try ATTShow.handle(&r, ctx, &f, p.label)
+                handle = try ATTShow.handle(&r, ctx, &f, label)
             case .hex16:
-                f.append(Field(p.id, p.label, .integer(UInt64(try r.u16le(p.spec)), .hex(bytes: 2))))
+                f.append(Field(id, label, .integer(UInt64(try r.u16le(spec)), .hex(bytes: 2))))
             case let .uint(n):
                 headerOffset = r.absoluteOffset
-                header = try FieldDecoder.integer(n, &r, p.spec)
-                f.append(Field(p.id, p.label, .integer(header, .decimal(bytes: n))))
+                header = try FieldDecoder.integer(n, &r, spec)
+                f.append(Field(id, label, .integer(header, .decimal(bytes: n))))
             case let .named(n, table):
                 headerOffset = r.absoluteOffset
-                header = try FieldDecoder.integer(n, &r, p.spec)
-                f.append(Field(p.id, p.label, .integer(header, .named(bytes: n, table))))
+                header = try FieldDecoder.integer(n, &r, spec)
+                f.append(Field(id, label, .integer(header, .named(bytes: n, table))))
             case .uuid16:
-                let u = try r.uuid(width: 2, p.spec)
+                let u = try r.uuid(width: 2, spec)
                 type = u
-                f.append(Field(p.id, p.label, ATTShow.uuid(u)))
+                f.append(Field(id, label, ATTShow.uuid(u)))
             case .uuidRest:
-                f.append(Field(p.id, p.label, ATTShow.uuid(try ATTDecoding.restUUID(&r, p.spec))))
+                f.append(Field(id, label, ATTShow.uuid(try ATTDecoding.restUUID(&r, spec))))
             case let .value(of):
                 // safe: the size rule guarantees the fixed parameters after the value
-                let value = try r.slice(r.remaining &- tails[i], p.spec)
+                let value = try r.slice(r.remaining &- tails[i], spec)
+                // `{ ctx.valueUUID($0) }`, not `ctx.valueUUID` as a function value, which copied the
+                // context (its attribute source existential) per value shown.
                 switch of {
-                case .handle: ATTShow.value(value, uuid: handle.flatMap(ctx.valueUUID), &f, p.label)
-                case .type: ATTShow.value(value, uuid: type, &f, p.label)
-                case .none: ATTShow.value(value, uuid: nil, &f, p.label)
+                case .handle: ATTShow.value(value, uuid: handle.flatMap { ctx.valueUUID($0) }, &f, label)
+                case .type: ATTShow.value(value, uuid: type, &f, label)
+                case .none: ATTShow.value(value, uuid: nil, &f, label)
                 case .request, .requestPart:
                     if let h = ctx.requestHandle, let d = ctx.attribute(h) { f.append(Field("Attribute", .text(d))) }
-                    let uuid = if case .request = of { ctx.requestHandle.flatMap(ctx.valueUUID) } else { BluetoothUUID?.none }
-                    ATTShow.value(value, uuid: uuid, &f, p.label)
+                    let uuid = if case .request = of { ctx.requestHandle.flatMap { ctx.valueUUID($0) } } else { BluetoothUUID?.none }
+                    ATTShow.value(value, uuid: uuid, &f, label)
                 }
             case let .bytes(n):
-                f.append(Field(p.id, p.label, .bytes(try r.copy(n, p.spec))))
+                f.append(Field(id, label, .bytes(try r.copy(n, spec))))
             case let .list(list):
                 try list.show(&r, header: header, headerOffset: headerOffset, ctx, &f)
             }
