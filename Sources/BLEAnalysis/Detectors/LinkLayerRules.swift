@@ -44,15 +44,20 @@ final class LinkStallRule: Detector {
                 life before it
                 """#))
     let kinds: [SessionEvent.Kind] = [.controller, .aclSent]
+    /// The host's packets matter only while a stall waits for the next one (`waiting`).
+    let onDemand: [SessionEvent.Kind] = [.aclSent]
     /// Per link: the first stall, the longest, how many, and the finding made at the first (its index).
     private var stalls = ConnectionState<(first: LinkStall, longest: LinkStall, count: Int, finding: Int)>()
     private var order: [Connection] = []
     /// A one-packet stall ended by a completion, waiting for the host's next packet on the link.
-    private var waiting: [Int: (c: Connection, stall: LinkStall)] = [:]
+    /// Read on the packets the host sends: no dynamic exclusivity check (the pass is single-threaded,
+    /// as for the other per-packet detectors; checked, it was ~75 instructions per packet).
+    @exclusivity(unchecked) private var waiting: [Int: (c: Connection, stall: LinkStall)] = [:]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         if case let .aclSent(c, _, time, _, _) = event {
             guard !waiting.isEmpty, let w = waiting.removeValue(forKey: c.index) else { return }
+            if waiting.isEmpty { context.demand(.aclSent, false) }
             // The host sent its next packet at once: it had been waiting for that completion.
             let prompt = max(Int64(c.link.intervalUnits) * 1250 * 2, 50_000)
             if time - w.stall.to.time <= prompt { record(c, w.stall, context, &findings) }
@@ -64,7 +69,12 @@ final class LinkStallRule: Detector {
         // fine). The host must have been blocked by the stall — a second packet waiting, or its next packet
         // sent the moment the completion came — on a link whose completions the capture holds.
         guard c.buffers.packetsCompleted > 0 || stall.end == .completed, stall.duration >= micros("seconds", context) else { return }
-        if stall.waiting >= 2 { record(c, stall, context, &findings) } else if stall.end == .completed { waiting[c.index] = (c, stall) }
+        if stall.waiting >= 2 {
+            record(c, stall, context, &findings)
+        } else if stall.end == .completed {
+            if waiting.isEmpty { context.demand(.aclSent, true) }
+            waiting[c.index] = (c, stall)
+        }
     }
 
     private func record(_ c: Connection, _ stall: LinkStall, _ context: DetectorContext, _ findings: inout [Finding]) {

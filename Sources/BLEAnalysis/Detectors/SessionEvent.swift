@@ -155,10 +155,22 @@ public final class DetectorContext {
     /// Time of the last frame (µs), known at `finish`.
     public internal(set) var captureEnd: Int64 = 0
     public internal(set) var lastFrame: Int = 0
+    /// The kinds some detector asks for now (`demand`), a bit per kind: the model builds the events of a
+    /// kind a detector lists in `onDemand` only while one asks.
+    @exclusivity(unchecked) private(set) var demanded: UInt64 = 0
+    /// Per kind, how many detectors ask for it now.
+    @exclusivity(unchecked) private var askers = [Int](repeating: 0, count: SessionEvent.Kind.allCases.count)
 
     init(model: SessionModel, configuration: RuleConfiguration) {
         self.model = model
         self.configuration = configuration
+    }
+
+    /// A detector starts (`true`) or stops asking for events of `kind`, one of its `onDemand` kinds;
+    /// each start is matched by one stop.
+    func demand(_ kind: SessionEvent.Kind, _ on: Bool) {
+        askers[kind.rawValue] += on ? 1 : -1
+        if askers[kind.rawValue] > 0 { demanded |= 1 << kind.rawValue } else { demanded &= ~(1 << kind.rawValue) }
     }
 }
 
@@ -167,6 +179,9 @@ public protocol Detector: AnyObject {
     static var rule: RuleInfo { get }
     /// Event kinds this detector wants.
     var kinds: [SessionEvent.Kind] { get }
+    /// Of `kinds`, those it wants only while it asks for them (`DetectorContext.demand`): a detector
+    /// that needs a link's next packet after a rare event need not have every packet built for it.
+    var onDemand: [SessionEvent.Kind] { get }
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding])
     /// Called once at the end of the capture.
     func finish(_ context: DetectorContext, _ findings: inout [Finding])
@@ -174,6 +189,7 @@ public protocol Detector: AnyObject {
 
 extension Detector {
     public func finish(_ context: DetectorContext, _ findings: inout [Finding]) {}
+    public var onDemand: [SessionEvent.Kind] { [] }
     var rule: RuleInfo { Self.rule }
     /// A threshold of this detector's rule, in its unit, as configured.
     func threshold(_ name: String, _ context: DetectorContext) -> Double { context.configuration.threshold(Self.rule, name) }

@@ -43,7 +43,16 @@ public struct ControllerWatch: Sendable {
     var heldSince: [UInt16: Mark] = [:]
     /// The last HCI event from each adapter's controller (a command unanswered while later events came
     /// was dropped, not cut by the capture's end).
-    public internal(set) var lastEvent: [UInt16: Mark] = [:]
+    public var lastEvent: [UInt16: Mark] {
+        var last = earlierEvents
+        if let latest { last[latest.adapter] = latest.mark }
+        return last
+    }
+    /// Set at every event: the last event's adapter and mark, stored in place; the other adapters' last
+    /// events move to `earlierEvents` when an event comes from another adapter. Writing a dictionary
+    /// entry per event hashed the adapter each time (~170 instructions per event).
+    private var latest: (adapter: UInt16, mark: Mark)?
+    private var earlierEvents: [UInt16: Mark] = [:]
     /// The last LE Set (Extended) Scan Enable per adapter, waiting for its answer, and whether it enabled.
     var scanCommand: [UInt16: (mark: Mark, enabled: Bool)] = [:]
     /// The Inquiry / Periodic Inquiry Mode command running, per adapter (Vol 4 Part E 7.1.1, 7.1.3), with its
@@ -63,6 +72,14 @@ public struct ControllerWatch: Sendable {
     static let maxPending = 64
     /// Host Number Of Completed Packets has no event unless it fails (Vol 4 Part E 7.3.40).
     static let silentCommands: Set<HCIOpcode> = [HCIOpcode(rawValue: 0x0C35)]
+}
+
+extension ControllerWatch {
+    /// An HCI event from `adapter`'s controller (`lastEvent`).
+    mutating func eventSeen(adapter: UInt16, _ mark: Mark) {
+        if let latest, latest.adapter != adapter { earlierEvents[latest.adapter] = latest.mark }
+        latest = (adapter, mark)
+    }
 }
 
 extension SessionModel {
@@ -137,8 +154,16 @@ extension SessionModel {
     }
 
     /// A completion or a received packet of `c`: if the controller had been holding host packets with no
-    /// sign of life for half a second or more, that stall ends here.
+    /// sign of life for half a second or more, that stall ends here. Inlined: at most completions and
+    /// received packets the controller holds nothing, or nothing older than `LinkStall.floor` (a stall
+    /// starts at the oldest waiting packet or later), and the call alone cost more than that test.
+    @inline(__always)
     func signOfLife(_ c: Connection, _ end: LinkStall.End, frame: Frame) {
+        guard let oldest = c.buffers.unacknowledged.first, frame.timestamp - oldest.time >= LinkStall.floor else { return }
+        stallEnds(c, end, frame: frame)
+    }
+
+    private func stallEnds(_ c: Connection, _ end: LinkStall.End, frame: Frame) {
         guard let oldest = c.buffers.unacknowledged.first else { return }
         var from = LinkForensics.Mark(frame: oldest.frame, time: oldest.time)
         if let done = c.buffers.lastCompleted, done.time > from.time { from = done }

@@ -110,7 +110,7 @@ extension SessionModel {
     // MARK: Events
 
     func event(_ event: HCIEvent, frame: Frame, status: inout FrameStatus) {
-        controller.lastEvent[frame.adapter] = .init(frame: frame.number, time: frame.timestamp)
+        controller.eventSeen(adapter: frame.adapter, .init(frame: frame.number, time: frame.timestamp))
         switch event {
         case let .connectionComplete(cc):
             connectionComplete(cc, frame: frame)

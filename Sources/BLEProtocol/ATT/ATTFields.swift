@@ -235,42 +235,46 @@ extension ATTParam {
         var header: UInt64 = 0
         var headerOffset = 0
         for i in params.indices {
-            let p = params[i]
-            switch p.kind {
+            // Read in place: a copy of the parameter (`let p = params[i]`) was an outlined copy and
+            // destroy of its key and kind per parameter of every PDU `packets` shows.
+            let (id, label, spec) = (params[i].id, params[i].label, params[i].spec)
+            switch params[i].kind {
             case .opcode:
-                f.append(Field(p.id, p.label, .integer(UInt64(try r.u8(p.spec)), .named(bytes: 1, ATTDecoding.opcodeNames))))
+                f.append(Field(id, label, .integer(UInt64(try r.u8(spec)), .named(bytes: 1, ATTDecoding.opcodeNames))))
             case .handle:
-                handle = try ATTShow.handle(&r, ctx, &f, p.label)
+                handle = try ATTShow.handle(&r, ctx, &f, label)
             case .hex16:
-                f.append(Field(p.id, p.label, .integer(UInt64(try r.u16le(p.spec)), .hex(bytes: 2))))
+                f.append(Field(id, label, .integer(UInt64(try r.u16le(spec)), .hex(bytes: 2))))
             case let .uint(n):
                 headerOffset = r.absoluteOffset
-                header = try FieldDecoder.integer(n, &r, p.spec)
-                f.append(Field(p.id, p.label, .integer(header, .decimal(bytes: n))))
+                header = try FieldDecoder.integer(n, &r, spec)
+                f.append(Field(id, label, .integer(header, .decimal(bytes: n))))
             case let .named(n, table):
                 headerOffset = r.absoluteOffset
-                header = try FieldDecoder.integer(n, &r, p.spec)
-                f.append(Field(p.id, p.label, .integer(header, .named(bytes: n, table))))
+                header = try FieldDecoder.integer(n, &r, spec)
+                f.append(Field(id, label, .integer(header, .named(bytes: n, table))))
             case .uuid16:
-                let u = try r.uuid(width: 2, p.spec)
+                let u = try r.uuid(width: 2, spec)
                 type = u
-                f.append(Field(p.id, p.label, ATTShow.uuid(u)))
+                f.append(Field(id, label, ATTShow.uuid(u)))
             case .uuidRest:
-                f.append(Field(p.id, p.label, ATTShow.uuid(try ATTDecoding.restUUID(&r, p.spec))))
+                f.append(Field(id, label, ATTShow.uuid(try ATTDecoding.restUUID(&r, spec))))
             case let .value(of):
                 // safe: the size rule guarantees the fixed parameters after the value
-                let value = try r.slice(r.remaining &- tails[i], p.spec)
+                let value = try r.slice(r.remaining &- tails[i], spec)
+                // `{ ctx.valueUUID($0) }`, not `ctx.valueUUID` as a function value, which copied the
+                // context (its attribute source existential) per value shown.
                 switch of {
-                case .handle: ATTShow.value(value, uuid: handle.flatMap(ctx.valueUUID), &f, p.label)
-                case .type: ATTShow.value(value, uuid: type, &f, p.label)
-                case .none: ATTShow.value(value, uuid: nil, &f, p.label)
+                case .handle: ATTShow.value(value, uuid: handle.flatMap { ctx.valueUUID($0) }, &f, label)
+                case .type: ATTShow.value(value, uuid: type, &f, label)
+                case .none: ATTShow.value(value, uuid: nil, &f, label)
                 case .request, .requestPart:
                     if let h = ctx.requestHandle, let d = ctx.attribute(h) { f.append(Field("Attribute", .text(d))) }
-                    let uuid = if case .request = of { ctx.requestHandle.flatMap(ctx.valueUUID) } else { BluetoothUUID?.none }
-                    ATTShow.value(value, uuid: uuid, &f, p.label)
+                    let uuid = if case .request = of { ctx.requestHandle.flatMap { ctx.valueUUID($0) } } else { BluetoothUUID?.none }
+                    ATTShow.value(value, uuid: uuid, &f, label)
                 }
             case let .bytes(n):
-                f.append(Field(p.id, p.label, .bytes(try r.copy(n, p.spec))))
+                f.append(Field(id, label, .bytes(try r.copy(n, spec))))
             case let .list(list):
                 try list.show(&r, header: header, headerOffset: headerOffset, ctx, &f)
             }
@@ -287,6 +291,8 @@ extension ATTParam {
 /// A fixed-width ATT parameter located in its row by key: its offset from the first byte after the
 /// opcode (the widths before it) and its width. The typed decoders read through these, so a layout
 /// is spelled once, in its row. A parameter after a variable one is located from the end.
+/// The readers are inlined into the typed decoders: called, a notification's handle and value cost
+/// ~90 instructions more per PDU (its arguments spilled, the checks not folded into the decoder's).
 struct ATTRowField: Sendable {
     let offset: Int
     let width: Int
@@ -317,17 +323,20 @@ struct ATTRowField: Sendable {
         DecodeError(kind: .truncated(needed: width, available: max(0, r.remaining - offset)), offset: r.absoluteOffset + offset, field: name)
     }
 
+    @inline(__always)
     func u8(_ r: ByteReader) throws(DecodeError) -> UInt8 {
         guard let v = r.peekU8(at: start(r)) else { throw truncated(r) }
         return v
     }
 
+    @inline(__always)
     func u16(_ r: ByteReader) throws(DecodeError) -> UInt16 {
         guard let v = r.peekU16le(at: start(r)) else { throw truncated(r) }
         return v
     }
 
     /// A variable parameter (width 0 in the row): from its offset to the end less `tail` bytes.
+    @inline(__always)
     func range(_ r: ByteReader, tail: Int = 0) throws(DecodeError) -> ByteRange {
         let count = width > 0 ? width : r.remaining &- offset &- tail   // safe: non-negative under the size rule
         guard count >= 0, r.remaining - start(r) >= count else { throw truncated(r) }
@@ -335,6 +344,7 @@ struct ATTRowField: Sendable {
     }
 
     /// From the field's start to the end of the PDU.
+    @inline(__always)
     func toEnd(_ r: ByteReader) throws(DecodeError) -> ByteRange {
         let at = start(r)
         guard at >= 0, at <= r.remaining else { throw truncated(r) }
@@ -342,6 +352,7 @@ struct ATTRowField: Sendable {
     }
 
     /// A reader from the field's start to the end of the PDU (a UUID that is the rest of it).
+    @inline(__always)
     func reader(_ r: ByteReader) throws(DecodeError) -> ByteReader {
         let at = start(r)
         guard at >= 0, let sub = r.getSlice(at: r.position &+ at, count: r.remaining &- at) else { throw truncated(r) }   // safe: checked by getSlice

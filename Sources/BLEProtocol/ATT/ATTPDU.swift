@@ -254,7 +254,7 @@ public enum ATT {
         // unread (reported, not malformed); every other runs to the end of its L2CAP payload.
         switch entry.size {
         case let .exactly(n): try r.skip(n, entry.name)
-        case .atLeast: _ = r.rest()
+        case .atLeast: r.skipRest()
         }
         return pdu
     }
