@@ -129,4 +129,30 @@ import Testing
         #expect(try Self.of("att.stale-cache", Self.serviceChanged(rediscover: true, handle: 0x15, refused: true)).isEmpty)
         #expect(try Self.of("att.stale-cache", Self.serviceChanged(rediscover: false, handle: 0x30, refused: true)).isEmpty)
     }
+
+    /// A Database Out Of Sync error (0x12, Core v5.4 Vol 3 Part G 2.5.2.1) tells the client that the
+    /// whole database changed: a later read without discovery is a stale use, refused Invalid Handle.
+    @Test func handlesUsedAfterDatabaseOutOfSync() throws {
+        var b = B()
+        b.leConnected(1000, handle: 0x40)                                                           // 1
+        b.acl(10_000, .sent, handle: 0x40, [0x0A, 0x15, 0x00])                                     // 2 Read Request 0x0015
+        b.acl(10_000, .received, handle: 0x40, [0x01, 0x0A, 0x15, 0x00, 0x12])                      // 3 Database Out Of Sync
+        b.acl(10_000, .sent, handle: 0x40, [0x0A, 0x17, 0x00])                                     // 4 Read Request 0x0017
+        b.acl(10_000, .received, handle: 0x40, [0x01, 0x0A, 0x17, 0x00, 0x01])                      // 5 Invalid Handle
+        let found = try Self.of("att.stale-cache", b)
+        let f = try #require(found.first, "the read after Database Out Of Sync")
+        #expect(found.count == 1 && f.severity == .warning)
+        #expect(f.frames == [4, 3, 5], "the stale read, the 0x12 error, the Invalid Handle: \(f.frames)")
+        #expect(f.message.description.contains("Database Out Of Sync (frame 3)"), "\(f.message)")
+        // Counter-example: discovery from handle 1 after the error, then the read.
+        var rediscovered = B()
+        rediscovered.leConnected(1000, handle: 0x40)
+        rediscovered.acl(10_000, .sent, handle: 0x40, [0x0A, 0x15, 0x00])
+        rediscovered.acl(10_000, .received, handle: 0x40, [0x01, 0x0A, 0x15, 0x00, 0x12])
+        rediscovered.acl(10_000, .sent, handle: 0x40, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
+        rediscovered.acl(10_000, .received, handle: 0x40, [0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x01, 0x18])
+        rediscovered.acl(10_000, .sent, handle: 0x40, [0x0A, 0x17, 0x00])
+        rediscovered.acl(10_000, .received, handle: 0x40, [0x0B, 0x01])
+        #expect(try Self.of("att.stale-cache", rediscovered).isEmpty)
+    }
 }

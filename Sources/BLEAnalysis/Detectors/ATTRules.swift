@@ -361,7 +361,11 @@ final class StaleCache: Detector {
                 finding per connection with the count
                 """#,
             evidence: "the first stale use, the Service Changed indication (or 0x12 error), the refusal"))
-    let kinds: [SessionEvent.Kind] = [.attRequest, .attWrite, .attResponse]
+    let kinds: [SessionEvent.Kind] = [.attRequest, .attWrite, .attResponse, .gattChange]
+    /// Until a server says its database changed no request can be stale: the requests, writes and
+    /// responses are asked for from the first change on (they were ~26 instructions each for nothing).
+    let onDemand: [SessionEvent.Kind] = [.attRequest, .attWrite, .attResponse]
+    private var asking = false
     private struct Use { var c: Connection; var change: ServiceChange; var first: Int; var time: Int64; var handle: UInt16; var count: Int; var refused: Int? }
     private var rediscovered: [Int: Int] = [:]        // connection → the change frame it rediscovered after
     private var uses: [Int: Use] = [:]                // connection → its stale use (of its first change used so)
@@ -369,6 +373,10 @@ final class StaleCache: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
+        case .databaseChanged:
+            guard !asking else { return }
+            asking = true
+            for k in onDemand { context.demand(k, true) }
         case let .attRequest(c, p, sent, _):
             guard let change = c.att.serviceChanged, sent == change.clientIsHost, rediscovered[c.index] != change.frame else { return }
             if [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(p.opcode) {

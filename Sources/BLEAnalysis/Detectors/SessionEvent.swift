@@ -33,6 +33,10 @@ public enum SessionEvent {
     case mtuExchanged(Connection, requestFrame: Int, frame: Int, time: Int64)
     /// An ATT PDU the capture cut (incl_len < orig_len, btsnooz): its values are not decidable.
     case captureTruncatedATT(Connection, frame: Int, time: Int64)
+    /// The server said its database changed: `c.att.serviceChanged` was just set (a Service Changed
+    /// indication, or a Database Out Of Sync error). Rare: `att.stale-cache` waits for it before it
+    /// asks for the requests and writes it checks.
+    case databaseChanged(Connection)
 
     // GATT subscriptions (CCCD writes)
     indirect case subscriptionWritten(Connection, Subscription, characteristic: GATTDatabase.Characteristic?)
@@ -114,6 +118,8 @@ public enum SessionEvent {
         /// connection (`attValueFirst`), or one that fills ATT_MTU−3 (`attValueFull`).
         case attRequest, attResponse, attValueFirst, attValueFull, attIndication, attWrite, mtu
         case subscription, security, advertising, link, controller
+        /// `databaseChanged` only.
+        case gattChange
     }
 
     public var kind: Kind {
@@ -129,6 +135,7 @@ public enum SessionEvent {
         case .attConfirmation: .attIndication
         case .attWrite: .attWrite
         case .mtuExchanged, .captureTruncatedATT: .mtu
+        case .databaseChanged: .gattChange
         case .subscriptionWritten, .subscriptionAnswered: .subscription
         case .pairingRequest, .pairingFailed, .encryptionChanged, .simplePairingFailed, .authenticationFailed: .security
         case .advertisingData, .advertisingReportProblem, .advertisingEnable, .periodicSyncLost, .airScanRequest, .airScanOpportunity, .airAdvertisingGap: .advertising

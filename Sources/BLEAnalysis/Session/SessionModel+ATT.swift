@@ -73,6 +73,7 @@ extension SessionModel {
             emit(.attResponse, .attError(c, request: p, error: error, handle: handle, frame: frame.number, time: frame.timestamp, sent: sent))
             if error == .databaseOutOfSync {
                 c.att.serviceChanged = .init(range: 1...0xFFFF, frame: frame.number, time: frame.timestamp, clientIsHost: !sent, outOfSync: true)
+                emit(.gattChange, .databaseChanged(c))
             }
             if error == .attributeNotFound, Self.isDiscovery(requestOpcode) { return }
             if let p, let h = p.handle, c.gatt(serverIsHost: server)?.isCCCD(h) == true || c.subscriptions[h] != nil {
@@ -188,6 +189,7 @@ extension SessionModel {
                     c.att.serviceChanged = .init(range: range.start...range.end, frame: frame.number, time: frame.timestamp,
                                                  clientIsHost: !sent, outOfSync: false)
                 }
+                if c.att.serviceChanged?.frame == frame.number { emit(.gattChange, .databaseChanged(c)) }
             }
         case .handleValueConfirmation:
             emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication(from: peer), frame: frame.number, time: frame.timestamp))
