@@ -32,6 +32,7 @@ public struct FlowControl: Sendable {
     }
 
     /// Returns how many of `count` were actually outstanding (a controller may over-report).
+    @inline(__always)
     mutating func completed(_ c: Connection, count: Int) -> Int {
         let n = min(c.buffers.buffersInFlight, count)
         c.buffers.buffersInFlight -= n

@@ -221,8 +221,10 @@ extension SessionModel {
                 if cc.opcode == .readBufferSize { flow.aclBuffers = size } else { flow.leBuffers = size }
             }
         case let .numberOfCompletedPackets(pairs):
-            pairs.forEach(in: frame.payload, base: frame.payloadOffset) { handle, count in
-                guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { return }
+            guard pairs.fits(in: frame.payload, base: frame.payloadOffset) else { return }
+            for i in 0 ..< pairs.count {
+                let (handle, count) = pairs.pair(i, in: frame.payload, base: frame.payloadOffset)
+                guard let c = liveConnection(LinkKey(adapter: frame.adapter, handle: handle)) else { continue }
                 if count > 0 {
                     signOfLife(c, .completed, frame: frame)
                     c.buffers.lastCompleted = .init(frame: frame.number, time: frame.timestamp)
