@@ -55,16 +55,25 @@ public enum Hex {
         var out: [UInt8] = []
         var high: UInt8? = nil
         for c in text.utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-            case UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "-"): continue
-            default: return nil
+            guard let v = digit(c) else {
+                switch c {
+                case UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "-"): continue
+                default: return nil
+                }
             }
             if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
         }
         return high == nil ? out : nil
+    }
+
+    /// A hex digit's value (`0-9`, `a-f`, `A-F`), nil for any other character.
+    @inlinable
+    public static func digit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

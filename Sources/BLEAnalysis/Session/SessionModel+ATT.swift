@@ -188,8 +188,8 @@ extension SessionModel {
                     guard let range = GATTValues.serviceChangedRange(r) else { return }
                     c.att.serviceChanged = .init(range: range.start...range.end, frame: frame.number, time: frame.timestamp,
                                                  clientIsHost: !sent, outOfSync: false)
+                    emit(.gattChange, .databaseChanged(c))
                 }
-                if c.att.serviceChanged?.frame == frame.number { emit(.gattChange, .databaseChanged(c)) }
             }
         case .handleValueConfirmation:
             emit(.attIndication, .attConfirmation(c, indication: c.att.unconfirmedIndication(from: peer), frame: frame.number, time: frame.timestamp))

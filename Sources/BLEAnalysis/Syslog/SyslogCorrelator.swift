@@ -128,7 +128,7 @@ public final class SyslogCorrelator {
                 var value = 0, digits = 0
                 if j + 1 < s.count, s[j] == UInt8(ascii: "0"), lower[j + 1] == UInt8(ascii: "x") {
                     j += 2
-                    while j < s.count, let d = AddressInText.hexDigit(s[j]), digits < 4 { value = value << 4 | Int(d); j += 1; digits += 1 }
+                    while j < s.count, let d = Hex.digit(s[j]), digits < 4 { value = value << 4 | Int(d); j += 1; digits += 1 }
                 } else {
                     while j < s.count, s[j] >= 0x30, s[j] <= 0x39, digits < 4 { value = value * 10 + Int(s[j] - 0x30); j += 1; digits += 1 }
                 }

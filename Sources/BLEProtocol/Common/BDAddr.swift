@@ -79,17 +79,7 @@ public enum AddressInText {
         bytes.withUnsafeBytes { find($0).map(\.address) }
     }
 
-    /// A hex digit's value (`0-9`, `a-f`, `A-F`).
-    public static func hexDigit(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
-    }
-
-    private static func continuesRun(_ c: UInt8) -> Bool { hexDigit(c) != nil || c == UInt8(ascii: ":") || c == UInt8(ascii: "-") }
+    private static func continuesRun(_ c: UInt8) -> Bool { Hex.digit(c) != nil || c == UInt8(ascii: ":") || c == UInt8(ascii: "-") }
 
     /// Six hex octets at `at` with the separator of the first throughout.
     private static func parse(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64? {
@@ -98,7 +88,7 @@ public enum AddressInText {
         var v: UInt64 = 0
         for k in 0 ..< 6 {
             let o = at + 3 * k
-            guard let h = hexDigit(b[o]), let l = hexDigit(b[o + 1]) else { return nil }
+            guard let h = Hex.digit(b[o]), let l = Hex.digit(b[o + 1]) else { return nil }
             if k < 5 && b[o + 2] != separator { return nil }
             v = v << 8 | UInt64(h) << 4 | UInt64(l)
         }
