@@ -107,30 +107,40 @@ public enum CaptureLineJSON {
     }
 
     /// The devices connected to, once per address (connections without an address, once each), in
-    /// order of first connection.
+    /// order of first connection: the connections held whole and the summarised ones (a long session's).
     static func peers(_ model: SessionModel, _ w: inout JSONWriter) {
+        struct Peer { var address: BDAddr?; var isLE: Bool; var addressType: LEAddressType?; var name: String?; var connections: Int; var info: DeviceInformation }
         var order: [String] = []
-        var byKey: [String: (c: Connection, name: String?, connections: Int, info: DeviceInformation)] = [:]
-        for c in model.connections {
-            let key = c.peerAddress?.description ?? "#\(c.index)"
-            let info = c.peerGATT.map(DeviceInformation.init) ?? DeviceInformation()
+        var byKey: [String: Peer] = [:]
+        func add(_ index: Int, _ address: BDAddr?, _ isLE: Bool, _ type: LEAddressType?, _ name: String?, _ gatt: () -> GATTDatabase?) {
+            let key = address?.description ?? "#\(index)"
             if var seen = byKey[key] {
                 seen.connections += 1
-                seen.name = seen.name ?? c.peerName
-                if seen.info.isEmpty { seen.info = info }
+                seen.name = seen.name ?? name
+                if seen.info.isEmpty { seen.info = gatt().map(DeviceInformation.init) ?? DeviceInformation() }
                 byKey[key] = seen
             } else if order.count < maxPeers {
                 order.append(key)
-                byKey[key] = (c, c.peerName, 1, info)
+                byKey[key] = Peer(address: address, isLE: isLE, addressType: type, name: name, connections: 1,
+                                  info: gatt().map(DeviceInformation.init) ?? DeviceInformation())
             }
         }
+        var rows = model.summarised.makeIterator(), row = rows.next()
+        func summarised(_ s: ConnectionSummary) {
+            add(s.index, s.peerAddress, s.isLE, s.peerAddressType, s.peerName) { s.peerAddress.flatMap { model.databases[$0.description] } }
+        }
+        for c in model.connections {
+            while let s = row, s.index < c.index { summarised(s); row = rows.next() }
+            add(c.index, c.peerAddress, c.isLE, c.peerAddressType, c.peerName) { c.peerGATT }
+        }
+        while let s = row { summarised(s); row = rows.next() }
         w.beginArray("peers")
         for key in order {
             guard let p = byKey[key] else { continue }
             w.beginObject()
-            w.optional("address", p.c.peerAddress?.description)
-            w.string("transport", p.c.isLE ? "LE" : "BR/EDR")
-            w.optional("addressType", p.c.peerAddressType.flatMap { t in p.c.peerAddress.map { t.describe($0) } })
+            w.optional("address", p.address?.description)
+            w.string("transport", p.isLE ? "LE" : "BR/EDR")
+            w.optional("addressType", p.addressType.flatMap { t in p.address.map { t.describe($0) } })
             w.optional("name", p.name)
             w.int("connections", p.connections)
             w.optional("manufacturer", p.info.manufacturer)

@@ -43,11 +43,11 @@ public enum ReportText {
         s += row("Capture", capture, style)
         if let filtered = model.filteredExport { s += row("Contents", filtered.text, style) }
         if let reason = facts.info.notDecodedReason { s += row("Decoding", reason, style) }
-        let peers = Set(model.connections.compactMap(\.peerAddress)).count
+        let peers = Set(model.connections.compactMap(\.peerAddress) + model.summarised.compactMap(\.peerAddress)).count
         let advertisers = model.advertisers.all.count
         s += row("Devices", "\(plural(advertisers, "advertiser")), \(plural(peers, "connected peer"))", style)
         let open = model.connections.filter(\.isOpen).count
-        s += row("Connections", "\(model.connections.count)" + (open > 0 ? " (\(open) still open at the end)" : "")
+        s += row("Connections", "\(model.connectionCount)" + (open > 0 ? " (\(open) still open at the end)" : "")
             + (model.attempts.isEmpty ? "" : ", " + plural(model.attempts.count, "attempt")), style)
         let count = { (sev: Severity) in findings.filter { $0.severity == sev }.count }
         let parts = [(Severity.error, plural(count(.error), "error")), (.warning, plural(count(.warning), "warning")),
@@ -85,9 +85,26 @@ public enum ReportText {
 
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 
+    /// A long session's summarised connections in one paragraph: how many, their span, how they
+    /// ended, and the info findings counted rather than listed (`SummaryPolicy`).
+    static func summarisedLine(_ model: SessionModel, style: TerminalStyle) -> String {
+        let rows = model.summarised
+        guard let first = rows.first, let last = rows.last else { return "" }
+        var ends: [String: Int] = [:]
+        for r in rows { ends[r.disconnectReason.map { ReasonText.short($0) } ?? "handle reused", default: 0] += 1 }
+        let endText = ends.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+        var text = "\(plural(rows.count, "finished connection")) (#\(first.index)–#\(last.index)) summarised, without their stories"
+            + "; \(model.connections.count) kept whole. Ended: \(endText)."
+        let counted = model.engine?.summarisedInfo ?? [:]
+        if !counted.isEmpty {
+            text += " Info findings counted, not listed: " + counted.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + "."
+        }
+        return wrap(Terminal.clean(text), indent: "  ", width: style.width)
+    }
+
     /// One block per connection: header, then one line per event (wrapped under its text).
     static func stories(_ model: SessionModel, style: TerminalStyle, all: Bool = false) -> String {
-        var s = ""
+        var s = summarisedLine(model, style: style)
         for c in model.connections {
             let header = wrap(Terminal.clean(SessionText.header(c)), indent: "  ", width: style.width, hanging: 4)
             s += style.paint(String(header.dropLast()), .bold) + "\n"
@@ -333,7 +350,7 @@ public enum ReportJSON {
         w.beginObject("tool"); w.string("name", "bleanalyze"); w.string("version", ToolVersion.current); w.endObject()
         w.raw("capture", InfoRenderer.json(facts))
         w.beginObject("summary")
-        w.int("connections", model.connections.count)
+        w.int("connections", model.connectionCount)
         w.int("openConnections", model.connections.filter(\.isOpen).count)
         w.int("attempts", model.attempts.count)
         w.int("advertisers", model.advertisers.all.count)
@@ -342,11 +359,27 @@ public enum ReportJSON {
         w.endObject()
         w.endObject()
         w.beginArray("connections")
-        for c in model.connections { SessionJSON.connection(c, &w); w.drain(ifOver: piece, to: sink) }
+        // Summarised connections (a long session's oldest finished ones) in index order among the others.
+        var rows = model.summarised.makeIterator(), row = rows.next()
+        for c in model.connections {
+            while let s = row, s.index < c.index { SessionJSON.summarised(s, &w); row = rows.next() }
+            SessionJSON.connection(c, &w)
+            w.drain(ifOver: piece, to: sink)
+        }
+        while let s = row { SessionJSON.summarised(s, &w); row = rows.next(); w.drain(ifOver: piece, to: sink) }
         w.endArray()
         w.beginArray("findings")
         for f in findings { finding(f, &w); w.drain(ifOver: piece, to: sink) }
         w.endArray()
+        let counted = model.engine?.summarisedInfo ?? [:]
+        if !model.summarised.isEmpty || !counted.isEmpty {
+            w.beginObject("summarised")
+            w.int("connections", model.summarised.count)
+            w.beginObject("infoFindings")
+            for (rule, n) in counted.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
+            w.endObject()
+            w.endObject()
+        }
         w.endObject()
         w.drain(ifOver: 0, to: sink)
     }

@@ -70,6 +70,37 @@ public enum SessionJSON {
         w.endObject()
     }
 
+    /// A summarised connection's row (`ConnectionSummary`): the fields of `connection` it keeps,
+    /// `summarised: true`, no transfer or events.
+    static func summarised(_ s: ConnectionSummary, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.int("index", s.index)
+        w.int("adapter", s.adapter)
+        w.int("handle", s.handle)
+        w.string("transport", s.isLE ? "LE" : "BR/EDR")
+        w.string("role", s.role.rawValue)
+        w.optional("peer", s.peerAddress?.description)
+        w.optional("peerAddressType", s.peerAddressType?.name)
+        if let name = s.peerName { w.string("peerName", name) }
+        w.bool("inferred", false)
+        w.optional("connectFrame", s.completeFrame)
+        w.optional("connectTime", s.completeTime)
+        w.optional("disconnectFrame", s.disconnectFrame)
+        w.optional("disconnectTime", s.disconnectTime)
+        if let r = s.disconnectReason { w.int("disconnectReason", r.rawValue); w.string("disconnectReasonName", r.name) }
+        if s.intervalUnits > 0 { w.double("intervalMs", s.intervalMillis); w.int("latency", s.latency); w.int("supervisionTimeoutMs", Int(s.timeoutUnits) * 10) }
+        w.int("mtu", s.mtu)
+        w.bool("mtuKnown", s.mtuKnown)
+        w.int("aclSent", s.aclSent)
+        w.int("aclReceived", s.aclReceived)
+        w.int("attRequests", s.attRequests)
+        w.int("attResponses", s.attResponses)
+        if let avg = s.attLatencyAverage { w.int("attLatencyAverageMicros", avg); w.int("attLatencyMaxMicros", s.attLatencyMax) }
+        if let k = s.endCause { w.string("endCause", k.rawValue) }
+        w.bool("summarised", true)
+        w.endObject()
+    }
+
     /// The typed fields of a timeline event (docs/timeline-schema.json): `mtu` on MTU events, `handle` and
     /// `uuid` on subscription and value events, `peer`/`peerName` on connection events, `reason` on
     /// disconnections, `security` on security events (BR/EDR ones with `keySize`, `cipher`, `linkKeyType`/`linkKey`,

@@ -35,13 +35,13 @@ import TestSupport
     }
 
     /// Checks one live session's output against `report` on its saved file and on the original.
-    static func agree(_ original: String, saved: String, stdout: String, status: Int32, stderr: String) throws {
+    static func agree(_ original: String, saved: String, stdout: String, status: Int32, stderr: String, options: [String] = []) throws {
         let lines = stdout.split(separator: "\n").map(String.init)
         let last = try #require(lines.last, "\(original): no output; stderr: \(stderr)")
-        let onSaved = try CLI.run([saved, "--json"])
+        let onSaved = try CLI.run([saved, "--json"] + options)
         #expect(last == onSaved.stdout.trimmingCharacters(in: .newlines), "\(original): live's report is not report's on the saved file")
         #expect(FileManager.default.contentsEqual(atPath: original, andPath: saved), "\(original): the saved file is not the bytes that came")
-        let onOriginal = try CLI.run([original, "--json"])
+        let onOriginal = try CLI.run([original, "--json"] + options)
         #expect(try unnamed(last) == unnamed(onOriginal.stdout), "\(original): live's report differs from report on the capture")
         // Every finding is told once: those decided at their link's end as the report holds them (same
         // rule, connection, severity, why, key frame; frames among the report's), the rest at the end
@@ -82,6 +82,33 @@ import TestSupport
             let r = try CLI.run(["live", "-", "--jsonl", "--write", saved], stdin: .pipe(data))
             try Self.agree(path, saved: saved, stdout: r.stdout, status: r.status, stderr: r.stderr)
         }
+    }
+
+    /// Issue 32, memory flat: a long session summarises its oldest finished connections, in `live`
+    /// as in `report`, at the same frames. With every connection summarised as soon as it may be
+    /// (`--keep-connections 0`) live still ends with report's document and tells every finding once:
+    /// on a long session made here and on every capture where that summarises connections.
+    @Test func summarisingLiveEqualsReport() throws {
+        let dir = try Self.scratch("summarised")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let long = dir.appendingPathComponent("long-session.btsnoop")
+        try Data(CaptureBuilder.longSession(connections: 60)).write(to: long)
+        var checked = 0
+        for (i, path) in try ([long.path] + Self.streamable()).enumerated() {
+            let report = try CLI.run([path, "--json", "--keep-connections", "0"])
+            guard let summary = (try? CLI.json(report.stdout))?["summarised"] as? [String: Any], (summary["connections"] as? Int ?? 0) > 0 else { continue }
+            let saved = dir.appendingPathComponent("\(i)").path
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let r = try CLI.run(["live", "-", "--jsonl", "--keep-connections", "0", "--write", saved], stdin: .pipe(data))
+            try Self.agree(path, saved: saved, stdout: r.stdout, status: r.status, stderr: r.stderr, options: ["--keep-connections", "0"])
+            // Every connection is told opened and closed, summarised or not.
+            let events = try r.stdout.split(separator: "\n").dropLast().map { try CLI.json(String($0)) }
+            let opened = events.filter { $0["type"] as? String == "connection-opened" }.count
+            let document = try CLI.json(String(r.stdout.split(separator: "\n").last ?? ""))
+            #expect(opened == (document["summary"] as? [String: Any])?["connections"] as? Int, "\(path): \(opened) told opened")
+            checked += 1
+        }
+        #expect(checked >= (CLI.sharedReal == nil ? 1 : 10), "\(checked) captures summarise connections")
     }
 
     /// The test writes each capture in pieces of random sizes, with pauses, while `live --follow`

@@ -47,6 +47,13 @@ import Testing
                 documents.append(schema + "=" + file.path)
             }
         }
+        // Summarised connections (a long session's rows, `summarised: true`) and counted info findings.
+        let long = dir.appendingPathComponent("long-session.btsnoop")
+        try Data(CaptureBuilder.longSession(connections: 60)).write(to: long)
+        let summarised = try CLI.run([long.path, "--json", "--keep-connections", "0"])
+        #expect(summarised.status == 0 && summarised.stdout.contains("\"summarised\":true"), "\(summarised.stderr)")
+        try Data(summarised.stdout.utf8).write(to: dir.appendingPathComponent("long-report.json"))
+        documents.append("report=" + dir.appendingPathComponent("long-report.json").path)
         #expect(documents.count >= 4 * 30)
         let (status, text) = try Tool.outcome(Self.python, ["-c", Self.validator, Self.schema.deletingLastPathComponent().path] + documents)
         #expect(!text.contains("No module named 'jsonschema'"), "jsonschema missing from .venv: run make venv (the Makefile installs it)")

@@ -67,8 +67,8 @@ struct SeriesCollector {
     /// The series of links that closed (their samples are let go).
     private mutating func closeSeries(_ session: SessionModel) {
         for index in Array(samples.keys) {
-            guard index >= 1, index <= session.connections.count, session.connections[index - 1].lifecycle.disconnectTime != nil else { continue }
-            series(of: session.connections[index - 1], end: 0)
+            guard let c = session.connection(index), c.lifecycle.disconnectTime != nil else { continue }
+            series(of: c, end: 0)
         }
         reduceClosed(session)
     }
@@ -76,15 +76,12 @@ struct SeriesCollector {
     /// Past `detailedConnections`, the closed connections' series are reduced (those still open
     /// wait for a later close).
     private mutating func reduceClosed(_ session: SessionModel) {
-        let count = session.connections.count
-        guard count > Self.detailedConnections else { return }
-        while considered < count {
-            waiting.append(considered)
-            considered += 1
-        }
+        guard session.connectionCount > Self.detailedConnections else { return }
+        for c in session.connections.reversed().prefix(while: { $0.index > considered }).reversed() { waiting.append(c.index) }
+        considered = max(considered, session.connections.last?.index ?? 0)
         var closed: [Connection] = []
         waiting.removeAll { i in
-            let c = session.connections[i]
+            guard let c = session.connection(i) else { return true }   // summarised
             guard c.lifecycle.disconnectTime != nil, samples[c.index] == nil else { return false }
             closed.append(c)
             return true

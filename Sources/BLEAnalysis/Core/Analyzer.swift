@@ -25,6 +25,8 @@ public final class Analyzer {
     public let session = SessionModel()
     /// Detectors, when this pass looks for problems (the report, `check`).
     public let engine: DetectorEngine?
+    /// Summarises old finished connections when the pass detects (`SummaryPolicy`).
+    public let retirement: ConnectionRetirement?
     @exclusivity(unchecked) private var lastTimestamp: Int64 = 0
     /// The time of the last frame consumed (µs since the Unix epoch): where the capture is now.
     public var now: Int64 { lastTimestamp }
@@ -42,6 +44,7 @@ public final class Analyzer {
     /// - Parameter detect: feed the detectors (off for `packets`/`info`, which only decode).
     public init(detect: Bool = false, configuration: RuleConfiguration = RuleConfiguration()) {
         engine = detect ? DetectorEngine(model: session, configuration: configuration) : nil
+        retirement = detect && configuration.summary.finishedConnections != nil ? ConnectionRetirement(configuration.summary) : nil
         session.engine = engine
     }
 
@@ -128,6 +131,7 @@ public final class Analyzer {
             }
             noteLogRecord(frame)
         }
+        if frame.number & 255 == 0, let retirement, let engine { retirement.check(session, engine, now: lastTimestamp) }
         if case let .malformed(reason, offset) = status {
             counts.malformed &+= 1
             if counts.malformedExamples.count < CaptureStatistics.maxExamples {

@@ -239,6 +239,7 @@ final class IndicationUnconfirmed: Detector {
     /// this rule needs no event per PDU to know whether the client spoke since).
     private struct Open { var c: Connection; var p: ATTBearer.Pending; var sentByHost: Bool; var clientPDUs: Int }
     @exclusivity(unchecked) private var open: [Open] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { open.contains { $0.c === c } }
 
     private static func clientPDUs(_ c: Connection, indicationSentByHost: Bool) -> Int {
         indicationSentByHost ? c.att.pdusReceived : c.att.pdusSent
@@ -370,6 +371,8 @@ final class StaleCache: Detector {
     private var rediscovered: [Int: Int] = [:]        // connection → the change frame it rediscovered after
     private var uses: [Int: Use] = [:]                // connection → its stale use (of its first change used so)
     private var order: [Int] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { uses[c.index] != nil }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { rediscovered[c.index] = nil }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -455,6 +458,8 @@ final class SlowResponse: Detector {
     let kinds: [SessionEvent.Kind] = [.attResponse]
     private struct Slow { var c: Connection; var count: Int; var worst: Int64; var worstFrame: Int; var byHost: Bool; var finding: Int }
     private var slow: [Int: Slow] = [:]
+    /// Its finding is completed at the end (the count, the slowest).
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { slow[c.index] != nil }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         let c: Connection, request: ATTBearer.Pending, frame: Int, time: Int64

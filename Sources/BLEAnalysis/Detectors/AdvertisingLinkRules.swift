@@ -44,7 +44,7 @@ final class AdvertisingOversize: Detector {
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         let m = context.model
-        let peers = Set(m.connections.compactMap(\.peerAddress) + m.attempts.compactMap(\.peerAddress))
+        let peers = Set(m.connections.compactMap(\.peerAddress) + m.summarised.compactMap(\.peerAddress) + m.attempts.compactMap(\.peerAddress))
         for address in order {
             guard let h = heard[address] else { continue }
             let involved = peers.contains(address)
@@ -141,13 +141,17 @@ final class DisconnectSummary: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        let closed = context.model.connections.filter { $0.lifecycle.disconnectReason != nil }.sorted { ($0.lifecycle.disconnectFrame ?? 0) < ($1.lifecycle.disconnectFrame ?? 0) }
+        // Summarised connections are closed ones too.
+        let m = context.model
+        let closed = (m.connections.compactMap { c in c.lifecycle.disconnectReason.map { (reason: $0, frame: c.lifecycle.disconnectFrame, time: c.lifecycle.disconnectTime) } }
+            + m.summarised.compactMap { s in s.disconnectReason.map { (reason: $0, frame: s.disconnectFrame, time: s.disconnectTime) } })
+            .sorted { ($0.frame ?? 0) < ($1.frame ?? 0) }
         guard !closed.isEmpty else { return }
         var counts: [UInt8: Int] = [:]
-        for c in closed { counts[c.lifecycle.disconnectReason!.rawValue, default: 0] += 1 }   // safe: filtered non-nil
+        for c in closed { counts[c.reason.rawValue, default: 0] += 1 }
         let text = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value)× \(HCIStatus(rawValue: $0.key).name) (0x\(Format.hex($0.key)))" }
-        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].lifecycle.disconnectTime ?? 0,
-                                frames: closed.prefix(50).compactMap(\.lifecycle.disconnectFrame),
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].time ?? 0,
+                                frames: closed.prefix(50).compactMap(\.frame),
                                 message: "Disconnect reasons: \(text.joined(separator: ", "))"))
     }
 }

@@ -12,11 +12,8 @@ import BLEProtocol
 ///   folds in); a pairing that fails again and again on one connection is one finding with a count.
 enum Causes {
     static func link(_ findings: inout [Finding], _ model: SessionModel) {
-        let connections = model.connections
-        func connection(_ f: Finding) -> Connection? {
-            guard let n = f.connectionIndex, n >= 1, n <= connections.count else { return nil }
-            return connections[n - 1]
-        }
+        // A summarised connection's findings were linked when it was summarised (`DetectorEngine.retire`).
+        func connection(_ f: Finding) -> Connection? { f.connectionIndex.flatMap(model.connection) }
         var disconnectOf: [Int: Int] = [:]
         for (i, f) in findings.enumerated() where f.rule == Disconnects.rule.id {
             if let n = f.connectionIndex { disconnectOf[n] = i }
@@ -118,7 +115,10 @@ enum Causes {
 
         // What folded in is told once, and the attribute named by its UUID where discovery showed it.
         for i in findings.indices {
-            if findings[i].uuid == nil, let h = findings[i].handle, let c = connection(findings[i]) {
+            let c = connection(findings[i])
+            // Linked and worded when its connection was summarised.
+            if c == nil, findings[i].connectionIndex != nil { continue }
+            if findings[i].uuid == nil, let h = findings[i].handle, let c {
                 findings[i].uuid = (c.peerGATT?.owningCharacteristic(of: h) ?? c.localGATT?.owningCharacteristic(of: h))?.uuid
             }
             guard !findings[i].folded.isEmpty else { continue }

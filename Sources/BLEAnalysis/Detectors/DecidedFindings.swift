@@ -26,7 +26,7 @@ public final class DecidedFindings {
         SmallMTU.rule, SmallDataLength.rule, StuckAttempt.rule, RepeatedPageTimeouts.rule,
         ConcurrentConnections.rule, ScanContention.rule, QualityReports.rule, PairingFailed.rule, RepeatedPairing.rule,
         InsufficientSecurity.rule, PairingTimeout.rule, LegacyPairing.rule, KeySizeDowngrade.rule, SubscriptionFailed.rule,
-        JustWorksMITM.rule,
+        JustWorksMITM.rule, SecureConnectionsDowngrade.rule,
     ].map(\.id))
     // Rules with a `finish` that reads only what is still open (decided at the disconnect for a closed
     // link) are not listed: att.timeout, att.indication-unconfirmed, att.server-stalled,
@@ -38,10 +38,12 @@ public final class DecidedFindings {
 
     private let analyzer: Analyzer
     private var model: SessionModel { analyzer.session }
-    /// Connections seen (`model.connections[..<known]`), those not yet decided (open, or closed less
+    /// Connections seen (their indexes up to `known`), those not yet decided (open, or closed less
     /// than the window ago), and links lost within the window (the companions of a loss).
     private var known = 0
     private var undecided: [Connection] = []
+    /// Findings decided when their connection was summarised, told at the next `poll`.
+    private var early: [Finding] = []
     private var recentlyLost: [Connection] = []
     /// The undecided connections' findings (indexes in the engine's `findings`), read up to `read`.
     private var pending: [Int: [Int]] = [:]
@@ -56,18 +58,28 @@ public final class DecidedFindings {
     /// belongs in `sessionEndRules`).
     public private(set) var lateFindings: [Finding] = []
 
-    public init(_ analyzer: Analyzer) { self.analyzer = analyzer }
+    public init(_ analyzer: Analyzer) {
+        self.analyzer = analyzer
+        analyzer.retirement?.willSummarise.append { [unowned self] c in self.summarising(c) }
+    }
 
-    /// The findings decided since the last call, in the order of their links' ends. Call it as
-    /// often as suits (after each read); it costs the connections not yet decided and the new findings.
-    /// - Parameter clock: where the capture is at least, when its times are the wall clock's (a proxy,
-    ///   the monitor channel: a frame that comes later is stamped later), so a link's window closes
-    ///   while nothing comes; nil: the last frame's time.
-    public func poll(clock: Int64? = nil) -> [Finding] {
-        guard let engine = analyzer.engine else { return [] }
-        let connections = model.connections
-        while known < connections.count { undecided.append(connections[known]); known += 1 }
-        let all = engine.findings
+    /// `c` is about to be summarised (its window has passed, `ConnectionRetirement`): its findings
+    /// are decided now, while the engine still holds them where they were made.
+    private func summarising(_ c: Connection) {
+        guard let engine = analyzer.engine else { return }
+        learn(engine.findings)
+        undecided.removeAll { $0 === c }
+        guard !decided.contains(c.index), !deferred.contains(c.index) else { return }
+        if c.endedByLoss, !recentlyLost.contains(where: { $0 === c }) { recentlyLost.append(c) }
+        early += decide(c, engine.findings)
+        // Its findings leave `engine.findings` now: none can come for it later.
+        decided.remove(c.index)
+    }
+
+    /// New connections and findings since the last look.
+    private func learn(_ all: [Finding]) {
+        for c in model.connections.reversed().prefix(while: { $0.index > known }).reversed() { undecided.append(c) }
+        known = max(known, model.connections.last?.index ?? 0)
         while read < all.count {
             if let n = all[read].connectionIndex {
                 if decided.contains(n) {
@@ -78,9 +90,21 @@ public final class DecidedFindings {
             }
             read += 1
         }
+    }
+
+    /// The findings decided since the last call, in the order of their links' ends. Call it as
+    /// often as suits (after each read); it costs the connections not yet decided and the new findings.
+    /// - Parameter clock: where the capture is at least, when its times are the wall clock's (a proxy,
+    ///   the monitor channel: a frame that comes later is stamped later), so a link's window closes
+    ///   while nothing comes; nil: the last frame's time.
+    public func poll(clock: Int64? = nil) -> [Finding] {
+        guard let engine = analyzer.engine else { return [] }
+        let all = engine.findings
+        learn(all)
         let now = max(analyzer.now, clock ?? .min)
         recentlyLost.removeAll { ($0.lifecycle.disconnectTime ?? 0) < now - 2 * SessionModel.lostTogetherWindow }
-        var told: [Finding] = []
+        var told: [Finding] = early
+        early = []
         var still: [Connection] = []
         for c in undecided {
             guard let end = c.lifecycle.disconnectTime, c.lifecycle.disconnectFrame != nil else {

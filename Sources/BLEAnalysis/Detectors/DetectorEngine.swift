@@ -77,7 +77,7 @@ public final class DetectorEngine {
         for d in detectors { d.finish(context, &findings) }
         // Linked and folded on a copy: `findings` keeps growing only (the HTML report's collector
         // reads what was added since it last looked).
-        var findings = self.findings
+        var findings = sealed.isEmpty ? self.findings : self.findings.filter { !$0.rule.isEmpty } + sealed
         Causes.link(&findings, context.model)
         context.model.resolvePeerNames()
         Self.namePeers(&findings, context.model)
@@ -88,14 +88,65 @@ public final class DetectorEngine {
         }
     }
 
-    /// Names each finding's peer as its connection is named now.
+    /// Names each finding's peer as its connection (or its summary) is named now.
     static func namePeers(_ findings: inout [Finding], _ model: SessionModel) {
-        let connections = model.connections
         for i in findings.indices {
-            guard let n = findings[i].connectionIndex, n >= 1, n <= connections.count else { continue }
-            let c = connections[n - 1]
-            findings[i].peer = c.peerLabel
-            findings[i].peerName = c.peerName
+            guard let n = findings[i].connectionIndex else { continue }
+            if let c = model.connection(n) {
+                findings[i].peer = c.peerLabel
+                findings[i].peerName = c.peerName
+            } else if let s = model.summary(n) {
+                findings[i].peer = s.peerLabel
+                findings[i].peerName = s.peerName
+            }
         }
     }
+
+    // MARK: Summarised connections (`ConnectionRetirement`)
+
+    /// Whether some detector still needs the finished connection `c` whole at the end.
+    func keeps(_ c: Connection) -> Bool { detectors.contains { $0.keeps(c, context) } }
+
+    /// Summarises `c`'s findings, before the model lets `c` go: every detector decides what it would
+    /// decide of `c` at the end (`Detector.retire`); then `c`'s findings are linked to their causes as
+    /// the end would link them (every link `Causes` makes but `pairing.failed`'s across reconnects is
+    /// within a connection, and a connection with a pairing failure is kept), named, and moved to
+    /// `sealed`: their places in `findings` hold an empty finding (rule ""), so the indexes detectors
+    /// and `DecidedFindings` hold stay right. `tell` hears of `c` between the two (`ConnectionRetirement.willSummarise`). Past `policy.infoFindingsPerRule` info findings of a
+    /// rule on summarised connections, the rest are counted (`summarisedInfo`), not kept.
+    func retire(_ c: Connection, policy: SummaryPolicy, telling tell: (Connection) -> Void) {
+        for d in detectors { d.retire(c, context, &findings) }
+        tell(c)
+        indexFindings()
+        guard let places = positions.removeValue(forKey: c.index) else { return }
+        var mine = places.map { findings[$0] }
+        for p in places { findings[p] = Self.vacated }
+        Causes.link(&mine, context.model)
+        Self.namePeers(&mine, context.model)
+        for f in mine {
+            if f.severity == .info {
+                let kept = sealedInfo[f.rule, default: 0]
+                guard kept < policy.infoFindingsPerRule else { summarisedInfo[f.rule, default: 0] += 1; continue }
+                sealedInfo[f.rule] = kept + 1
+            }
+            sealed.append(f)
+        }
+    }
+
+    /// Findings of summarised connections, linked and named when they were summarised.
+    @exclusivity(unchecked) public private(set) var sealed: [Finding] = []
+    /// Per rule: info findings of summarised connections kept in `sealed`, and those only counted.
+    private var sealedInfo: [String: Int] = [:]
+    public private(set) var summarisedInfo: [String: Int] = [:]
+    /// Per connection still held: the indexes of its findings in `findings`, read up to `indexed`.
+    private var positions: [Int: [Int]] = [:]
+    private var indexed = 0
+    private func indexFindings() {
+        while indexed < findings.count {
+            if let n = findings[indexed].connectionIndex { positions[n, default: []].append(indexed) }
+            indexed += 1
+        }
+    }
+    /// What a summarised connection's finding leaves in `findings`.
+    static let vacated = Finding(rule: "", severity: .info, connection: nil, time: 0, frames: [], message: "")
 }

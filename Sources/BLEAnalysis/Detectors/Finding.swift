@@ -155,6 +155,8 @@ public struct RuleInfo: Sendable {
 public struct RuleConfiguration: Sendable {
     public var disabled: Set<String> = []
     public var thresholds: [String: Double] = [:]
+    /// How many finished connections stay whole (`SummaryPolicy`, `--keep-connections`).
+    public var summary = SummaryPolicy()
 
     public init() {}
 

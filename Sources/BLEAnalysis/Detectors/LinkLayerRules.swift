@@ -53,6 +53,12 @@ final class LinkStallRule: Detector {
     /// Read on the packets the host sends: no dynamic exclusivity check (the pass is single-threaded,
     /// as for the other per-packet detectors; checked, it was ~75 instructions per packet).
     @exclusivity(unchecked) private var waiting: [Int: (c: Connection, stall: LinkStall)] = [:]
+    /// Its finding is completed at the end (the count, the longest).
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { stalls[c] != nil }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard waiting.removeValue(forKey: c.index) != nil, waiting.isEmpty else { return }
+        context.demand(.aclSent, false)
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         if case let .aclSent(c, _, time, _, _) = event {

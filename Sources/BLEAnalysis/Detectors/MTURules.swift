@@ -33,6 +33,7 @@ final class TruncatedRead: Detector {
     /// Full reads not yet continued, per connection (one per handle, bounded).
     @exclusivity(unchecked) private var pending = ConnectionState<[Pending]>()
     @exclusivity(unchecked) private var open: [Connection] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { open.contains { $0 === c } }
     static let maxOpenPerConnection = 32
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -118,6 +119,25 @@ final class TruncatedNotification: Detector {
     private struct Candidate { var c: Connection; var handle: UInt16; var length: Int; var frame: Int; var time: Int64; var indication: Bool; var sent: Bool }
     @exclusivity(unchecked) private var candidates: [Candidate] = []
     @exclusivity(unchecked) private var seen = Set<String>()
+    /// The longest value of each characteristic (peer, value handle, sender) on summarised connections,
+    /// the first connection's of each length (bounded: past `maxSummarised` keys a longer value on a
+    /// summarised connection is not looked for).
+    private struct StreamKey: Hashable { var peer: BDAddr; var handle: UInt16; var sentByHost: Bool }
+    private var summarised: [StreamKey: (length: Int, frame: Int, connection: Int)] = [:]
+    private static let maxSummarised = 10_000
+
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { candidates.contains { $0.c === c } }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard let peer = c.peerAddress else { return }
+        for (handle, s) in zip(c.valueStreams.keys, c.valueStreams.values) {
+            let key = StreamKey(peer: peer, handle: handle, sentByHost: s.sentByHost)
+            if let old = summarised[key] {
+                if s.maxLength > old.length || (s.maxLength == old.length && c.index < old.connection) { summarised[key] = (s.maxLength, s.lastFrame, c.index) }
+            } else if summarised.count < Self.maxSummarised {
+                summarised[key] = (s.maxLength, s.lastFrame, c.index)
+            }
+        }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .attValue(c, handle, length, indication, frame, time, sent, _, _) = event,
@@ -131,6 +151,7 @@ final class TruncatedNotification: Detector {
             // The same characteristic (same server, same value handle) with a longer value elsewhere.
             var longer: (length: Int, frame: Int, connection: Int)? = nil
             if let peer = k.c.peerAddress {
+                if let s = summarised[StreamKey(peer: peer, handle: k.handle, sentByHost: stream.sentByHost)], s.length > k.length { longer = s }
                 for other in context.model.connections where other !== k.c && other.peerAddress == peer {
                     if let s = other.valueStreams[k.handle], s.sentByHost == stream.sentByHost, s.maxLength > k.length,
                        longer.map({ s.maxLength > $0.length }) ?? true {

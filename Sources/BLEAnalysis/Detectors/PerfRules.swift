@@ -53,9 +53,12 @@ final class WriteWithResponse: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) { decide(nil, context, &findings) }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { decide(c, context, &findings) }
+
+    private func decide(_ only: Connection?, _ context: DetectorContext, _ findings: inout [Finding]) {
         let count = whole(threshold("count", context))
-        eachTransfer(lasting: threshold("duration", context), context) { c, d in
+        eachTransfer(lasting: threshold("duration", context), context, only: only) { c, d in
             guard d.writeRequests >= count, d.writeRequests * 2 >= d.pdus, d.limitedBy.first == .writeWithResponse,
                   let span = d.seconds, let measured = d.bytesPerSecond, let ceiling = d.ceilingBytesPerSecond,
                   let wait = d.averageAnswerMicros, Double(d.answerWaitMicros) >= span * 1e6 / 2 else { return }
@@ -116,9 +119,12 @@ final class SmallMTU: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) { decide(nil, context, &findings) }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { decide(c, context, &findings) }
+
+    private func decide(_ only: Connection?, _ context: DetectorContext, _ findings: inout [Finding]) {
         let count = whole(threshold("count", context))
-        eachTransfer(lasting: threshold("duration", context), context) { c, d in
+        eachTransfer(lasting: threshold("duration", context), context, only: only) { c, d in
             let limits = d.limitedBy
             guard d.fullPDUs >= count, limits.contains(.attMTU), limits.first != .application else { return }
             var m: FindingMessage = "\(d.fullPDUs) of the \(d.pdus) values \(sender(d, c)) sent filled ATT_MTU \(d.mtu)"
@@ -168,9 +174,12 @@ final class SmallDataLength: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
-    func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
+    func finish(_ context: DetectorContext, _ findings: inout [Finding]) { decide(nil, context, &findings) }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { decide(c, context, &findings) }
+
+    private func decide(_ only: Connection?, _ context: DetectorContext, _ findings: inout [Finding]) {
         let count = whole(threshold("count", context))
-        eachTransfer(lasting: threshold("duration", context), context) { c, d in
+        eachTransfer(lasting: threshold("duration", context), context, only: only) { c, d in
             let limits = d.limitedBy
             guard d.fragmentedPDUs >= count, d.fragmentedPDUs * 2 >= d.pdus, limits.contains(.dataLength), limits.first != .application
             else { return }
@@ -191,9 +200,11 @@ final class SmallDataLength: Detector {
 
 extension Detector {
     /// Each direction of each connection whose value PDUs span at least `seconds` (the perf rules'
-    /// common walk over `Connection.transfer`).
-    func eachTransfer(lasting seconds: Double, _ context: DetectorContext, _ body: (Connection, TransferDirection) -> Void) {
-        for c in context.model.connections {
+    /// common walk over `Connection.transfer`): of the connections held at the end, or of `only`, the
+    /// one being summarised (`retire`: each connection is decided alone).
+    func eachTransfer(lasting seconds: Double, _ context: DetectorContext, only: Connection? = nil,
+                      _ body: (Connection, TransferDirection) -> Void) {
+        for c in only.map({ [$0] }) ?? context.model.connections {
             for d in [c.transfer.sent, c.transfer.received] where (d.seconds ?? 0) >= seconds { body(c, d) }
         }
     }

@@ -320,6 +320,14 @@ final class ConcurrentConnections: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
+    /// A summarised connection that made the peak so far: where it was reached, and when.
+    private var summarisedPeak: (frame: Int, time: Int64?)?
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        if c.lifecycle.completeFrame == context.model.peakConnectionsFrame, summarisedPeak?.frame != c.lifecycle.completeFrame {
+            summarisedPeak = (context.model.peakConnectionsFrame, c.lifecycle.completeTime)
+        }
+    }
+
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         let m = context.model
         if m.filteredExport != nil {
@@ -333,7 +341,8 @@ final class ConcurrentConnections: Detector {
             return
         }
         guard m.peakConnections >= 2 else { return }
-        let time = m.connections.first { $0.lifecycle.completeFrame == m.peakConnectionsFrame }?.lifecycle.completeTime ?? 0
+        let held = m.connections.first { $0.lifecycle.completeFrame == m.peakConnectionsFrame }
+        let time = held?.lifecycle.completeTime ?? (summarisedPeak?.frame == m.peakConnectionsFrame ? summarisedPeak?.time : nil) ?? 0
         findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: time, frames: [m.peakConnectionsFrame],
                                 message: "Up to \(m.peakConnections) connections were open at the same time"))
     }

@@ -37,6 +37,7 @@ final class ScanContention: Detector {
     /// Touched on every received packet and credit return: no dynamic exclusivity check (the pass is
     /// single-threaded, as for the other per-packet detectors).
     @exclusivity(unchecked) private var watch = ContentionWatch()
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { watch.holds(c) }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         if case let .scanEnabled(adapter, command, answer) = event {
@@ -94,6 +95,7 @@ final class InquiryContention: Detector {
     /// Touched on every received packet and credit return: no dynamic exclusivity check (the pass is
     /// single-threaded, as for the other per-packet detectors).
     @exclusivity(unchecked) private var watch = ContentionWatch()
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { watch.holds(c) }
     private var lengths: [Int: (units: UInt8, periodic: Bool)] = [:]
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -151,6 +153,7 @@ final class AudioContention: Detector {
                 """#))
     let kinds: [SessionEvent.Kind] = [.controller]
     private var watch = ContentionWatch()
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { watch.holds(c) }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .linkStall(c, stall) = event, c.isLE, let audio = stall.audioLink else { return }
@@ -188,6 +191,8 @@ struct ContentionWatch {
 
     /// The hits, one non-empty list per adapter, in adapter order.
     var byAdapter: [[Hit]] { hits.sorted { $0.key < $1.key }.map(\.value).filter { !$0.isEmpty } }
+    /// Whether a hit is of `c` (its finding is made at the end).
+    func holds(_ c: Connection) -> Bool { hits.values.contains { $0.contains { $0.c === c } } }
 
     /// One finding per adapter with hits: a warning from `warningFrom` hits on (nil: never), worded by
     /// `message` (the adapter's summary, its first hit), its `radio-contention` cause by `cause`.
@@ -323,6 +328,7 @@ final class QualityReports: Detector {
     private struct Key: Hashable { var link: Int; var handle: UInt16; var kind: UInt8 }
     private var reports: [Key: (c: Connection?, first: Int, time: Int64, count: Int, weakest: QualityReport.LinkQuality, frames: [Int])] = [:]
     private var order: [Key] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { reports.values.contains { $0.c === c } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .qualityReport(c, _, frame, time, report) = event else { return }

@@ -37,6 +37,13 @@ final class PairingFailed: Detector {
     private var lastRequest: [Int: Int] = [:]
     private var pairingAfterFailure = Set<Int>()
 
+    /// A failure is decided at the end (a later pairing with the peer may recover it).
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { failures.contains { $0.c === c } }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        lastRequest[c.index] = nil
+        pairingAfterFailure.remove(c.index)
+    }
+
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
         case let .pairingRequest(c, frame, _, _):
@@ -150,6 +157,23 @@ final class RepeatedPairing: Detector {
         third.append((c, frame, time, peer))
     }
     private var third: [(c: Connection, frame: Int, time: Int64, peer: String)] = []
+    /// Per peer: the pairings of its summarised connections (all, failed or stalled, succeeded).
+    private var summarised: [String: (all: Int, failed: Int, succeeded: Int)] = [:]
+
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { third.contains { $0.c === c } }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        perConnection[c.index] = nil
+        guard !c.pairings.isEmpty else { return }
+        let (failed, succeeded) = Self.outcomes(c.pairings)
+        let peer = c.peerAddress?.description ?? "conn\(c.index)"
+        let s = summarised[peer] ?? (0, 0, 0)
+        summarised[peer] = (s.all + c.pairings.count, s.failed + failed, s.succeeded + succeeded)
+    }
+
+    private static func outcomes(_ attempts: [PairingStory]) -> (failed: Int, succeeded: Int) {
+        (attempts.filter { if case .failed = $0.outcome { true } else { $0.outcome == .timedOut } }.count,
+         attempts.filter { $0.outcome == .succeeded }.count)
+    }
 
     /// Decided when the outcomes are known: a problem only when pairing kept failing (two or more of
     /// the attempts failed or stalled); a phone that removes a bond and pairs again, successfully, is a
@@ -157,12 +181,13 @@ final class RepeatedPairing: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         for t in third {
             let attempts = context.model.connections.filter { ($0.peerAddress?.description ?? "conn\($0.index)") == t.peer }.flatMap(\.pairings)
-            let failed = attempts.filter { if case .failed = $0.outcome { true } else { $0.outcome == .timedOut } }.count
-            let succeeded = attempts.filter { $0.outcome == .succeeded }.count
+            var (failed, succeeded) = Self.outcomes(attempts)
+            var all = attempts.count
+            if let s = summarised[t.peer] { all += s.all; failed += s.failed; succeeded += s.succeeded }
             let looping = failed >= 2
             findings.append(Finding(rule: Self.rule.id, severity: looping ? .warning : .info, connection: t.c, time: t.time, frames: [t.frame],
                                     message: "Third pairing attempt with \(peerAddress: t.c, or: "the peer")"
-                                        + " (\(attempts.count) in all: \(failed) failed or stalled, \(succeeded) succeeded)"
+                                        + " (\(all) in all: \(failed) failed or stalled, \(succeeded) succeeded)"
                                         + (looping ? "" : "; the pairings succeed, so this is re-pairing on purpose, not a loop")))
         }
     }
@@ -197,6 +222,9 @@ final class InsufficientSecurity: Detector {
         var recovered = false
     }
     @exclusivity(unchecked) private var refusals: [Refusal] = []
+
+    /// A refusal is decided at the end (the same request may still succeed).
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { refusals.contains { $0.c === c } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -253,17 +281,20 @@ final class PairingTimeout: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.connections {
-            for s in c.pairings where s.outcome == .timedOut {
-                let owed: FindingMessage = s.lastSentByHost ? .peer(c) : "the host"
-                let method = s.method.map { " (\($0.rawValue))" } ?? ""
-                let text: FindingMessage = "the pairing stalled after the \(s.lastCode.name) at frame \(s.last.frame): \(owed) never sent the next step or Pairing Failed, so SMP timed out 30 s later (Core v5.4 Vol 3 Part H 3.4)"
-                var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.last.time, frames: [s.last.frame, s.requestFrame],
-                                message: "Pairing\(method) with \(peer: c) never finished: no step after the \(s.lastCode.name) at frame \(s.last.frame)",
-                                actor: s.lastSentByHost ? .peripheralFirmware : .hostStack)
-                f.cause = FindingCause(.smpTimeout, frames: [s.last.frame], text)
-                findings.append(f)
-            }
+        for c in context.model.connections { decide(c, &findings) }
+    }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { decide(c, &findings) }
+
+    private func decide(_ c: Connection, _ findings: inout [Finding]) {
+        for s in c.pairings where s.outcome == .timedOut {
+            let owed: FindingMessage = s.lastSentByHost ? .peer(c) : "the host"
+            let method = s.method.map { " (\($0.rawValue))" } ?? ""
+            let text: FindingMessage = "the pairing stalled after the \(s.lastCode.name) at frame \(s.last.frame): \(owed) never sent the next step or Pairing Failed, so SMP timed out 30 s later (Core v5.4 Vol 3 Part H 3.4)"
+            var f = Finding(rule: Self.rule.id, severity: .warning, connection: c, time: s.last.time, frames: [s.last.frame, s.requestFrame],
+                            message: "Pairing\(method) with \(peer: c) never finished: no step after the \(s.lastCode.name) at frame \(s.last.frame)",
+                            actor: s.lastSentByHost ? .peripheralFirmware : .hostStack)
+            f.cause = FindingCause(.smpTimeout, frames: [s.last.frame], text)
+            findings.append(f)
         }
     }
 }
@@ -293,6 +324,13 @@ final class LegacyPairing: Detector {
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    /// A connection with a fallback is kept whole: its finding is folded per peer at the end.
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool {
+        c.pairings.contains { s in
+            s.responseFrame != nil && s.request.authReq.contains(.secureConnections) && !(s.response?.authReq.contains(.secureConnections) ?? true)
+        }
+    }
 
     /// One finding per peer (one problem, one finding): the first fallback is the evidence, the later
     /// ones with the same peer are folded into it (`folded`: their Pairing Responses).
@@ -354,13 +392,26 @@ final class KeySizeDowngrade: Detector {
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
+    /// A key below 16 octets is decided at the end (folded per peer); a full key is what a later
+    /// short one of the peer is compared with: the first full key of each peer summarised is kept.
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { (c.encryption.keySize?.size ?? 16) < 16 }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard let k = c.encryption.keySize else { return }
+        let peer = Self.peer(c)
+        if summarisedFull[peer].map({ c.index < $0.connection }) ?? true { summarisedFull[peer] = (c.index, k.frame) }
+    }
+    private var summarisedFull: [String: (connection: Int, frame: Int)] = [:]
+    private static func peer(_ c: Connection) -> String { (c.isLE ? "le " : "br ") + (c.peerAddress?.description ?? "conn\(c.index)") }
+
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         // Per peer (and transport), connections in capture order with their smallest key size.
         var best: [String: (size: UInt8, frame: Int)] = [:]
         var reported: [String: Int] = [:]   // peer → its finding; later short keys of the peer fold into it
         for c in context.model.connections {
             guard let k = c.encryption.keySize else { continue }
-            let peer = (c.isLE ? "le " : "br ") + (c.peerAddress?.description ?? "conn\(c.index)")
+            let peer = Self.peer(c)
+            // A full key of a summarised connection before this one.
+            if let full = summarisedFull[peer], full.connection < c.index, 16 > best[peer]?.size ?? 0 { best[peer] = (16, full.frame) }
             defer { if k.size > best[peer]?.size ?? 0 { best[peer] = (k.size, k.frame) } }
             let earlier = best[peer].flatMap { $0.size > k.size ? $0 : nil }
             guard k.size < 16 || earlier != nil else { continue }
@@ -425,6 +476,11 @@ final class SecureConnectionsDowngrade: Detector {
     let kinds: [SessionEvent.Kind] = []
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
+
+    /// A BR/EDR link with a P-192 or E0 fact is decided at the end (folded per peer).
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool {
+        !c.isLE && (c.encryption.e0Frame != nil || c.encryption.linkKey.map { !$0.isSecureConnections } ?? false)
+    }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         var reported: [String: Int] = [:]
@@ -525,17 +581,21 @@ final class JustWorksMITM: Detector {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {}
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in context.model.connections where c.isLE {
-            guard let p = c.pairings.first(where: { $0.outcome == .succeeded && $0.method == .justWorks }),
-                  let response = p.response else { continue }
-            let peer = p.initiatorIsHost ? response : p.request
-            guard peer.authReq.contains(.mitm) else { continue }
-            let host = p.initiatorIsHost ? p.request : response
-            let frames = [p.initiatorIsHost ? p.responseFrame : p.requestFrame, p.initiatorIsHost ? p.requestFrame : p.responseFrame,
-                          p.outcomeFrame].compactMap { $0 }
-            findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.requestTime, frames: frames,
-                                    message: "\(peer: c) asked for MITM protection, but its IO capability (\(peer.ioCapability)) and the host's (\(host.ioCapability)) allow only Just Works: the pairing succeeded with an unauthenticated key"))
-        }
+        for c in context.model.connections { decide(c, &findings) }
+    }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { decide(c, &findings) }
+
+    private func decide(_ c: Connection, _ findings: inout [Finding]) {
+        guard c.isLE,
+              let p = c.pairings.first(where: { $0.outcome == .succeeded && $0.method == .justWorks }),
+              let response = p.response else { return }
+        let peer = p.initiatorIsHost ? response : p.request
+        guard peer.authReq.contains(.mitm) else { return }
+        let host = p.initiatorIsHost ? p.request : response
+        let frames = [p.initiatorIsHost ? p.responseFrame : p.requestFrame, p.initiatorIsHost ? p.requestFrame : p.responseFrame,
+                      p.outcomeFrame].compactMap { $0 }
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: c, time: p.requestTime, frames: frames,
+                                message: "\(peer: c) asked for MITM protection, but its IO capability (\(peer.ioCapability)) and the host's (\(host.ioCapability)) allow only Just Works: the pairing succeeded with an unauthenticated key"))
     }
 }
 

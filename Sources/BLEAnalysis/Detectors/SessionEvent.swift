@@ -192,10 +192,21 @@ public protocol Detector: AnyObject {
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding])
     /// Called once at the end of the capture.
     func finish(_ context: DetectorContext, _ findings: inout [Finding])
+    /// Whether the end of the pass still needs the finished connection `c` whole: a finding of `c`
+    /// to decide or change, or `c`'s data for a decision across connections that keeping a tally
+    /// cannot replace. A finished connection is summarised (`ConnectionRetirement`) only when no
+    /// detector keeps it.
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool
+    /// `c` is summarised: decide now what `finish` would decide of it, add what the end needs of it
+    /// to this detector's tallies, and drop what this detector holds of it. `finish` then sees only
+    /// the connections still held (`SessionModel.connections`).
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding])
 }
 
 extension Detector {
     public func finish(_ context: DetectorContext, _ findings: inout [Finding]) {}
+    public func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { false }
+    public func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {}
     public var onDemand: [SessionEvent.Kind] { [] }
     var rule: RuleInfo { Self.rule }
     /// A threshold of this detector's rule, in its unit, as configured.

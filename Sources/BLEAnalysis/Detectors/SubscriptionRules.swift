@@ -21,6 +21,8 @@ final class SubscriptionFailed: Detector {
             evidence: "the Error Response, the write request"))
     let kinds: [SessionEvent.Kind] = [.subscription]
     private var failures: [(c: Connection, sub: Subscription, responseFrame: Int, time: Int64, recovered: Bool)] = []
+    /// A failure is decided at the end (a later write may succeed).
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { failures.contains { $0.c === c } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .subscriptionAnswered(c, sub, responseFrame, time) = event else { return }
@@ -114,6 +116,7 @@ final class SubscriptionNoNotifyProperty: Detector {
             evidence: "the write request, the write response"))
     let kinds: [SessionEvent.Kind] = [.subscription]
     private var written: [(c: Connection, sub: Subscription, ch: GATTDatabase.Characteristic)] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { written.contains { $0.c === c } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -168,6 +171,7 @@ final class SubscriptionSilent: Detector {
 
     private struct Active { var c: Connection; var sub: Subscription; var valueHandle: UInt16; var responseFrame: Int; var since: Int64 }
     private var active: [Active] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { active.contains { $0.c === c } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -267,6 +271,7 @@ final class UnsubscribedNotification: Detector {
     private var subscribedHere = Set<Key>()
     private struct Pending { var c: Connection; var handle: UInt16; var indication: Bool; var frame: Int; var time: Int64; var earlier: Bool }
     private var pending: [Pending] = []
+    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { pending.contains { $0.c === c } }
 
     private static func key(_ c: Connection, _ handle: UInt16) -> Key {
         // Keyed by peer address when known, else by the connection.

@@ -6,7 +6,12 @@ import BLEProtocol
 /// from typed HCI and upper-layer decoding as frames stream by (DESIGN.md "Session").
 /// Memory is bounded by live state; a closed connection keeps its summary.
 public final class SessionModel {
+    /// The connections held whole, in index order: all of them, unless a long session summarised
+    /// the oldest finished ones (`summarised`, `SummaryPolicy`). Look one up by index with
+    /// `connection(_:)`.
     @exclusivity(unchecked) public internal(set) var connections: [Connection] = []
+    /// Finished connections summarised, in index order (`ConnectionSummary.swift`).
+    @exclusivity(unchecked) public internal(set) var summarised: [ConnectionSummary] = []
     @exclusivity(unchecked) public internal(set) var live: [LinkKey: Connection] = [:]
     @exclusivity(unchecked) public internal(set) var attempts: [ConnectionAttempt] = []
     /// The pending attempt per adapter and transport (LE and BR/EDR attempts are independent).
@@ -122,8 +127,8 @@ public final class SessionModel {
     func connection(for frame: Frame, handle: UInt16) -> Connection? {
         let key = LinkKey(adapter: frame.adapter, handle: handle)
         if let c = liveConnection(key) { return c }
-        guard connections.count < Self.maxConnections else { return nil }
-        let c = Connection(index: connections.count + 1, adapter: frame.adapter, handle: handle)
+        guard connectionCount < Self.maxConnections else { return nil }
+        let c = Connection(index: connectionCount + 1, adapter: frame.adapter, handle: handle)
         c.lifecycle.inferred = true
         c.att.mtuKnown = false
         c.note(frame.timestamp, frame.number, .connected, .trafficWithoutSetUp(handle: handle))
@@ -187,24 +192,37 @@ public final class SessionModel {
     /// every peer alike. Each peer's table learns the connections that used it and their peer's
     /// name (when they agree on one).
     func resolvePeerNames() {
-        let deviceName = BluetoothUUID(uuid16: 0x2A00)
-        for c in connections where c.peerName == nil {
-            if let a = c.peerAddress, let n = advertisers.name(of: a) { c.peerName = n; continue }
-            if let db = c.peerGATT, let ch = db.characteristics.values.first(where: { $0.uuid == deviceName }),
-               let bytes = db.values[ch.valueHandle], let name = Advertisers.displayName(bytes) {
-                c.peerName = name
-            }
+        for c in connections { name(c) }
+        for i in summarised.indices where summarised[i].peerName == nil {
+            if let a = summarised[i].peerAddress, let n = advertisers.name(of: a) { summarised[i].peerName = n }
         }
-        for db in databases.values { db.servedConnections = []; db.peerName = nil; db.peerAddress = nil }
+        // A summarised connection told its table when it was summarised (`summarise`).
+        let told = Set(summarised.map(\.index))
+        for db in databases.values {
+            db.servedConnections.removeAll { !told.contains($0) }
+            db.peerName = nil; db.peerAddress = nil
+        }
         for c in connections {
             guard let db = c.peerGATT, db.servedConnections.last != c.index else { continue }
             db.servedConnections.append(c.index)
         }
         for db in databases.values where !db.servedConnections.isEmpty {
-            let peers = db.servedConnections.map { connections[$0 - 1] }
-            let names = Set(peers.compactMap(\.peerName)), addresses = Set(peers.compactMap(\.peerAddress))
+            db.servedConnections.sort()
+            let peers = db.servedConnections.map { n in connection(n).map { ($0.peerName, $0.peerAddress) } ?? summary(n).map { ($0.peerName, $0.peerAddress) } ?? (nil, nil) }
+            let names = Set(peers.compactMap(\.0)), addresses = Set(peers.compactMap(\.1))
             if names.count == 1 { db.peerName = names.first }
             if addresses.count == 1 { db.peerAddress = addresses.first }
+        }
+    }
+
+    /// Names `c`'s peer from what the capture learnt after it opened (advertising, GAP Device Name).
+    func name(_ c: Connection) {
+        guard c.peerName == nil else { return }
+        if let a = c.peerAddress, let n = advertisers.name(of: a) { c.peerName = n; return }
+        let deviceName = BluetoothUUID(uuid16: 0x2A00)
+        if let db = c.peerGATT, let ch = db.characteristics.values.first(where: { $0.uuid == deviceName }),
+           let bytes = db.values[ch.valueHandle], let name = Advertisers.displayName(bytes) {
+            c.peerName = name
         }
     }
 }

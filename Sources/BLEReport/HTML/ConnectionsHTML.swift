@@ -13,7 +13,7 @@ struct ConnectionsHTML {
 
     func render() -> String {
         guard !model.connections.isEmpty else { return "<p class=\"none\">No connections in this capture.</p>\n" }
-        var s = layout.summarised ? summary() : ""
+        var s = summarisedNote() + (layout.summarised ? summary() : "")
         let numbered = findings.enumerated().map { (number: $0.offset + 1, finding: $0.element) }
         var mineOf: [Int: [(number: Int, finding: Finding)]] = [:]
         for n in numbered { if let c = n.finding.connectionIndex { mineOf[c, default: []].append(n) } }
@@ -43,11 +43,20 @@ struct ConnectionsHTML {
         return s
     }
 
+    /// A long session's connections summarised during the pass (`SessionModel.summarised`).
+    func summarisedNote() -> String {
+        guard let first = model.summarised.first, let last = model.summarised.last else { return "" }
+        return "<p class=\"hint\">\(model.summarised.count) older finished connections (#\(first.index)–#\(last.index)) were summarised "
+            + "during the pass (<code>--keep-connections</code>, docs/LIVE.md \"Memory\"): their findings are listed, their stories "
+            + "and charts are not; <code>bleanalyze FILE --json</code> lists each as a row. What follows shows the \(model.connections.count) kept whole.</p>\n"
+    }
+
     /// A summarised page's table of peer groups, worst first: every connection counted, those with
     /// a section below linked.
     func summary() -> String {
         let peers = layout.groups.count
-        var s = "<p class=\"hint\">\(model.connections.count) connections to \(peers) peer\(peers == 1 ? "" : "s"): more than a page shows one by one "
+        var s = ""
+        s += "<p class=\"hint\">\(model.connections.count) connections to \(peers) peer\(peers == 1 ? "" : "s"): more than a page shows one by one "
         s += "(\(PageLayout.maxSections)). Every connection is counted below by peer, the peers with the most serious findings first; "
         s += "the \(layout.sections.count) connections with the most serious findings (then failures, then the shortest) follow in full. "
         s += "<code>bleanalyze FILE --json</code> has every connection.</p>\n"

@@ -127,8 +127,8 @@ struct PacketFilter {
             return "the capture has \(total) frames; frame \(first.lowerBound) does not exist"
         }
         switch connection {
-        case let .index(i) where i > session.connections.count:
-            return "the capture has \(session.connections.count) connection\(session.connections.count == 1 ? "" : "s"); there is no connection \(i)"
+        case let .index(i) where i > session.connectionCount:
+            return "the capture has \(session.connectionCount) connection\(session.connectionCount == 1 ? "" : "s"); there is no connection \(i)"
         case let .handle(h) where !session.connections.contains(where: { $0.handle == h }):
             let handles = Set(session.connections.map(\.handle)).sorted().map { "0x" + String($0, radix: 16) }
             return "no connection uses handle 0x\(String(h, radix: 16)) (handles in the capture: \(handles.isEmpty ? "none" : handles.joined(separator: ", ")))"
@@ -197,8 +197,7 @@ struct PacketFilter {
         case let .index(i):
             // The connection exists once the pass reached its set-up (or first traffic): its handle
             // between its start and its end.
-            guard i <= session.connections.count else { return false }
-            let c = session.connections[i - 1]
+            guard let c = session.connection(i) else { return false }
             if let end = c.lifecycle.disconnectFrame, frame.number > end { return false }
             if frame.number < (c.lifecycle.attemptFrame ?? c.lifecycle.completeFrame ?? 0) { return false }
             return matches(.handle(c.handle), layers, frame: frame, session: session) && frame.adapter == c.adapter

@@ -10,10 +10,24 @@ struct RuleOptions: ParsableArguments {
                                valueName: "ID=off|ID.NAME=VALUE"))
     var rules: [String] = []
 
+    @Option(name: .customLong("keep-connections"),
+            help: ArgumentHelp("Finished connections kept whole (default 1000); past it the oldest are summarised: a row each, findings kept (info ones past 100 per rule counted), stories let go. `all`: keep every one. Give `live` and `report` the same value to compare them.",
+                               valueName: "N|all"))
+    var keepConnections: String?
+
     func configuration() throws -> RuleConfiguration {
         var configuration = RuleConfiguration()
         for r in rules {
             if let error = configuration.apply(r, known: Rules.infos) { throw ValidationError(error) }
+        }
+        if let keep = keepConnections {
+            if keep == "all" {
+                configuration.summary.finishedConnections = nil
+            } else if let n = Int(keep), n >= 0 {
+                configuration.summary.finishedConnections = n
+            } else {
+                throw ValidationError("--keep-connections takes a count or `all`, got \(keep)")
+            }
         }
         return configuration
     }

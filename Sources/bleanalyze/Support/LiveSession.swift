@@ -30,7 +30,7 @@ final class LiveSession {
     /// `--write`: every byte the stream received, in order.
     private var saved: Int32 = -1
     let savedPath: String?
-    /// Connections told as opened, and those of them still open (indexes in `connections`).
+    /// Connections told as opened (their indexes up to this), and those of them still open (indexes).
     private var announced = 0
     private var openIndexes: [Int] = []
     /// Status: frames at the last status, and when it was.
@@ -47,6 +47,8 @@ final class LiveSession {
             saved = open(write, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard saved >= 0 else { throw CaptureError(path: write, reason: "cannot write: \(String(cString: strerror(errno)))") }
         }
+        // A connection about to be summarised is told first, while the model still holds it.
+        analyzer.retirement?.willSummarise.append { [unowned self] _ in self.tellConnections() }
     }
 
     deinit { if saved >= 0 { close(saved) } }
@@ -98,28 +100,29 @@ final class LiveSession {
     /// Findings decided since the last call, as events.
     private func tellDecided() {
         guard let decisions else { return }
-        let connections = analyzer.session.connections
+        let model = analyzer.session
         for f in decisions.poll(clock: wallClockTimes ? Clock.wallMicros() : nil) {
             toldEarly.insert(FindingKey(f))
-            let open = f.connectionIndex.map { $0 >= 1 && $0 <= connections.count && connections[$0 - 1].isOpen } ?? false
+            let open = f.connectionIndex.flatMap { model.connection($0)?.isOpen } ?? false
             events.finding(f, decided: open ? .timer : .linkEnd)
         }
     }
 
     /// Connections that opened or closed since the last call, as events.
     private func tellConnections() {
-        let connections = analyzer.session.connections
-        guard announced < connections.count || !openIndexes.isEmpty else { return }
+        let model = analyzer.session
+        guard announced < model.connectionCount || !openIndexes.isEmpty else { return }
         var still: [Int] = []
         for i in openIndexes {
-            if connections[i].isOpen { still.append(i) } else { events.connectionClosed(connections[i]) }
+            // Summarised only once closed, and told before (`willSummarise`).
+            guard let c = model.connection(i) else { continue }
+            if c.isOpen { still.append(i) } else { events.connectionClosed(c) }
         }
-        while announced < connections.count {
-            let c = connections[announced]
+        for c in model.connections.reversed().prefix(while: { $0.index > announced }).reversed() {
             events.connectionOpened(c)
-            if c.isOpen { still.append(announced) } else { events.connectionClosed(c) }
-            announced += 1
+            if c.isOpen { still.append(c.index) } else { events.connectionClosed(c) }
         }
+        announced = max(announced, model.connections.last?.index ?? 0)
         openIndexes = still
     }
 
