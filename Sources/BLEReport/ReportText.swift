@@ -43,7 +43,7 @@ public enum ReportText {
         s += row("Capture", capture, style)
         if let filtered = model.filteredExport { s += row("Contents", filtered.text, style) }
         if let reason = facts.info.notDecodedReason { s += row("Decoding", reason, style) }
-        let peers = Set(model.connections.compactMap(\.peerAddress) + model.summarised.compactMap(\.peerAddress)).count
+        let peers = Set(model.connections.compactMap(\.peerAddress) + model.summarised.compactMap(\.peerAddress)).union(model.foldedRows.peers).count
         let advertisers = model.advertisers.all.count
         s += row("Devices", "\(plural(advertisers, "advertiser")), \(plural(peers, "connected peer"))", style)
         let open = model.connections.filter(\.isOpen).count
@@ -88,14 +88,21 @@ public enum ReportText {
     /// A long session's summarised connections in one paragraph: how many, their span, how they
     /// ended, and the info findings counted rather than listed (`SummaryPolicy`).
     static func summarisedLine(_ model: SessionModel, style: TerminalStyle) -> String {
-        let rows = model.summarised
+        let rows = model.summarised, folded = model.foldedRows
         guard let first = rows.first, let last = rows.last else { return "" }
         var ends: [String: Int] = [:]
+        for (code, n) in folded.ends { ends[code == 0xFF ? "handle reused" : ReasonText.short(HCIStatus(rawValue: code)), default: 0] += n }
         for r in rows { ends[r.disconnectReason.map { ReasonText.short($0) } ?? "handle reused", default: 0] += 1 }
         let endText = ends.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
-        var text = "\(plural(rows.count, "finished connection")) (#\(first.index)–#\(last.index)) summarised, without their stories"
+        let all = rows.count + folded.count
+        var text = "\(plural(all, "finished connection")) (#\(folded.count > 0 ? 1 : first.index)–#\(last.index)) summarised, without their stories"
+            + (folded.count > 0 ? " (JSON rows for the newest \(rows.count))" : "")
             + "; \(model.connections.count) kept whole. Ended: \(endText)."
-        let counted = model.engine?.summarisedInfo ?? [:]
+        let counted = model.engine?.summarisedInfo ?? [:], problems = model.engine?.summarisedProblems ?? [:]
+        if !problems.isEmpty {
+            let listed = model.engine?.summaryPolicy.problemsPerRule ?? 0
+            text += " Warnings and errors past the first \(listed) of a rule counted, not listed: " + problems.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + "."
+        }
         if !counted.isEmpty {
             text += " Info findings counted, not listed: " + counted.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + "."
         }
@@ -371,12 +378,16 @@ public enum ReportJSON {
         w.beginArray("findings")
         for f in findings { finding(f, &w); w.drain(ifOver: piece, to: sink) }
         w.endArray()
-        let counted = model.engine?.summarisedInfo ?? [:]
-        if !model.summarised.isEmpty || !counted.isEmpty {
+        let counted = model.engine?.summarisedInfo ?? [:], problems = model.engine?.summarisedProblems ?? [:]
+        if !model.summarised.isEmpty || model.foldedRows.count > 0 || !counted.isEmpty {
             w.beginObject("summarised")
-            w.int("connections", model.summarised.count)
+            w.int("connections", model.summarised.count + model.foldedRows.count)
+            w.int("rows", model.summarised.count)
             w.beginObject("infoFindings")
             for (rule, n) in counted.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
+            w.endObject()
+            w.beginObject("problemFindings")
+            for (rule, n) in problems.sorted(by: { $0.key < $1.key }) { w.int(JSONKey(rule), n) }
             w.endObject()
             w.endObject()
         }

@@ -73,6 +73,11 @@ struct ConnectionState<Value> {
         }
     }
 
+    /// Changes every value in place (`Detector.findingsMoved`).
+    mutating func updateAll(_ body: (inout Value) -> Void) {
+        for i in values.indices where values[i] != nil { body(&values[i]!) }   // safe: tested non-nil
+    }
+
     /// Changes the value of `c` in place when there is one.
     mutating func updateIfPresent(_ c: Connection, _ body: (inout Value) -> Void) {
         guard c.index < values.count, values[c.index] != nil else { return }

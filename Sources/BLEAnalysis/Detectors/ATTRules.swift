@@ -163,6 +163,7 @@ final class ATTProtocolViolation: Detector {
     private struct ClientKey: Hashable { var connection: Int; var host: Bool }
     /// Where each client's first overlapping request was reported (`findings` only grows during the pass).
     private var firstOverlap: [ClientKey: Int] = [:]
+    func findingsMoved(_ moves: FindingMoves) { firstOverlap = firstOverlap.mapValues(moves.callAsFunction) }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -460,6 +461,7 @@ final class SlowResponse: Detector {
     private var slow: [Int: Slow] = [:]
     /// Its finding is completed at the end (the count, the slowest).
     func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { slow[c.index] != nil }
+    func findingsMoved(_ moves: FindingMoves) { slow = slow.mapValues { s in var s = s; s.finding = moves(s.finding); return s } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         let c: Connection, request: ATTBearer.Pending, frame: Int, time: Int64

@@ -45,6 +45,7 @@ final class AdvertisingOversize: Detector {
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
         let m = context.model
         let peers = Set(m.connections.compactMap(\.peerAddress) + m.summarised.compactMap(\.peerAddress) + m.attempts.compactMap(\.peerAddress))
+            .union(m.foldedRows.peers)
         for address in order {
             guard let h = heard[address] else { continue }
             let involved = peers.contains(address)
@@ -145,13 +146,16 @@ final class DisconnectSummary: Detector {
         let m = context.model
         let closed = (m.connections.compactMap { c in c.lifecycle.disconnectReason.map { (reason: $0, frame: c.lifecycle.disconnectFrame, time: c.lifecycle.disconnectTime) } }
             + m.summarised.compactMap { s in s.disconnectReason.map { (reason: $0, frame: s.disconnectFrame, time: s.disconnectTime) } })
+        // The oldest summarised, only counted, kept their first ends.
+        let first = (m.foldedRows.firstEnds.map { (frame: Optional($0.frame), time: $0.time) } + closed.map { (frame: $0.frame, time: $0.time) })
             .sorted { ($0.frame ?? 0) < ($1.frame ?? 0) }
-        guard !closed.isEmpty else { return }
+        guard !first.isEmpty else { return }
         var counts: [UInt8: Int] = [:]
+        for (code, n) in m.foldedRows.ends where code != 0xFF { counts[code, default: 0] += n }
         for c in closed { counts[c.reason.rawValue, default: 0] += 1 }
         let text = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value)× \(HCIStatus(rawValue: $0.key).name) (0x\(Format.hex($0.key)))" }
-        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: closed[0].time ?? 0,
-                                frames: closed.prefix(50).compactMap(\.frame),
+        findings.append(Finding(rule: Self.rule.id, severity: .info, connection: nil, time: first[0].time ?? 0,
+                                frames: first.prefix(50).compactMap(\.frame),
                                 message: "Disconnect reasons: \(text.joined(separator: ", "))"))
     }
 }
@@ -278,6 +282,7 @@ final class PeriodicSyncLost: Detector {
             evidence: "the first Sync Lost, the second"))
     let kinds: [SessionEvent.Kind] = [.advertising]
     private var seen: [UInt16: (finding: Int, count: Int)] = [:]
+    func findingsMoved(_ moves: FindingMoves) { seen = seen.mapValues { (moves($0.finding), $0.count) } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .periodicSyncLost(adapter, frame, time, syncHandle) = event else { return }
@@ -427,6 +432,9 @@ final class ScanBackoffIgnored: Detector {
     }
     /// Runs per advertiser and scanner; bounded like `adv.scan-response-missing`'s advertisers.
     private var runs: [BDAddr: [BDAddr: Run]] = [:]
+    func findingsMoved(_ moves: FindingMoves) {
+        runs = runs.mapValues { $0.mapValues { r in var r = r; r.finding = r.finding.map(moves.callAsFunction); return r } }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -512,6 +520,9 @@ final class AdvertisingIntervalShort: Detector {
         var finding: Int?
     }
     private var advertisers: [BDAddr: State] = [:]
+    func findingsMoved(_ moves: FindingMoves) {
+        advertisers = advertisers.mapValues { s in var s = s; s.finding = s.finding.map(moves.callAsFunction); return s }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .airAdvertisingGap(advertiser, channel, previous, frame, time, gap) = event else { return }

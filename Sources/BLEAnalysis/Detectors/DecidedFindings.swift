@@ -61,6 +61,10 @@ public final class DecidedFindings {
     public init(_ analyzer: Analyzer) {
         self.analyzer = analyzer
         analyzer.retirement?.willSummarise.append { [unowned self] c in self.summarising(c) }
+        analyzer.engine?.movedObservers.append { [unowned self] moves in
+            self.read = moves.cursor(self.read)
+            self.pending = self.pending.mapValues { $0.map(moves.callAsFunction) }
+        }
     }
 
     /// `c` is about to be summarised (its window has passed, `ConnectionRetirement`): its findings

@@ -112,8 +112,10 @@ public final class DetectorEngine {
     /// the end would link them (every link `Causes` makes but `pairing.failed`'s across reconnects is
     /// within a connection, and a connection with a pairing failure is kept), named, and moved to
     /// `sealed`: their places in `findings` hold an empty finding (rule ""), so the indexes detectors
-    /// and `DecidedFindings` hold stay right. `tell` hears of `c` between the two (`ConnectionRetirement.willSummarise`). Past `policy.infoFindingsPerRule` info findings of a
-    /// rule on summarised connections, the rest are counted (`summarisedInfo`), not kept.
+    /// and `DecidedFindings` hold stay right until `compact` gives them back. `tell` hears of `c`
+    /// between the two (`ConnectionRetirement.willSummarise`). Past `policy.infoFindingsPerRule` info
+    /// findings of a rule on summarised connections the rest are counted (`summarisedInfo`), not
+    /// kept; past `policy.problemsPerRule` warnings and errors too (`summarisedProblems`).
     func retire(_ c: Connection, policy: SummaryPolicy, telling tell: (Connection) -> Void) {
         for d in detectors { d.retire(c, context, &findings) }
         tell(c)
@@ -121,26 +123,57 @@ public final class DetectorEngine {
         guard let places = positions.removeValue(forKey: c.index) else { return }
         var mine = places.map { findings[$0] }
         for p in places { findings[p] = Self.vacated }
+        vacated += places.count
         Causes.link(&mine, context.model)
         Self.namePeers(&mine, context.model)
         for f in mine {
-            if f.severity == .info {
-                let kept = sealedInfo[f.rule, default: 0]
-                guard kept < policy.infoFindingsPerRule else { summarisedInfo[f.rule, default: 0] += 1; continue }
-                sealedInfo[f.rule] = kept + 1
+            let info = f.severity == .info
+            let kept = (info ? sealedInfo : sealedProblems)[f.rule, default: 0]
+            guard kept < (info ? policy.infoFindingsPerRule : policy.problemsPerRule) else {
+                if info { summarisedInfo[f.rule, default: 0] += 1 } else { summarisedProblems[f.rule, default: 0] += 1 }
+                continue
             }
+            if info { sealedInfo[f.rule] = kept + 1 } else { sealedProblems[f.rule] = kept + 1 }
             sealed.append(f)
         }
+        if vacated >= policy.compactAfter, vacated * 2 >= findings.count { compact() }
     }
+
+    /// Gives back the places of summarised connections' findings: `findings` keeps the others, in
+    /// order, and every holder of an index moves it (the detectors, `positions`, `movedObservers`:
+    /// `DecidedFindings`, the HTML report's collector).
+    private func compact() {
+        let moves = FindingMoves(vacated: findings.indices.filter { findings[$0].rule.isEmpty })
+        findings.removeAll { $0.rule.isEmpty }
+        removed += moves.count
+        vacated = 0
+        for d in detectors { d.findingsMoved(moves) }
+        positions = positions.mapValues { $0.map(moves.callAsFunction) }
+        indexed = moves.cursor(indexed)
+        for tell in movedObservers { tell(moves) }
+    }
+    /// Told when `findings` is compacted.
+    public var movedObservers: [(FindingMoves) -> Void] = []
+    /// Findings made so far, summarised or not (`findings.count` drops when it is compacted).
+    public var made: Int { findings.count + removed }
+
+    /// How much of a long session stays whole and listed.
+    public var summaryPolicy: SummaryPolicy { context.configuration.summary }
 
     /// Findings of summarised connections, linked and named when they were summarised.
     @exclusivity(unchecked) public private(set) var sealed: [Finding] = []
-    /// Per rule: info findings of summarised connections kept in `sealed`, and those only counted.
+    /// Per rule: info findings of summarised connections kept in `sealed`, and those only counted;
+    /// the same of warnings and errors.
     private var sealedInfo: [String: Int] = [:]
     public private(set) var summarisedInfo: [String: Int] = [:]
+    private var sealedProblems: [String: Int] = [:]
+    public private(set) var summarisedProblems: [String: Int] = [:]
     /// Per connection still held: the indexes of its findings in `findings`, read up to `indexed`.
     private var positions: [Int: [Int]] = [:]
     private var indexed = 0
+    /// Empty places in `findings`, and those given back so far.
+    private var vacated = 0
+    private var removed = 0
     private func indexFindings() {
         while indexed < findings.count {
             if let n = findings[indexed].connectionIndex { positions[n, default: []].append(indexed) }
@@ -149,4 +182,22 @@ public final class DetectorEngine {
     }
     /// What a summarised connection's finding leaves in `findings`.
     static let vacated = Finding(rule: "", severity: .info, connection: nil, time: 0, frames: [], message: "")
+}
+
+/// How `DetectorEngine.compact` moved the findings: each kept finding's index drops by the empty
+/// places before it.
+public struct FindingMoves: Sendable {
+    /// The empty places given back, in order.
+    let vacated: [Int]
+    var count: Int { vacated.count }
+    /// How many of them lie before index `i`.
+    private func before(_ i: Int) -> Int {
+        var lo = 0, hi = vacated.count
+        while lo < hi { let mid = (lo + hi) / 2; if vacated[mid] < i { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
+    /// The new index of the kept finding at `i`.
+    public func callAsFunction(_ i: Int) -> Int { i - before(i) }
+    /// The new place of a reading position (everything before `i` read).
+    public func cursor(_ i: Int) -> Int { self(i) }
 }

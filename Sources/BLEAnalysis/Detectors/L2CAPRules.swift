@@ -22,6 +22,7 @@ final class ParameterRequestRefused: Detector {
             evidence: "the response, the request it answers (when the host refused the peer's)"))
     let kinds: [SessionEvent.Kind] = [.link]
     private var seen = ConnectionState<(finding: Int, count: Int)>()
+    func findingsMoved(_ moves: FindingMoves) { seen.updateAll { $0.finding = moves($0.finding) } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .parameterResponse(c, frame, time, sent, false) = event else { return }
@@ -101,6 +102,7 @@ final class CommandRejected: Detector {
             evidence: "the reject, the second"))
     let kinds: [SessionEvent.Kind] = [.link]
     private var seen: [Int: [UInt16: (finding: Int, count: Int)]] = [:]
+    func findingsMoved(_ moves: FindingMoves) { seen = seen.mapValues { $0.mapValues { (moves($0.finding), $0.count) } } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .signalingRefused(c, r) = event, case let .commandReject(reason) = r.kind else { return }
@@ -157,6 +159,7 @@ final class CreditWait: Detector {
     /// Per channel and sender: the finding, how many waits, the first (whose frames the finding starts with)
     /// and the longest. The finding is rewritten at each wait, so it is whole when its link ends.
     private var seen: [Key: (finding: Int, count: Int, first: CreditChannels.Wait, longest: CreditChannels.Wait)] = [:]
+    func findingsMoved(_ moves: FindingMoves) { seen = seen.mapValues { s in var s = s; s.finding = moves(s.finding); return s } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .creditWait(c, w) = event else { return }

@@ -48,6 +48,7 @@ final class LinkStallRule: Detector {
     let onDemand: [SessionEvent.Kind] = [.aclSent]
     /// Per link: the first stall, the longest, how many, and the finding made at the first (its index).
     private var stalls = ConnectionState<(first: LinkStall, longest: LinkStall, count: Int, finding: Int)>()
+    func findingsMoved(_ moves: FindingMoves) { stalls.updateAll { $0.finding = moves($0.finding) } }
     private var order: [Connection] = []
     /// A one-packet stall ended by a completion, waiting for the host's next packet on the link.
     /// Read on the packets the host sends: no dynamic exclusivity check (the pass is single-threaded,
@@ -256,6 +257,7 @@ final class FeatureRefused: Detector {
     }
     /// Per key: the finding made at the first refusal (its index) and how many came.
     private var seen: [Key: (finding: Int, count: Int, last: Int)] = [:]
+    func findingsMoved(_ moves: FindingMoves) { seen = seen.mapValues { s in var s = s; s.finding = moves(s.finding); return s } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .featureRefused(c, r) = event else { return }
@@ -408,6 +410,7 @@ final class RetransmissionBurst: Detector {
     let kinds: [SessionEvent.Kind] = [.link]
     /// Per link: the finding (its index), bursts, copies in them, the longest.
     private var seen = ConnectionState<(finding: Int, count: Int, copies: Int, longest: AirRetransmissionBurst)>()
+    func findingsMoved(_ moves: FindingMoves) { seen.updateAll { $0.finding = moves($0.finding) } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .airRetransmissionBurst(c, b) = event, b.copies >= Int(threshold("copies", context)) else { return }

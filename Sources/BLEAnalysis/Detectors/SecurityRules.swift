@@ -631,6 +631,7 @@ final class PlainAfterEncryption: Detector {
     let kinds: [SessionEvent.Kind] = [.link]
     /// Per link: the finding (its index), the first PDU, and how many were plain and how many failed their MIC.
     private var seen = ConnectionState<(finding: Int, first: AirUnencryptedPDU, plain: Int, badMIC: Int)>()
+    func findingsMoved(_ moves: FindingMoves) { seen.updateAll { $0.finding = moves($0.finding) } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .airUnencryptedPDU(c, u) = event else { return }

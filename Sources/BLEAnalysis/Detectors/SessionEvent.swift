@@ -201,12 +201,16 @@ public protocol Detector: AnyObject {
     /// to this detector's tallies, and drop what this detector holds of it. `finish` then sees only
     /// the connections still held (`SessionModel.connections`).
     func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding])
+    /// The engine compacted `findings` (summarised connections' places given back): a detector that
+    /// holds indexes into it moves each (`moves(i)`).
+    func findingsMoved(_ moves: FindingMoves)
 }
 
 extension Detector {
     public func finish(_ context: DetectorContext, _ findings: inout [Finding]) {}
     public func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { false }
     public func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {}
+    public func findingsMoved(_ moves: FindingMoves) {}
     public var onDemand: [SessionEvent.Kind] { [] }
     var rule: RuleInfo { Self.rule }
     /// A threshold of this detector's rule, in its unit, as configured.

@@ -48,6 +48,7 @@ public final class ConnectionRetirement {
             model.summarise(c)
             finished -= 1
         }
+        model.foldRows(keeping: policy.rows)
         recentlyLost.removeAll { ($0.lifecycle.disconnectTime ?? 0) < now - 2 * window }
     }
 }

@@ -10,8 +10,18 @@ public struct SummaryPolicy: Sendable {
     /// Finished connections kept whole; nil: all (a capture of any length is kept whole).
     public var finishedConnections: Int? = 1000
     /// Info findings of summarised connections kept per rule; past it they are counted
-    /// (`DetectorEngine.summarisedInfo`). Warnings and errors are always kept.
+    /// (`DetectorEngine.summarisedInfo`).
     public var infoFindingsPerRule = 100
+    /// Warnings and errors of summarised connections kept per rule; past it they are counted
+    /// (`DetectorEngine.summarisedProblems`): a session that loses a link every minute for days
+    /// keeps a thousand of them, and the count of the rest.
+    public var problemsPerRule = 1000
+    /// Summary rows kept (`SessionModel.summarised`, the newest); the older ones are only counted,
+    /// with how they ended (`SessionModel.foldedRows`).
+    public var rows = 10_000
+    /// The places summarised connections' findings leave in `DetectorEngine.findings` are given back
+    /// (`FindingMoves`) once this many are empty and they are half of the list.
+    public var compactAfter = 4096
     public init() {}
 }
 
@@ -73,7 +83,7 @@ public struct ConnectionSummary: Sendable {
 
 extension SessionModel {
     /// Connections seen, summarised or not.
-    public var connectionCount: Int { connections.count + summarised.count }
+    public var connectionCount: Int { connections.count + summarised.count + foldedRows.count }
 
     /// The connection with this 1-based index, while the model holds it whole (nil once summarised).
     public func connection(_ index: Int) -> Connection? {
@@ -106,4 +116,36 @@ extension SessionModel {
         if let db = c.peerGATT, db.servedConnections.last != c.index { db.servedConnections.append(c.index) }
         if activityLink === c { activityLink = nil }
     }
+
+    /// Past `rows`, the oldest summary rows are only counted (`foldedRows`).
+    func foldRows(keeping rows: Int) {
+        let excess = summarised.count - rows
+        guard excess > 0 else { return }
+        for r in summarised.prefix(excess) {
+            foldedRows.count += 1
+            foldedRows.last = r.index
+            foldedRows.ends[r.disconnectReason?.rawValue ?? 0xFF, default: 0] += 1
+            if r.disconnectReason != nil, let frame = r.disconnectFrame, foldedRows.firstEnds.count < FoldedRows.maxKept {
+                foldedRows.firstEnds.append((frame, r.disconnectTime))
+            }
+            if let a = r.peerAddress, foldedRows.peers.count < FoldedRows.maxPeers { foldedRows.peers.insert(a) }
+            if let db = r.peerAddress.flatMap({ databases[$0.description] }) { db.servedConnections.removeAll { $0 == r.index } }
+        }
+        summarised.removeFirst(excess)
+    }
+}
+
+/// Summarised connections no longer listed as rows (the oldest, past `SummaryPolicy.rows`).
+public struct FoldedRows: Sendable {
+    public internal(set) var count = 0
+    /// The newest of them (they are the connections before it that are not held or listed).
+    public internal(set) var last = 0
+    /// How they ended: HCI reason → count (0xFF: a handle reused, no Disconnection Complete).
+    public internal(set) var ends: [UInt8: Int] = [:]
+    /// The first 50 Disconnection Completes among them (`link.disconnect-summary`'s evidence), and
+    /// their peers (at most 10,000).
+    public internal(set) var firstEnds: [(frame: Int, time: Int64?)] = []
+    public internal(set) var peers = Set<BDAddr>()
+    static let maxKept = 50
+    static let maxPeers = 10_000
 }

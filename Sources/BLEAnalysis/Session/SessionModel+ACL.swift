@@ -125,7 +125,7 @@ extension SessionModel {
         } else {
             return c
         }
-        guard connectionCount < Self.maxConnections else { return c }
+        guard connections.count < Self.maxConnections else { return c }
         c.lifecycle.disconnectFrame = frame.number
         c.lifecycle.disconnectTime = c.traffic.lastDataTime ?? frame.timestamp
         c.note(c.lifecycle.disconnectTime ?? frame.timestamp, frame.number, .disconnected, .sessionEnds(handle: handle, why: why))

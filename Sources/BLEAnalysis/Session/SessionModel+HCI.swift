@@ -469,7 +469,7 @@ extension SessionModel {
             }
             return
         }
-        guard connectionCount < Self.maxConnections else { return }
+        guard connections.count < Self.maxConnections else { return }
         let c = Connection(index: connectionCount + 1, adapter: frame.adapter, handle: cc.handle)
         c.isLE = cc.isLE
         c.role = cc.role == 0 ? .central : cc.role == 1 ? .peripheral : .unknown

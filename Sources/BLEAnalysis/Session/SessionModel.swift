@@ -12,6 +12,8 @@ public final class SessionModel {
     @exclusivity(unchecked) public internal(set) var connections: [Connection] = []
     /// Finished connections summarised, in index order (`ConnectionSummary.swift`).
     @exclusivity(unchecked) public internal(set) var summarised: [ConnectionSummary] = []
+    /// The oldest summarised connections, past `SummaryPolicy.rows`: counted, not listed.
+    @exclusivity(unchecked) public internal(set) var foldedRows = FoldedRows()
     @exclusivity(unchecked) public internal(set) var live: [LinkKey: Connection] = [:]
     @exclusivity(unchecked) public internal(set) var attempts: [ConnectionAttempt] = []
     /// The pending attempt per adapter and transport (LE and BR/EDR attempts are independent).
@@ -127,7 +129,7 @@ public final class SessionModel {
     func connection(for frame: Frame, handle: UInt16) -> Connection? {
         let key = LinkKey(adapter: frame.adapter, handle: handle)
         if let c = liveConnection(key) { return c }
-        guard connectionCount < Self.maxConnections else { return nil }
+        guard connections.count < Self.maxConnections else { return nil }
         let c = Connection(index: connectionCount + 1, adapter: frame.adapter, handle: handle)
         c.lifecycle.inferred = true
         c.att.mtuKnown = false

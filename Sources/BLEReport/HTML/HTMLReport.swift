@@ -81,7 +81,7 @@ public enum HTMLReport {
             s += item("Span", TimeFormat.duration(b - a) + " from " + TimeFormat.dateTime(a) + " UTC")
         }
         if let reason = facts.info.notDecodedReason { s += item("Decoding", reason) }
-        let peers = Set(model.connections.compactMap(\.peerAddress) + model.summarised.compactMap(\.peerAddress)).count
+        let peers = Set(model.connections.compactMap(\.peerAddress) + model.summarised.compactMap(\.peerAddress)).union(model.foldedRows.peers).count
         s += item("Devices", "\(model.advertisers.all.count) advertiser\(model.advertisers.all.count == 1 ? "" : "s"), \(peers) connected peer\(peers == 1 ? "" : "s")")
         let open = model.connections.filter(\.isOpen).count
         s += item("Connections", "\(model.connectionCount)" + (open > 0 ? " (\(open) still open at the end)" : "")

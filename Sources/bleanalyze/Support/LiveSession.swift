@@ -27,6 +27,10 @@ final class LiveSession {
     var wallClockTimes = false
     /// The findings told before the end (rule, connection, key frame), not told again then.
     private(set) var toldEarly = Set<FindingKey>()
+    /// How many were told before the end; `toldEarly` forgets those the report will not list (info
+    /// findings of summarised connections past the cap, counted) once it doubles (`forgetCounted`).
+    private var toldCount = 0
+    private var forgetAt = 1024
     /// `--write`: every byte the stream received, in order.
     private var saved: Int32 = -1
     let savedPath: String?
@@ -103,9 +107,24 @@ final class LiveSession {
         let model = analyzer.session
         for f in decisions.poll(clock: wallClockTimes ? Clock.wallMicros() : nil) {
             toldEarly.insert(FindingKey(f))
+            toldCount += 1
             let open = f.connectionIndex.flatMap { model.connection($0)?.isOpen } ?? false
             events.finding(f, decided: open ? .timer : .linkEnd)
         }
+        forgetCounted()
+    }
+
+    /// Keeps `toldEarly` to the findings the report can still list: of a summarised connection only
+    /// those sealed (`DetectorEngine.sealed`, bounded); the rest were counted.
+    private func forgetCounted() {
+        guard toldEarly.count >= forgetAt, let engine = analyzer.engine else { return }
+        let model = analyzer.session
+        let sealed = Set(engine.sealed.map(FindingKey.init))
+        toldEarly = toldEarly.filter { k in
+            guard let n = k.connection, model.connection(n) == nil, model.summary(n) != nil else { return true }
+            return sealed.contains(k)
+        }
+        forgetAt = max(1024, 2 * toldEarly.count)
     }
 
     /// Connections that opened or closed since the last call, as events.
@@ -133,8 +152,8 @@ final class LiveSession {
         guard force || now - lastStatus.time >= 1 else { return }
         let frames = stream.summary.frames
         let rate = lastStatus.time == 0 ? 0 : Double(frames - lastStatus.frames) / max(now - lastStatus.time, 0.001)
-        events.status(frames: frames, perSecond: rate, open: openIndexes.count, findingsSoFar: analyzer.engine?.findings.count ?? 0,
-                      told: toldEarly.count, seconds: now - started)
+        events.status(frames: frames, perSecond: rate, open: openIndexes.count, findingsSoFar: analyzer.engine?.made ?? 0,
+                      told: toldCount, seconds: now - started)
         lastStatus = (frames, now)
     }
 
