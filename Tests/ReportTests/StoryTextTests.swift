@@ -134,7 +134,7 @@ import BLECapture
     /// the end (a name learnt later: a GAP Device Name read after the finding, a later scan response);
     /// information stays as written.
     @Test func aPeerNamedAfterTheFindingIsNamedByTheRenderer() throws {
-        let c = Connection(index: 1, adapter: 0, handle: 0x40)
+        let c = Connection(index: 1, slot: 0, adapter: 0, handle: 0x40)
         c.peerAddress = try #require(BDAddr(string: "C0:FF:EE:00:00:01"))
         func finding(_ severity: Severity) -> Finding {
             Finding(rule: "link.disconnect", severity: severity, connection: c, time: 0, frames: [1],

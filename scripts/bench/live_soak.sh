@@ -5,7 +5,7 @@
 # - makes a synthetic session with scripts/bench/gen_btsnoop.c --shape writes (short connections:
 #   ~1 per 4000 frames, thousands at 20 M frames; its clock spans hours of capture time), cached in DIR;
 # - pipes it into `bleanalyze live - --jsonl` at full speed and samples the process's RSS
-#   (/proc/PID/status VmRSS) every 0.5 s;
+#   (/proc/PID/status VmRSS) every 50 ms;
 # - prints frames, connections, findings told before the end, and RSS at 10 %, 50 %, 90 % of the run
 #   and its peak, and the growth per connection between 50 % and 90 % (past the connections kept whole,
 #   --keep-connections, default 1000, the rest are summarised): flat means the 90 % sample is within
@@ -26,7 +26,7 @@ t0=$EPOCHREALTIME
 while kill -0 "$PID" 2>/dev/null; do
     kb=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$PID/status" 2>/dev/null || true)
     [ -n "$kb" ] && echo "$kb" >> "$RSS"
-    sleep 0.5
+    sleep 0.05
 done
 wait "$PID" || true
 t1=$EPOCHREALTIME

@@ -49,27 +49,39 @@ public struct HandleMap<Value: Sendable>: Sendable {
     }
 }
 
-/// Per-connection state of a detector, indexed by the connection's 1-based `index`: an array, so
-/// the per-event lookup costs no hashing.
+/// Per-connection state of a detector, indexed by the connection's `slot`: an array, so the
+/// per-event lookup costs no hashing, and it stays as long as the connections held at once (a
+/// summarised connection's slot goes to a later one: a value whose owner is not the connection asked
+/// about is none).
 struct ConnectionState<Value> {
     private var values: [Value?] = []
+    /// The index of the connection each value is of.
+    private var owners: [Int] = []
+
+    private mutating func grow(to slot: Int) {
+        guard slot >= values.count else { return }
+        values.append(contentsOf: repeatElement(nil, count: slot - values.count + 1))
+        owners.append(contentsOf: repeatElement(0, count: slot - owners.count + 1))
+    }
 
     subscript(_ c: Connection) -> Value? {
-        get { c.index < values.count ? values[c.index] : nil }
+        get { c.slot < values.count && owners[c.slot] == c.index ? values[c.slot] : nil }
         set {
-            if c.index >= values.count { values.append(contentsOf: repeatElement(nil, count: c.index - values.count + 1)) }
-            values[c.index] = newValue
+            grow(to: c.slot)
+            owners[c.slot] = c.index
+            values[c.slot] = newValue
         }
     }
 
     /// Changes the value of `c` in place, made with `initial` first when there is none: one
     /// access instead of a copy out and a store back (a detector's per-packet path).
     mutating func update<R>(_ c: Connection, initial: @autoclosure () -> Value, _ body: (inout Value) -> R) -> R {
-        if c.index >= values.count { values.append(contentsOf: repeatElement(nil, count: c.index - values.count + 1)) }
+        grow(to: c.slot)
+        if owners[c.slot] != c.index { owners[c.slot] = c.index; values[c.slot] = nil }
         return values.withUnsafeMutableBufferPointer { all in
-            // safe: c.index < all.count (grown above); the buffer is the array's own, unique storage
-            if all[c.index] == nil { all[c.index] = initial() }
-            return body(&all[c.index]!)   // safe: set just above
+            // safe: c.slot < all.count (grown above); the buffer is the array's own, unique storage
+            if all[c.slot] == nil { all[c.slot] = initial() }
+            return body(&all[c.slot]!)   // safe: set just above
         }
     }
 
@@ -80,9 +92,9 @@ struct ConnectionState<Value> {
 
     /// Changes the value of `c` in place when there is one.
     mutating func updateIfPresent(_ c: Connection, _ body: (inout Value) -> Void) {
-        guard c.index < values.count, values[c.index] != nil else { return }
+        guard c.slot < values.count, owners[c.slot] == c.index, values[c.slot] != nil else { return }
         values.withUnsafeMutableBufferPointer { all in
-            body(&all[c.index]!)   // safe: checked non-nil above
+            body(&all[c.slot]!)   // safe: checked non-nil above
         }
     }
 }

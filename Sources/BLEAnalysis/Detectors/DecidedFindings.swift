@@ -73,11 +73,11 @@ public final class DecidedFindings {
         guard let engine = analyzer.engine else { return }
         learn(engine.findings)
         undecided.removeAll { $0 === c }
+        // Its findings leave `engine.findings` now: none can come for it later.
+        defer { decided.remove(c.index) }
         guard !decided.contains(c.index), !deferred.contains(c.index) else { return }
         if c.endedByLoss, !recentlyLost.contains(where: { $0 === c }) { recentlyLost.append(c) }
         early += decide(c, engine.findings)
-        // Its findings leave `engine.findings` now: none can come for it later.
-        decided.remove(c.index)
     }
 
     /// New connections and findings since the last look.

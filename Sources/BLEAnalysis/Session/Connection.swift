@@ -16,6 +16,9 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
 
     /// 1-based order of appearance in the capture.
     public let index: Int
+    /// Where per-connection state lives in arrays (`ConnectionState`): below the connections held at
+    /// once, a summarised connection's slot is given to a later one.
+    let slot: Int
     public let adapter: UInt16
     public let handle: UInt16
     @exclusivity(unchecked) public internal(set) var isLE = true
@@ -99,8 +102,9 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     @exclusivity(unchecked) public private(set) var droppedTimelineEvents = 0
     static let maxTimeline = 400
 
-    init(index: Int, adapter: UInt16, handle: UInt16) {
+    init(index: Int, slot: Int, adapter: UInt16, handle: UInt16) {
         self.index = index
+        self.slot = slot
         self.adapter = adapter
         self.handle = handle
     }

@@ -12,7 +12,9 @@
 /// (`willSummarise`), and the model keeps its `ConnectionSummary` row (`SessionModel.summarise`).
 ///
 /// The pass checks every 256 frames (by frame number), so `report FILE` and `live` on the same
-/// bytes summarise the same connections at the same frames and end with the same report.
+/// bytes summarise the same connections at the same frames and end with the same report. Once over
+/// the budget it summarises down to an eighth below it (and folds rows down to `rows` once they are an
+/// eighth over), so a look over the connections held comes every hundred or so ends, not at each.
 public final class ConnectionRetirement {
     let policy: SummaryPolicy
     /// Told before a connection is summarised (while the model still holds it): `live` tells its
@@ -35,9 +37,12 @@ public final class ConnectionRetirement {
             model.explainEnd(c, lostNear: lost.filter { abs(($0.lifecycle.disconnectTime ?? 0) - end) <= window },
                              establishFailures: c.lifecycle.establishFailureOrdinal)
         }
+        // Down to an eighth below the budget, so that the next few ends need no look (a look costs
+        // the connections held).
+        let target = keep - keep / 8
         var finished = model.connections.count - model.live.count
         var chosen: [Connection] = []
-        for c in model.connections where finished - chosen.count > keep {
+        for c in model.connections where finished - chosen.count > target {
             guard !c.isOpen, !c.lifecycle.inferred, c.lifecycle.completeFrame != nil, let end = c.lifecycle.disconnectTime,
                   now > end + window, !c.pairings.contains(where: { $0.outcome == .open }), !engine.keeps(c) else { continue }
             chosen.append(c)
@@ -48,7 +53,7 @@ public final class ConnectionRetirement {
             model.summarise(c)
             finished -= 1
         }
-        model.foldRows(keeping: policy.rows)
+        if model.summarised.count - policy.rows > policy.rows / 8 { model.foldRows(keeping: policy.rows) }
         recentlyLost.removeAll { ($0.lifecycle.disconnectTime ?? 0) < now - 2 * window }
     }
 }

@@ -108,6 +108,7 @@ extension SessionModel {
         name(c)
         guard let i = connections.firstIndex(where: { $0 === c }) else { return }
         connections.remove(at: i)
+        freeSlots.append(c.slot)
         let row = ConnectionSummary(c)
         // Summarised in end order, listed in index order.
         var at = summarised.count

@@ -136,7 +136,7 @@ extension SessionModel {
         live[key] = nil
         if key.adapter == 0, key.handle < 0x1000 { adapter0[Int(key.handle)] = nil }
         reassembler.reset(adapter: frame.adapter, handle: handle)
-        let n = Connection(index: connectionCount + 1, adapter: frame.adapter, handle: handle)
+        let n = newConnection(adapter: frame.adapter, handle: handle)
         n.lifecycle.inferred = true
         n.att.mtuKnown = false
         n.note(frame.timestamp, frame.number, .connected, .sessionBegins(handle: handle, why: why))

@@ -470,7 +470,7 @@ extension SessionModel {
             return
         }
         guard connections.count < Self.maxConnections else { return }
-        let c = Connection(index: connectionCount + 1, adapter: frame.adapter, handle: cc.handle)
+        let c = newConnection(adapter: frame.adapter, handle: cc.handle)
         c.isLE = cc.isLE
         c.role = cc.role == 0 ? .central : cc.role == 1 ? .peripheral : .unknown
         // BR/EDR's Connection Complete has no role: the host's own Create Connection to that device

@@ -14,6 +14,8 @@ public final class SessionModel {
     @exclusivity(unchecked) public internal(set) var summarised: [ConnectionSummary] = []
     /// The oldest summarised connections, past `SummaryPolicy.rows`: counted, not listed.
     @exclusivity(unchecked) public internal(set) var foldedRows = FoldedRows()
+    /// Slots (`Connection.slot`) summarised connections gave back.
+    @exclusivity(unchecked) var freeSlots: [Int] = []
     @exclusivity(unchecked) public internal(set) var live: [LinkKey: Connection] = [:]
     @exclusivity(unchecked) public internal(set) var attempts: [ConnectionAttempt] = []
     /// The pending attempt per adapter and transport (LE and BR/EDR attempts are independent).
@@ -125,12 +127,17 @@ public final class SessionModel {
 
     init() {}
 
+    /// A new connection: the next index, and a slot a summarised connection gave back (or a new one).
+    func newConnection(adapter: UInt16, handle: UInt16) -> Connection {
+        Connection(index: connectionCount + 1, slot: freeSlots.popLast() ?? connections.count, adapter: adapter, handle: handle)
+    }
+
     /// The open connection for an ACL packet; one is inferred when the capture began mid-connection.
     func connection(for frame: Frame, handle: UInt16) -> Connection? {
         let key = LinkKey(adapter: frame.adapter, handle: handle)
         if let c = liveConnection(key) { return c }
         guard connections.count < Self.maxConnections else { return nil }
-        let c = Connection(index: connectionCount + 1, adapter: frame.adapter, handle: handle)
+        let c = newConnection(adapter: frame.adapter, handle: handle)
         c.lifecycle.inferred = true
         c.att.mtuKnown = false
         c.note(frame.timestamp, frame.number, .connected, .trafficWithoutSetUp(handle: handle))

@@ -45,8 +45,9 @@ struct ConnectionsHTML {
 
     /// A long session's connections summarised during the pass (`SessionModel.summarised`).
     func summarisedNote() -> String {
-        guard let first = model.summarised.first, let last = model.summarised.last else { return "" }
-        return "<p class=\"hint\">\(model.summarised.count) older finished connections (#\(first.index)–#\(last.index)) were summarised "
+        guard let last = model.summarised.last else { return "" }
+        let first = model.foldedRows.count > 0 ? 1 : model.summarised[0].index
+        return "<p class=\"hint\" id=\"summarised\">\(model.summarised.count + model.foldedRows.count) older finished connections (#\(first)–#\(last.index)) were summarised "
             + "during the pass (<code>--keep-connections</code>, docs/LIVE.md \"Memory\"): their findings are listed, their stories "
             + "and charts are not; <code>bleanalyze FILE --json</code> lists each as a row. What follows shows the \(model.connections.count) kept whole.</p>\n"
     }

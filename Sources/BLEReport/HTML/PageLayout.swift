@@ -44,6 +44,9 @@ struct PageLayout {
         var worst: Severity? { Severity.allCases.reversed().first { (findings[$0] ?? 0) > 0 } }
     }
 
+    /// A long session's connections were summarised during the pass: those not on the page link to the note.
+    let hasSummarised: Bool
+
     init(model: SessionModel, findings: [Finding]) {
         var perRule: [String: Int] = [:]
         var unlisted: [Int: String] = [:]
@@ -52,6 +55,7 @@ struct PageLayout {
             if perRule[f.rule, default: 0] > FindingsHTML.maxRows { unlisted[i + 1] = f.rule }
         }
         self.unlisted = unlisted
+        hasSummarised = !model.summarised.isEmpty || model.foldedRows.count > 0
         let connections = model.connections
         summarised = connections.count > Self.maxSections
         guard summarised else {
@@ -103,7 +107,8 @@ struct PageLayout {
     /// row for the groups past `maxGroups`).
     func href(_ index: Int) -> String {
         if hasSection.contains(index) { return "#conn-\(index)" }
-        guard let group = groupOf[index] else { return "#conn-\(index)" }
+        // Not on the page: summarised during the pass (`ConnectionsHTML.summarisedNote`).
+        guard let group = groupOf[index] else { return hasSummarised ? "#summarised" : "#conn-\(index)" }
         return group <= Self.maxGroups ? "#peer-\(group)" : "#peers-more"
     }
 

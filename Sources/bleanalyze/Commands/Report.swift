@@ -11,7 +11,7 @@ struct RuleOptions: ParsableArguments {
     var rules: [String] = []
 
     @Option(name: .customLong("keep-connections"),
-            help: ArgumentHelp("Finished connections kept whole (default 1000); past it the oldest are summarised: a row each, findings kept (info ones past 100 per rule counted), stories let go. `all`: keep every one. Give `live` and `report` the same value to compare them.",
+            help: ArgumentHelp("Finished connections kept whole (default 1000; an HTML page keeps all unless given); past it the oldest are summarised: a row each, their findings kept (past 100 info and 1000 warnings per rule, counted), stories let go. `all`: keep every one. Give `live` and `report` the same value to compare them.",
                                valueName: "N|all"))
     var keepConnections: String?
 
@@ -120,10 +120,12 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try ruleOptions.configuration()
+        var configuration = try ruleOptions.configuration()
         let name = capture.name
         let format = output == nil ? (json ? .json : .text) : outputFormat
         let htmlPaths = [html, format == .html ? output : nil].compactMap { $0 }
+        // The page counts every connection by peer and charts them: it keeps them whole unless told.
+        if !htmlPaths.isEmpty, ruleOptions.keepConnections == nil { configuration.summary.finishedConnections = nil }
         let run = try capture.exitOnError { path throws(CaptureError) in
             try DetectionRun(path: path, name: name, configuration: configuration, largeFileLabel: "reading " + name,
                              evidenceAround: htmlPaths.isEmpty ? nil : around)

@@ -50,6 +50,9 @@ struct PeerScope {
     /// Whether the capture shows the peer at all (a connection to it, or its advertising).
     func seen(in model: SessionModel) -> Bool {
         model.connections.contains(where: matches) || model.advertisers.all.contains(where: matches)
+            // A long session's summarised connections.
+            || model.summarised.contains { matches(address: $0.peerAddress, names: $0.peerName.map { [$0] } ?? []) }
+            || model.foldedRows.peers.contains { matches(address: $0, names: []) }
     }
 }
 
