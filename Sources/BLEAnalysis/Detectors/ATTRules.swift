@@ -372,8 +372,13 @@ final class StaleCache: Detector {
     private var rediscovered: [Int: Int] = [:]        // connection → the change frame it rediscovered after
     private var uses: [Int: Use] = [:]                // connection → its stale use (of its first change used so)
     private var order: [Int] = []
-    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { uses[c.index] != nil }
-    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) { rediscovered[c.index] = nil }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        rediscovered[c.index] = nil
+        guard uses[c.index] != nil else { return }
+        report(c.index, &findings)
+        uses[c.index] = nil
+        order.removeAll { $0 == c.index }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -414,21 +419,24 @@ final class StaleCache: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for i in order {
-            guard let u = uses[i] else { continue }
-            let r = u.change.range
-            let told = u.change.outOfSync
-                ? "the server answered Database Out Of Sync (frame \(u.change.frame))"
-                : "the server indicated Service Changed for handles 0x\(Format.hex(r.lowerBound, 4))–0x\(Format.hex(r.upperBound, 4)) (frame \(u.change.frame))"
-            let more = u.count > 1 ? " (\(u.count) requests)" : ""
-            let refused = u.refused.map { "; the server refused it (frame \($0))" } ?? ""
-            var f = Finding(rule: Self.rule.id, severity: u.refused != nil ? .warning : .info, connection: u.c, time: u.time,
-                            frames: [u.first, u.change.frame] + (u.refused.map { [$0] } ?? []),
-                            message: "After \(told), the client used handle 0x\(Format.hex(u.handle, 4)) at frame \(u.first)\(more) without discovering the range again: handles from a stale cache\(refused)")
-            f.handle = u.handle
-            f.actor = u.change.clientIsHost ? .app : .peripheralFirmware
-            findings.append(f)
-        }
+        for i in order { report(i, &findings) }
+    }
+
+    /// A connection's stale use told: at the end, or when the connection is summarised.
+    private func report(_ i: Int, _ findings: inout [Finding]) {
+        guard let u = uses[i] else { return }
+        let r = u.change.range
+        let told = u.change.outOfSync
+            ? "the server answered Database Out Of Sync (frame \(u.change.frame))"
+            : "the server indicated Service Changed for handles 0x\(Format.hex(r.lowerBound, 4))–0x\(Format.hex(r.upperBound, 4)) (frame \(u.change.frame))"
+        let more = u.count > 1 ? " (\(u.count) requests)" : ""
+        let refused = u.refused.map { "; the server refused it (frame \($0))" } ?? ""
+        var f = Finding(rule: Self.rule.id, severity: u.refused != nil ? .warning : .info, connection: u.c, time: u.time,
+                        frames: [u.first, u.change.frame] + (u.refused.map { [$0] } ?? []),
+                        message: "After \(told), the client used handle 0x\(Format.hex(u.handle, 4)) at frame \(u.first)\(more) without discovering the range again: handles from a stale cache\(refused)")
+        f.handle = u.handle
+        f.actor = u.change.clientIsHost ? .app : .peripheralFirmware
+        findings.append(f)
     }
 }
 
@@ -459,8 +467,11 @@ final class SlowResponse: Detector {
     let kinds: [SessionEvent.Kind] = [.attResponse]
     private struct Slow { var c: Connection; var count: Int; var worst: Int64; var worstFrame: Int; var byHost: Bool; var finding: Int }
     private var slow: [Int: Slow] = [:]
-    /// Its finding is completed at the end (the count, the slowest).
-    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { slow[c.index] != nil }
+    /// Its finding is completed at the end (the count, the slowest), or when the connection is
+    /// summarised: nothing later changes it.
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        if let s = slow.removeValue(forKey: c.index) { complete(s, &findings) }
+    }
     func findingsMoved(_ moves: FindingMoves) { slow = slow.mapValues { s in var s = s; s.finding = moves(s.finding); return s } }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
@@ -493,17 +504,19 @@ final class SlowResponse: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for s in slow.values {
-            let server: FindingMessage = s.byHost ? .peer(s.c) : "the host"
-            let effective = Double(s.c.link.intervalUnits) * 1250 * Double(1 + Int(s.c.link.latency))
-            let events = s.c.link.intervalUnits > 0
-                ? " (\(Int(Double(s.worst) / effective)) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.link.latency > 0 ? ", latency \(s.c.link.latency)" : ""))" : ""
-            let many: FindingMessage = s.count > 1 ? "\(s.count) responses from \(server) were slow; the slowest took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
-                : "a response from \(server) took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
-            let near = s.worst >= 20_000_000
-            findings[s.finding].message = many + FindingMessage(events + (near ? ", close to the 30 s ATT transaction timeout" : ""))
-            findings[s.finding].severity = near ? .warning : .info
-            if s.worstFrame != findings[s.finding].frames.first { findings[s.finding].frames.append(s.worstFrame) }
-        }
+        for s in slow.values { complete(s, &findings) }
+    }
+
+    private func complete(_ s: Slow, _ findings: inout [Finding]) {
+        let server: FindingMessage = s.byHost ? .peer(s.c) : "the host"
+        let effective = Double(s.c.link.intervalUnits) * 1250 * Double(1 + Int(s.c.link.latency))
+        let events = s.c.link.intervalUnits > 0
+            ? " (\(Int(Double(s.worst) / effective)) connection events of \(SessionModel.format(s.c.intervalMillis)) ms\(s.c.link.latency > 0 ? ", latency \(s.c.link.latency)" : ""))" : ""
+        let many: FindingMessage = s.count > 1 ? "\(s.count) responses from \(server) were slow; the slowest took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
+            : "a response from \(server) took \(SessionModel.span(s.worst)) (frame \(s.worstFrame))"
+        let near = s.worst >= 20_000_000
+        findings[s.finding].message = many + FindingMessage(events + (near ? ", close to the 30 s ATT transaction timeout" : ""))
+        findings[s.finding].severity = near ? .warning : .info
+        if s.worstFrame != findings[s.finding].frames.first { findings[s.finding].frames.append(s.worstFrame) }
     }
 }

@@ -54,9 +54,10 @@ final class LinkStallRule: Detector {
     /// Read on the packets the host sends: no dynamic exclusivity check (the pass is single-threaded,
     /// as for the other per-packet detectors; checked, it was ~75 instructions per packet).
     @exclusivity(unchecked) private var waiting: [Int: (c: Connection, stall: LinkStall)] = [:]
-    /// Its finding is completed at the end (the count, the longest).
-    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { stalls[c] != nil }
     func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        complete(c, context, &findings)
+        stalls[c] = nil
+        order.removeAll { $0 === c }
         guard waiting.removeValue(forKey: c.index) != nil, waiting.isEmpty else { return }
         context.demand(.aclSent, false)
     }
@@ -114,27 +115,31 @@ final class LinkStallRule: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for c in order {
-            guard let s = stalls[c] else { continue }
-            let l = s.longest
-            let timeout = Int64(c.link.timeoutUnits) * 10_000
-            let share = c.isLE && timeout > 0 ? Double(l.duration) / Double(timeout) : nil
-            let severe = share.map { $0 >= threshold("fraction", context) } ?? false
-            var text: FindingMessage = "The controller completed none of the host's packets to \(peer: c) and nothing arrived for \(Format.duration(l.duration))"
-            if c.isLE, c.link.intervalUnits > 0 {
-                let events = l.duration / (Int64(c.link.intervalUnits) * 1250)
-                let part = share.map { ", \(Int($0 * 100)) % of the \(Format.duration(timeout)) supervision timeout" } ?? ""
-                text = "\(text) (\(events) connection events of \(Format.millis(c.link.intervalUnits))\(part))"
-            }
-            if s.count > 1 { text = "\(text); \(s.count) stalls on this link, the first at frame \(s.first.to.frame)" }
-            // Keyed on the first stall (its frames were kept as they went by), the longest's frames after.
-            var frames = Self.frames(s.first)
-            for n in Self.frames(l) where !frames.contains(n) { frames.append(n) }
-            findings[s.finding].message = text
-            findings[s.finding].severity = severe ? .warning : .info
-            findings[s.finding].frames = frames
-            findings[s.finding].cause = Self.cause(l)
+        for c in order { complete(c, context, &findings) }
+    }
+
+    /// The link's finding told in full: at the end, or when the connection is summarised (nothing
+    /// later changes it).
+    private func complete(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        guard let s = stalls[c] else { return }
+        let l = s.longest
+        let timeout = Int64(c.link.timeoutUnits) * 10_000
+        let share = c.isLE && timeout > 0 ? Double(l.duration) / Double(timeout) : nil
+        let severe = share.map { $0 >= threshold("fraction", context) } ?? false
+        var text: FindingMessage = "The controller completed none of the host's packets to \(peer: c) and nothing arrived for \(Format.duration(l.duration))"
+        if c.isLE, c.link.intervalUnits > 0 {
+            let events = l.duration / (Int64(c.link.intervalUnits) * 1250)
+            let part = share.map { ", \(Int($0 * 100)) % of the \(Format.duration(timeout)) supervision timeout" } ?? ""
+            text = "\(text) (\(events) connection events of \(Format.millis(c.link.intervalUnits))\(part))"
         }
+        if s.count > 1 { text = "\(text); \(s.count) stalls on this link, the first at frame \(s.first.to.frame)" }
+        // Keyed on the first stall (its frames were kept as they went by), the longest's frames after.
+        var frames = Self.frames(s.first)
+        for n in Self.frames(l) where !frames.contains(n) { frames.append(n) }
+        findings[s.finding].message = text
+        findings[s.finding].severity = severe ? .warning : .info
+        findings[s.finding].frames = frames
+        findings[s.finding].cause = Self.cause(l)
     }
 
     /// What the frames show of the stall: the host's scanning started inside it, or nothing.

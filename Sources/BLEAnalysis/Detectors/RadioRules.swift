@@ -328,7 +328,12 @@ final class QualityReports: Detector {
     private struct Key: Hashable { var link: Int; var handle: UInt16; var kind: UInt8 }
     private var reports: [Key: (c: Connection?, first: Int, time: Int64, count: Int, weakest: QualityReport.LinkQuality, frames: [Int])] = [:]
     private var order: [Key] = []
-    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { reports.values.contains { $0.c === c } }
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        let mine = order.filter { reports[$0]?.c === c }
+        guard !mine.isEmpty else { return }
+        for key in mine { report(key, &findings); reports[key] = nil }
+        order.removeAll { reports[$0] == nil }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .qualityReport(c, _, frame, time, report) = event else { return }
@@ -345,33 +350,36 @@ final class QualityReports: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for key in order {
-            guard let r = reports[key] else { continue }
-            let w = r.weakest
-            let severe: Set<QualityReport.Kind> = [.a2dpChoppy, .scoChoppy, .leAudioChoppy]
-            let explained: Set<QualityReport.Kind> = severe.union([.approachingLSTO])
-            let name: String
-            switch w.kind {
-            case .approachingLSTO:
-                let timeout = r.c.map { Int64($0.link.timeoutUnits) * 10_000 }.flatMap { $0 > 0 ? $0 : nil } ?? Int64(w.lstoMillis * 1000)
-                name = "nothing received for half the \(Format.duration(timeout)) supervision timeout (Approaching LSTO)"
-            case .a2dpChoppy: name = "A2DP audio choppy"
-            case .scoChoppy: name = "voice (SCO) choppy"
-            case .leAudioChoppy: name = "LE Audio choppy"
-            case .connectFail: name = "connection failed"
-            default: name = "monitoring"
-            }
-            let link = r.c.map { "the link to \($0.peerLabel)" } ?? "handle 0x\(Format.hex(w.handle, 4))"
-            let times = r.count > 1 ? " (\(r.count) reports)" : ""
-            var f = Finding(rule: Self.rule.id, severity: severe.contains(w.kind) ? .warning : .info, connection: r.c, time: r.time, frames: r.frames,
-                            message: "The controller reported \(name) on \(link)\(times): RSSI \(w.rssi) dBm, SNR \(w.snr), \(w.unusedAFHChannels) unused AFH channels, \(w.retransmissions) retransmissions, \(w.naks) NAKs")
-            f.handle = w.handle
-            if explained.contains(w.kind) {
-                f.cause = FindingCause(.linkQuality, frames: [r.first], w.rssi <= -80
-                    ? "the controller measured RSSI \(w.rssi) dBm: the peer is far or shielded"
-                    : w.unusedAFHChannels >= 55 ? "the controller left \(w.unusedAFHChannels) of 79 channels unused: heavy interference" : "the controller's report (frame \(r.first)) gives RSSI \(w.rssi) dBm and \(w.unusedAFHChannels) unused channels")
-            }
-            findings.append(f)
+        for key in order { report(key, &findings) }
+    }
+
+    /// A link's reports told: at the end, or when its connection is summarised.
+    private func report(_ key: Key, _ findings: inout [Finding]) {
+        guard let r = reports[key] else { return }
+        let w = r.weakest
+        let severe: Set<QualityReport.Kind> = [.a2dpChoppy, .scoChoppy, .leAudioChoppy]
+        let explained: Set<QualityReport.Kind> = severe.union([.approachingLSTO])
+        let name: String
+        switch w.kind {
+        case .approachingLSTO:
+            let timeout = r.c.map { Int64($0.link.timeoutUnits) * 10_000 }.flatMap { $0 > 0 ? $0 : nil } ?? Int64(w.lstoMillis * 1000)
+            name = "nothing received for half the \(Format.duration(timeout)) supervision timeout (Approaching LSTO)"
+        case .a2dpChoppy: name = "A2DP audio choppy"
+        case .scoChoppy: name = "voice (SCO) choppy"
+        case .leAudioChoppy: name = "LE Audio choppy"
+        case .connectFail: name = "connection failed"
+        default: name = "monitoring"
         }
+        let link = r.c.map { "the link to \($0.peerLabel)" } ?? "handle 0x\(Format.hex(w.handle, 4))"
+        let times = r.count > 1 ? " (\(r.count) reports)" : ""
+        var f = Finding(rule: Self.rule.id, severity: severe.contains(w.kind) ? .warning : .info, connection: r.c, time: r.time, frames: r.frames,
+                        message: "The controller reported \(name) on \(link)\(times): RSSI \(w.rssi) dBm, SNR \(w.snr), \(w.unusedAFHChannels) unused AFH channels, \(w.retransmissions) retransmissions, \(w.naks) NAKs")
+        f.handle = w.handle
+        if explained.contains(w.kind) {
+            f.cause = FindingCause(.linkQuality, frames: [r.first], w.rssi <= -80
+                ? "the controller measured RSSI \(w.rssi) dBm: the peer is far or shielded"
+                : w.unusedAFHChannels >= 55 ? "the controller left \(w.unusedAFHChannels) of 79 channels unused: heavy interference" : "the controller's report (frame \(r.first)) gives RSSI \(w.rssi) dBm and \(w.unusedAFHChannels) unused channels")
+        }
+        findings.append(f)
     }
 }

@@ -223,8 +223,12 @@ final class InsufficientSecurity: Detector {
     }
     @exclusivity(unchecked) private var refusals: [Refusal] = []
 
-    /// A refusal is decided at the end (the same request may still succeed).
-    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { refusals.contains { $0.c === c } }
+    /// A refusal is decided at the end (the same request may still succeed on its link), or when its
+    /// connection is summarised.
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        for r in refusals where r.c === c { report(r, &findings) }
+        refusals.removeAll { $0.c === c }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         switch event {
@@ -241,18 +245,20 @@ final class InsufficientSecurity: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for r in refusals {
-            // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
-            let ownCheck = r.error == .insufficientAuthorization && (r.c.encryption.encrypted || r.c.encryption.everEncrypted)
-            var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
-                                  message: "\(r.opcode?.name ?? "Request") on \(r.c.attributeName(r.handle, serverIsHost: r.serverIsHost)) refused: \(r.error)"
-                                      + (r.recovered ? "; it succeeded after the link was secured" : "")
-                                      + (ownCheck ? "; the link was encrypted, so this is the server application's own authorization check, not pairing" : ""),
-                                  actor: ownCheck ? .peripheralFirmware : nil)
-            finding.status = r.error.rawValue
-            finding.handle = r.handle
-            findings.append(finding)
-        }
+        for r in refusals { report(r, &findings) }
+    }
+
+    private func report(_ r: Refusal, _ findings: inout [Finding]) {
+        // Insufficient Authorization on an encrypted link is the application's own check, not pairing.
+        let ownCheck = r.error == .insufficientAuthorization && (r.c.encryption.encrypted || r.c.encryption.everEncrypted)
+        var finding = Finding(rule: Self.rule.id, severity: r.recovered ? .info : .warning, connection: r.c, time: r.time, frames: r.frames,
+                              message: "\(r.opcode?.name ?? "Request") on \(r.c.attributeName(r.handle, serverIsHost: r.serverIsHost)) refused: \(r.error)"
+                                  + (r.recovered ? "; it succeeded after the link was secured" : "")
+                                  + (ownCheck ? "; the link was encrypted, so this is the server application's own authorization check, not pairing" : ""),
+                              actor: ownCheck ? .peripheralFirmware : nil)
+        finding.status = r.error.rawValue
+        finding.handle = r.handle
+        findings.append(finding)
     }
 }
 

@@ -21,8 +21,12 @@ final class SubscriptionFailed: Detector {
             evidence: "the Error Response, the write request"))
     let kinds: [SessionEvent.Kind] = [.subscription]
     private var failures: [(c: Connection, sub: Subscription, responseFrame: Int, time: Int64, recovered: Bool)] = []
-    /// A failure is decided at the end (a later write may succeed).
-    func keeps(_ c: Connection, _ context: DetectorContext) -> Bool { failures.contains { $0.c === c } }
+    /// A failure is decided at the end (a later write on its link may succeed), or when its connection
+    /// is summarised.
+    func retire(_ c: Connection, _ context: DetectorContext, _ findings: inout [Finding]) {
+        for f in failures where f.c === c { report(f, &findings) }
+        failures.removeAll { $0.c === c }
+    }
 
     func observe(_ event: SessionEvent, _ context: DetectorContext, _ findings: inout [Finding]) {
         guard case let .subscriptionAnswered(c, sub, responseFrame, time) = event else { return }
@@ -39,17 +43,19 @@ final class SubscriptionFailed: Detector {
     }
 
     func finish(_ context: DetectorContext, _ findings: inout [Finding]) {
-        for f in failures {
-            guard case let .failed(error) = f.sub.outcome else { continue }
-            let what = Subscriptions.owner(f.c, f.sub)
-            // Who acts: a security error asks the client to pair first; any other refusal is the server's.
-            let clientMustPair = error.isSecurityError
-            let actor: Actor = f.sub.serverIsHost ? (clientMustPair ? .peripheralFirmware : .app) : (clientMustPair ? .app : .peripheralFirmware)
-            let who: FindingMessage = f.sub.serverIsHost ? "\(peer: f.c) subscribing to the host's \(what)" : "Subscribing to \(what) of \(peer: f.c)"
-            findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .warning, connection: f.c, time: f.time,
-                                    frames: [f.responseFrame, f.sub.frame],
-                                    message: "\(who) failed: \(error)" + (f.recovered ? " (a later attempt succeeded)" : ""), actor: actor))
-        }
+        for f in failures { report(f, &findings) }
+    }
+
+    private func report(_ f: (c: Connection, sub: Subscription, responseFrame: Int, time: Int64, recovered: Bool), _ findings: inout [Finding]) {
+        guard case let .failed(error) = f.sub.outcome else { return }
+        let what = Subscriptions.owner(f.c, f.sub)
+        // Who acts: a security error asks the client to pair first; any other refusal is the server's.
+        let clientMustPair = error.isSecurityError
+        let actor: Actor = f.sub.serverIsHost ? (clientMustPair ? .peripheralFirmware : .app) : (clientMustPair ? .app : .peripheralFirmware)
+        let who: FindingMessage = f.sub.serverIsHost ? "\(peer: f.c) subscribing to the host's \(what)" : "Subscribing to \(what) of \(peer: f.c)"
+        findings.append(Finding(rule: Self.rule.id, severity: f.recovered ? .info : .warning, connection: f.c, time: f.time,
+                                frames: [f.responseFrame, f.sub.frame],
+                                message: "\(who) failed: \(error)" + (f.recovered ? " (a later attempt succeeded)" : ""), actor: actor))
     }
 }
 
