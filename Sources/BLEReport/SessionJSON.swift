@@ -33,28 +33,7 @@ public enum SessionJSON {
 
     static func connection(_ c: Connection, _ w: inout JSONWriter) {
         w.beginObject()
-        w.int("index", c.index)
-        w.int("adapter", c.adapter)
-        w.int("handle", c.handle)
-        w.string("transport", c.isLE ? "LE" : "BR/EDR")
-        w.string("role", c.role.rawValue)
-        w.optional("peer", c.peerAddress?.description)
-        w.optional("peerAddressType", c.peerAddressType?.name)
-        if let name = c.peerName { w.string("peerName", name) }
-        w.bool("inferred", c.lifecycle.inferred)
-        w.optional("connectFrame", c.lifecycle.completeFrame)
-        w.optional("connectTime", c.lifecycle.completeTime)
-        w.optional("disconnectFrame", c.lifecycle.disconnectFrame)
-        w.optional("disconnectTime", c.lifecycle.disconnectTime)
-        if let r = c.lifecycle.disconnectReason { w.int("disconnectReason", r.rawValue); w.string("disconnectReasonName", r.name) }
-        if c.link.intervalUnits > 0 { w.double("intervalMs", c.intervalMillis); w.int("latency", c.link.latency); w.int("supervisionTimeoutMs", c.supervisionTimeoutMillis) }
-        w.int("mtu", c.att.mtu)
-        w.bool("mtuKnown", c.att.mtuKnown)
-        w.int("aclSent", c.traffic.aclSent)
-        w.int("aclReceived", c.traffic.aclReceived)
-        w.int("attRequests", c.att.requests)
-        w.int("attResponses", c.att.responses)
-        if let avg = c.att.averageLatency { w.int("attLatencyAverageMicros", avg); w.int("attLatencyMaxMicros", c.att.latencyMax) }
+        fields(ConnectionSummary(c), inferred: c.lifecycle.inferred, &w)
         TransferJSON.write(c, &w)
         w.beginArray("events")
         for e in SessionText.mergedEvents(c) {
@@ -70,10 +49,9 @@ public enum SessionJSON {
         w.endObject()
     }
 
-    /// A summarised connection's row (`ConnectionSummary`): the fields of `connection` it keeps,
-    /// `summarised: true`, no transfer or events.
-    static func summarised(_ s: ConnectionSummary, _ w: inout JSONWriter) {
-        w.beginObject()
+    /// The fields every connection row has, held whole or summarised (docs/report-schema.json
+    /// `$defs/connection`), in their order.
+    static func fields(_ s: ConnectionSummary, inferred: Bool, _ w: inout JSONWriter) {
         w.int("index", s.index)
         w.int("adapter", s.adapter)
         w.int("handle", s.handle)
@@ -82,7 +60,7 @@ public enum SessionJSON {
         w.optional("peer", s.peerAddress?.description)
         w.optional("peerAddressType", s.peerAddressType?.name)
         if let name = s.peerName { w.string("peerName", name) }
-        w.bool("inferred", false)
+        w.bool("inferred", inferred)
         w.optional("connectFrame", s.completeFrame)
         w.optional("connectTime", s.completeTime)
         w.optional("disconnectFrame", s.disconnectFrame)
@@ -96,6 +74,13 @@ public enum SessionJSON {
         w.int("attRequests", s.attRequests)
         w.int("attResponses", s.attResponses)
         if let avg = s.attLatencyAverage { w.int("attLatencyAverageMicros", avg); w.int("attLatencyMaxMicros", s.attLatencyMax) }
+    }
+
+    /// A summarised connection's row (`ConnectionSummary`): the fields of `connection` it keeps,
+    /// `summarised: true`, no transfer or events.
+    static func summarised(_ s: ConnectionSummary, _ w: inout JSONWriter) {
+        w.beginObject()
+        fields(s, inferred: false, &w)
         if let k = s.endCause { w.string("endCause", k.rawValue) }
         w.bool("summarised", true)
         w.endObject()

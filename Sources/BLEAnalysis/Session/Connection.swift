@@ -38,8 +38,11 @@ public final class Connection: @unchecked Sendable {   // safe: mutated only by 
     @exclusivity(unchecked) var longTermKeys: [[UInt8]] = []
 
     /// How reports name the peer: "NAME (ADDR)", "ADDR", or "handle 0xNNNN" when neither is known.
-    public var peerLabel: String {
-        switch (peerName, peerAddress) {
+    public var peerLabel: String { Self.peerLabel(name: peerName, address: peerAddress, handle: handle) }
+
+    /// "NAME (ADDR)", "ADDR", or "the peer on handle 0xNNNN" (a connection's, or a summarised one's).
+    static func peerLabel(name: String?, address: BDAddr?, handle: UInt16) -> String {
+        switch (name, address) {
         case let (name?, address?): "\(name) (\(address))"
         case let (name?, nil): name
         case let (nil, address?): address.description

@@ -55,7 +55,8 @@ public struct ConnectionSummary: Sendable {
     /// What ended it (`Connection.endCause`), when the capture shows it.
     public var endCause: FindingCause.Kind?
 
-    init(_ c: Connection) {
+    /// The row of `c` as it is now (the JSON report writes every row through it).
+    public init(_ c: Connection) {
         index = c.index; adapter = c.adapter; handle = c.handle; isLE = c.isLE; role = c.role
         peerAddress = c.peerAddress; peerAddressType = c.peerAddressType; peerName = c.peerName
         completeFrame = c.lifecycle.completeFrame; completeTime = c.lifecycle.completeTime
@@ -70,14 +71,7 @@ public struct ConnectionSummary: Sendable {
     }
 
     /// As `Connection.peerLabel`.
-    public var peerLabel: String {
-        switch (peerName, peerAddress) {
-        case let (name?, address?): "\(name) (\(address))"
-        case let (name?, nil): name
-        case let (nil, address?): address.description
-        case (nil, nil): "the peer on handle 0x" + Hex.pad(handle, 4)
-        }
-    }
+    public var peerLabel: String { Connection.peerLabel(name: peerName, address: peerAddress, handle: handle) }
     public var intervalMillis: Double { Double(intervalUnits) * 1.25 }
 }
 
