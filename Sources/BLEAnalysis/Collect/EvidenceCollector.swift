@@ -85,7 +85,7 @@ public final class EvidenceCollector {
         extras.around = self.around
         recent = RecentFrames(capacity: max(Self.ringCapacity, 2 * self.around + 1))
         notable = NotableFrames(around: self.around)
-        analyzer.engine?.movedObservers.append { [unowned self] moves in self.findingsSeen = moves.cursor(self.findingsSeen) }
+        analyzer.engine?.movedObservers.append { [unowned self] moves in self.findingsSeen = moves(self.findingsSeen) }
     }
 
     /// Consumes one frame: the analysis, then what the report keeps of it.

@@ -62,7 +62,7 @@ public final class DecidedFindings {
         self.analyzer = analyzer
         analyzer.retirement?.willSummarise.append { [unowned self] c in self.summarising(c) }
         analyzer.engine?.movedObservers.append { [unowned self] moves in
-            self.read = moves.cursor(self.read)
+            self.read = moves(self.read)
             self.pending = self.pending.mapValues { $0.map(moves.callAsFunction) }
         }
     }
@@ -154,11 +154,7 @@ public final class DecidedFindings {
         // and its pairing.security-timeout may take the disconnect in: wait for the end.
         if c.pairings.contains(where: { $0.outcome == .open }) { deferred.insert(c.index); return [] }
         decided.insert(c.index)
-        let n = c.lifecycle.establishFailureOrdinal
-        let near = recentlyLost.sorted { ($0.lifecycle.disconnectTime ?? 0, $0.index) < ($1.lifecycle.disconnectTime ?? 0, $1.index) }
-        let time = c.lifecycle.disconnectTime ?? 0
-        model.explainEnd(c, lostNear: near.filter { abs(($0.lifecycle.disconnectTime ?? 0) - time) <= SessionModel.lostTogetherWindow },
-                         establishFailures: n)
+        model.explainEnd(c, lostAmong: recentlyLost)
         var findings = mine.map { all[$0] }
         if !toldTimeouts.isEmpty {
             findings.removeAll { $0.rule == ATTTimeout.rule.id && toldTimeouts.contains($0.frames.first ?? -1) }

@@ -149,7 +149,7 @@ public final class DetectorEngine {
         vacated = 0
         for d in detectors { d.findingsMoved(moves) }
         positions = positions.mapValues { $0.map(moves.callAsFunction) }
-        indexed = moves.cursor(indexed)
+        indexed = moves(indexed)
         for tell in movedObservers { tell(moves) }
     }
     /// Told when `findings` is compacted.
@@ -190,14 +190,7 @@ public struct FindingMoves: Sendable {
     /// The empty places given back, in order.
     let vacated: [Int]
     var count: Int { vacated.count }
-    /// How many of them lie before index `i`.
-    private func before(_ i: Int) -> Int {
-        var lo = 0, hi = vacated.count
-        while lo < hi { let mid = (lo + hi) / 2; if vacated[mid] < i { lo = mid + 1 } else { hi = mid } }
-        return lo
-    }
-    /// The new index of the kept finding at `i`.
-    public func callAsFunction(_ i: Int) -> Int { i - before(i) }
-    /// The new place of a reading position (everything before `i` read).
-    public func cursor(_ i: Int) -> Int { self(i) }
+    /// The new index of the kept finding at `i`, and the new place of a reading position at `i`
+    /// (everything before it read): `i` less the empty places before it.
+    public func callAsFunction(_ i: Int) -> Int { i - vacated.prefixEnd { $0 < i } }
 }

@@ -333,9 +333,13 @@ final class LegacyPairing: Detector {
 
     /// A connection with a fallback is kept whole: its finding is folded per peer at the end.
     func keeps(_ c: Connection, _ context: DetectorContext) -> Bool {
-        c.pairings.contains { s in
-            s.responseFrame != nil && s.request.authReq.contains(.secureConnections) && !(s.response?.authReq.contains(.secureConnections) ?? true)
-        }
+        c.pairings.contains(where: Self.fellBack)
+    }
+
+    /// The initiator asked for Secure Connections and the Pairing Response left it out.
+    private static func fellBack(_ s: PairingStory) -> Bool {
+        guard let response = s.response, s.responseFrame != nil else { return false }
+        return s.request.authReq.contains(.secureConnections) && !response.authReq.contains(.secureConnections)
     }
 
     /// One finding per peer (one problem, one finding): the first fallback is the evidence, the later
@@ -344,8 +348,7 @@ final class LegacyPairing: Detector {
         var byPeer: [String: Int] = [:]
         for c in context.model.connections {
             for s in c.pairings {
-                guard let response = s.response, let frame = s.responseFrame,
-                      s.request.authReq.contains(.secureConnections), !response.authReq.contains(.secureConnections) else { continue }
+                guard Self.fellBack(s), let frame = s.responseFrame else { continue }
                 let peer = c.peerAddress?.description ?? "conn\(c.index)"
                 if let i = byPeer[peer] {
                     findings[i].fold(rule: Self.rule.id, frame: frame)

@@ -30,12 +30,10 @@ public final class ConnectionRetirement {
         guard let keep = policy.finishedConnections, model.connections.count - model.live.count > keep else { return }
         let window = SessionModel.lostTogetherWindow
         // Ends past their window explained first (kept connections too: their companions may go).
-        let lost = (model.connections.filter { !$0.isOpen && $0.endedByLoss } + recentlyLost)
-            .sorted { ($0.lifecycle.disconnectTime ?? 0, $0.index) < ($1.lifecycle.disconnectTime ?? 0, $1.index) }
+        let lost = model.connections.filter { !$0.isOpen && $0.endedByLoss } + recentlyLost
         for c in model.connections where c.endCause == nil {
             guard let end = c.lifecycle.disconnectTime, c.lifecycle.disconnectFrame != nil, now > end + window else { continue }
-            model.explainEnd(c, lostNear: lost.filter { abs(($0.lifecycle.disconnectTime ?? 0) - end) <= window },
-                             establishFailures: c.lifecycle.establishFailureOrdinal)
+            model.explainEnd(c, lostAmong: lost)
         }
         // Down to an eighth below the budget, so that the next few ends need no look (a look costs
         // the connections held).

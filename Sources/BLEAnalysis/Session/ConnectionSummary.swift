@@ -84,16 +84,14 @@ extension SessionModel {
         // Held connections are in index order: the newest first, then a bisection.
         guard let last = connections.last, index >= 1, index <= last.index else { return nil }
         if connections.count >= index, connections[index - 1].index == index { return connections[index - 1] }
-        var lo = 0, hi = connections.count
-        while lo < hi { let mid = (lo + hi) / 2; if connections[mid].index < index { lo = mid + 1 } else { hi = mid } }
-        return lo < connections.count && connections[lo].index == index ? connections[lo] : nil
+        let i = connections.prefixEnd { $0.index < index }
+        return i < connections.count && connections[i].index == index ? connections[i] : nil
     }
 
     /// The summary of a summarised connection.
     public func summary(_ index: Int) -> ConnectionSummary? {
-        var lo = 0, hi = summarised.count
-        while lo < hi { let mid = (lo + hi) / 2; if summarised[mid].index < index { lo = mid + 1 } else { hi = mid } }
-        return lo < summarised.count && summarised[lo].index == index ? summarised[lo] : nil
+        let i = summarised.prefixEnd { $0.index < index }
+        return i < summarised.count && summarised[i].index == index ? summarised[i] : nil
     }
 
     /// Replaces the finished connection `c` by its summary (`ConnectionRetirement`, after the
@@ -118,7 +116,6 @@ extension SessionModel {
         guard excess > 0 else { return }
         for r in summarised.prefix(excess) {
             foldedRows.count += 1
-            foldedRows.last = r.index
             foldedRows.ends[r.disconnectReason?.rawValue ?? 0xFF, default: 0] += 1
             if r.disconnectReason != nil, let frame = r.disconnectFrame, foldedRows.firstEnds.count < FoldedRows.maxKept {
                 foldedRows.firstEnds.append((frame, r.disconnectTime))
@@ -133,8 +130,6 @@ extension SessionModel {
 /// Summarised connections no longer listed as rows (the oldest, past `SummaryPolicy.rows`).
 public struct FoldedRows: Sendable {
     public internal(set) var count = 0
-    /// The newest of them (they are the connections before it that are not held or listed).
-    public internal(set) var last = 0
     /// How they ended: HCI reason → count (0xFF: a handle reused, no Disconnection Complete).
     public internal(set) var ends: [UInt8: Int] = [:]
     /// The first 50 Disconnection Completes among them (`link.disconnect-summary`'s evidence), and

@@ -37,8 +37,7 @@ extension SessionModel {
             guard c.endCause == nil, c.lifecycle.disconnectReason != nil, c.lifecycle.disconnectFrame != nil,
                   let time = c.lifecycle.disconnectTime else { continue }
             let n = c.lifecycle.establishFailureOrdinal
-            var lo = 0, hi = lostTimes.count
-            while lo < hi { let mid = (lo + hi) / 2; if lostTimes[mid] < time - Self.lostTogetherWindow { lo = mid + 1 } else { hi = mid } }
+            let lo = lostTimes.prefixEnd { $0 < time - Self.lostTogetherWindow }
             explainEnd(c, lostNear: lost[lo...].prefix { ($0.lifecycle.disconnectTime ?? 0) <= time + Self.lostTogetherWindow }, establishFailures: n)
         }
     }
@@ -58,6 +57,16 @@ extension SessionModel {
             for o in lostNear where o !== c && o.adapter == c.adapter && o.peerAddress != c.peerAddress { others.append(o) }
         }
         c.endCause = explain(c, reason: reason, frame: frame, time: time, lostTogether: others, establishFailures: n)
+    }
+
+    /// Explains `c`'s end with the links of `lost` that ended within `lostTogetherWindow` of it, in
+    /// time order: before the pass ends, when its window has passed (`DecidedFindings`,
+    /// `ConnectionRetirement`), as `explainEnds` does at the end.
+    func explainEnd(_ c: Connection, lostAmong lost: [Connection]) {
+        let time = c.lifecycle.disconnectTime ?? 0
+        let near = lost.filter { abs(($0.lifecycle.disconnectTime ?? 0) - time) <= Self.lostTogetherWindow }
+            .sorted { ($0.lifecycle.disconnectTime ?? 0, $0.index) < ($1.lifecycle.disconnectTime ?? 0, $1.index) }
+        explainEnd(c, lostNear: near, establishFailures: c.lifecycle.establishFailureOrdinal)
     }
 
     /// A pairing with no SMP PDU for 30 s after its last one, and no end, timed out (Core v5.4 Vol 3
